@@ -1,0 +1,2 @@
+//! The `punct` command.
+fn main() {}

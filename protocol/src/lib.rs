@@ -1,0 +1,1 @@
+//! The JSON protocol between the server and its clients (to come).

@@ -1,0 +1,1 @@
+//! The game server (to come).
