@@ -334,7 +334,7 @@ impl Position {
                 is_punct: p.placement.punct() == cell,
             })
             .collect();
-        dots.sort_by(|a, b| b.level.cmp(&a.level));
+        dots.sort_by_key(|d| std::cmp::Reverse(d.level));
         dots
     }
 
@@ -508,10 +508,10 @@ impl Position {
                     return Err(IllegalTurn::ReserveEmpty(placement.kind()));
                 }
                 let cells = placement.cells();
-                if self.centre_barred() {
-                    if let Some(&c) = cells.iter().find(|c| c.is_central()) {
-                        return Err(IllegalTurn::DropInCentre(c));
-                    }
+                if self.centre_barred()
+                    && let Some(&c) = cells.iter().find(|c| c.is_central())
+                {
+                    return Err(IllegalTurn::DropInCentre(c));
                 }
                 if let Some(&c) = cells.iter().find(|c| self.top[c.index()] != 0) {
                     return Err(if self.ground_taken(c, None) {
