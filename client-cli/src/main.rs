@@ -1,2 +1,188 @@
-//! The `punct` command.
-fn main() {}
+//! The `punct` command: `punct rules …` analyses positions with the rules engine.
+//!
+//! Every `rules` subcommand replays a game record (`--record FILE`, `--record -` for
+//! standard input, none for the start) and looks at the position it leads to. A bad record
+//! line is reported with its number on standard error, with exit status 2.
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use punct_rules::{Diagram, DiagramStyle, Game, Variant, perft, perft_divide};
+
+/// Play and analyse PÜNCT.
+#[derive(Parser, Debug)]
+#[command(name = "punct", version, about)]
+struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The top-level subcommands.
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Ask the rules engine about a position.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+/// `punct rules …`: questions about the position after a record.
+#[derive(Subcommand, Debug)]
+enum RulesCommand {
+    /// Print every legal turn, one per line, in canonical notation (nothing once the game
+    /// is over).
+    Moves(PositionArgs),
+    /// Count the sequences of exactly DEPTH legal turns.
+    Perft {
+        /// Which position.
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Number of turns in each sequence.
+        #[arg(long)]
+        depth: u32,
+        /// Print the count after each first turn (`TURN COUNT`) before the total.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Print `to-move white`, `to-move black` or the result of the game.
+    Status(PositionArgs),
+    /// Draw the board, the reserves and the side to move or the result.
+    Show(PositionArgs),
+}
+
+/// Which position a `rules` subcommand looks at.
+#[derive(Args, Debug)]
+struct PositionArgs {
+    /// The game played.
+    #[arg(long, ignore_case = true, value_parser = variant_parser())]
+    variant: Variant,
+    /// A game record, one turn per line; `-` reads standard input. Without it, the start.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+}
+
+/// Accepts the variants' names, listing them in `--help` and in clap's error message.
+fn variant_parser() -> impl TypedValueParser<Value = Variant> {
+    PossibleValuesParser::new([Variant::Standard.name(), Variant::Basic.name()])
+        .try_map(|name| name.parse::<Variant>())
+}
+
+/// Why a command failed, with the exit status it gives.
+enum Failure {
+    /// The record could not be read or replayed: exit status 2, as for a usage error.
+    Record(String),
+    /// Writing the output failed, usually a closed pipe: exit status 1.
+    Output(io::Error),
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Output(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Rules(command) => rules(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Record(message)) => {
+            eprintln!("punct: {message}");
+            ExitCode::from(2)
+        }
+        // A reader that went away (`punct rules moves | head`) is not an error worth a word.
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            eprintln!("punct: cannot write output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one `punct rules` subcommand.
+fn rules(command: RulesCommand) -> Result<(), Failure> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match command {
+        RulesCommand::Moves(args) => {
+            let game = args.game()?;
+            for turn in game.legal_turns() {
+                writeln!(out, "{turn}")?;
+            }
+        }
+        RulesCommand::Perft {
+            position,
+            depth,
+            divide,
+        } => {
+            let game = position.game()?;
+            if divide {
+                let counts = perft_divide(&game, depth);
+                for (turn, count) in &counts {
+                    writeln!(out, "{turn} {count}")?;
+                }
+                // With no first turn (depth 0, or the game over) the sum says nothing:
+                // perft itself knows that the empty sequence counts at depth 0.
+                let total = if counts.is_empty() {
+                    perft(&game, depth)
+                } else {
+                    counts.iter().map(|(_, n)| n).sum()
+                };
+                writeln!(out, "{total}")?;
+            } else {
+                writeln!(out, "{}", perft(&game, depth))?;
+            }
+        }
+        RulesCommand::Status(args) => {
+            let game = args.game()?;
+            match game.outcome() {
+                Some(outcome) => writeln!(out, "{outcome}")?,
+                None => writeln!(out, "to-move {}", game.to_move())?,
+            }
+        }
+        RulesCommand::Show(args) => {
+            let game = args.game()?;
+            let style = if io::stdout().is_terminal() {
+                DiagramStyle::Ansi
+            } else {
+                DiagramStyle::Plain
+            };
+            write!(out, "{}", Diagram::of_game(&game, style))?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+impl PositionArgs {
+    /// Replays the record, or starts a new game without one.
+    fn game(&self) -> Result<Game, Failure> {
+        let Some(path) = &self.record else {
+            return Ok(Game::new(self.variant));
+        };
+        let text = if path.as_os_str() == "-" {
+            let mut text = String::new();
+            io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Failure::Record(format!("cannot read the record from stdin: {e}")))?;
+            text
+        } else {
+            std::fs::read_to_string(path).map_err(|e| {
+                Failure::Record(format!("cannot read the record {}: {e}", path.display()))
+            })?
+        };
+        Game::from_record(self.variant, &text).map_err(|e| {
+            let source = if path.as_os_str() == "-" {
+                "stdin".to_owned()
+            } else {
+                path.display().to_string()
+            };
+            Failure::Record(format!("{source}: {e}"))
+        })
+    }
+}

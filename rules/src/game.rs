@@ -85,6 +85,8 @@ impl fmt::Display for Outcome {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Game {
+    /// The position before the first turn, from which repetitions are confirmed.
+    start: Position,
     /// The position now.
     position: Position,
     /// Every turn played, in order.
@@ -102,6 +104,7 @@ impl Game {
         let position = Position::new(variant);
         Game {
             hashes: vec![position.hash()],
+            start: position.clone(),
             position,
             turns: Vec::new(),
             outcome: None,
@@ -245,7 +248,7 @@ impl Game {
             return earlier.len() + 1;
         }
         let key = self.position.repetition_key();
-        let mut replay = Position::new(self.variant());
+        let mut replay = self.start.clone();
         let mut count = 1;
         for (i, &turn) in self.turns.iter().enumerate() {
             if earlier.contains(&i) && replay.repetition_key() == key {
@@ -334,3 +337,114 @@ impl fmt::Display for RecordError {
 }
 
 impl std::error::Error for RecordError {}
+
+#[cfg(test)]
+mod tests {
+    //! Rules that no game from the empty board reaches in a test-sized script: a player
+    //! with no legal turn. The positions are stood up piece by piece instead.
+
+    use super::*;
+    use crate::{Cell, Kind, Placement};
+
+    fn placement(kind: Kind, punct: &str, minors: [&str; 2]) -> Placement {
+        let cell = |s: &str| s.parse::<Cell>().unwrap();
+        Placement::of_kind(kind, cell(punct), minors.map(cell)).unwrap()
+    }
+
+    fn from_position(position: Position) -> Game {
+        Game {
+            hashes: vec![position.hash()],
+            start: position.clone(),
+            position,
+            turns: Vec::new(),
+            outcome: None,
+        }
+    }
+
+    /// White has all 18 pieces on the board in three towers (straight, angular and
+    /// triangular pieces, each tower on one set of three cells) and every tower is capped
+    /// by a Black piece, so no White piece is free. Black also has a triangle on L10.
+    fn white_frozen() -> Game {
+        use Kind::*;
+        let mut p = Position::new(Variant::Standard);
+        let towers = [
+            (
+                vec![
+                    StraightMiddle,
+                    StraightMiddle,
+                    StraightEnd,
+                    StraightEnd,
+                    StraightEnd,
+                    StraightEnd,
+                ],
+                placement(StraightEnd, "C3", ["C4", "C5"]),
+            ),
+            (
+                vec![AngularCorner, AngularCorner, AngularLeft, AngularLeft],
+                placement(AngularLeft, "E3", ["E4", "D4"]),
+            ),
+            (
+                vec![AngularRight, AngularRight],
+                placement(AngularLeft, "E3", ["E4", "D4"]),
+            ),
+            (vec![Triangle; 6], placement(Triangle, "G3", ["G4", "H4"])),
+        ];
+        for (kinds, base) in towers {
+            let [a, b, c] = base.cells();
+            for kind in kinds {
+                // Each piece on the tower's three cells, its PÜNCT on whichever fits.
+                let on = [[a, b, c], [b, c, a], [c, a, b]]
+                    .into_iter()
+                    .find_map(|[p, m1, m2]| Placement::of_kind(kind, p, [m1, m2]))
+                    .expect("every kind of the tower fits its cells");
+                let level = p.height(a) + 1;
+                p.stand(Color::White, on, level);
+            }
+        }
+        // Black caps every tower.
+        for base in [
+            placement(StraightEnd, "C3", ["C4", "C5"]),
+            placement(AngularLeft, "E3", ["E4", "D4"]),
+            placement(Triangle, "G3", ["G4", "H4"]),
+        ] {
+            let level = p.height(base.punct()) + 1;
+            p.stand(Color::Black, base, level);
+        }
+        p.stand(Color::Black, placement(Triangle, "L10", ["L11", "M11"]), 1);
+        from_position(p)
+    }
+
+    #[test]
+    fn player_without_a_legal_turn_passes() {
+        let mut game = white_frozen();
+        assert_eq!(game.position().reserve(Color::White).total(), 0);
+        assert_eq!(game.legal_turns(), vec![Turn::Pass]);
+        assert_eq!(crate::perft(&game, 1), 1);
+        assert_eq!(
+            game.is_legal("C3-C9:C10,C11".parse().unwrap()),
+            Err(IllegalTurn::Frozen("C3".parse().unwrap()))
+        );
+        assert_eq!(game.play(Turn::Pass), Ok(None));
+        assert_eq!(game.to_move(), Color::Black);
+        assert_eq!(game.turns(), [Turn::Pass]);
+        // Black can move, so the game goes on and Black may not pass.
+        assert_eq!(game.is_legal(Turn::Pass), Err(IllegalTurn::PassNotAllowed));
+        assert!(game.legal_turns().len() > 1);
+    }
+
+    #[test]
+    fn passes_count_as_turns_for_repetition() {
+        let mut game = white_frozen();
+        let cycle = ["pass", "L10-L9:L10,M10", "pass", "L9-L10:L11,M11"];
+        for round in 0..2 {
+            for (i, turn) in cycle.iter().enumerate() {
+                let outcome = game.play(turn.parse().unwrap()).unwrap();
+                let last = round == 1 && i == cycle.len() - 1;
+                let expected = last.then_some(Outcome::Draw {
+                    reason: DrawReason::Repetition,
+                });
+                assert_eq!(outcome, expected, "round {round} turn {turn}");
+            }
+        }
+    }
+}

@@ -17,6 +17,7 @@
 //! - [`Turn`]: a turn and its notation (section 5); [`IllegalTurn`] says why a turn was
 //!   refused.
 //! - [`perft`]: counts of turn sequences (section 6).
+//! - [`Diagram`]: a text drawing of a position, plain or coloured, for every client.
 //!
 //! The crate is pure: no I/O, no threads. With the `serde` feature, cells and turns
 //! serialise as their notation and the small enums as lower-case names.
@@ -44,6 +45,7 @@
 
 mod cell;
 mod cellset;
+mod diagram;
 mod error;
 mod game;
 mod perft;
@@ -53,6 +55,7 @@ mod turn;
 
 pub use cell::{CELL_COUNT, Cell, Direction, Line, ParseCellError, Side};
 pub use cellset::{CellSet, Iter as CellSetIter};
+pub use diagram::{Diagram, DiagramStyle};
 pub use error::IllegalTurn;
 pub use game::{DrawReason, Game, Outcome, RecordError, RecordErrorKind, WinReason};
 pub use perft::{perft, perft_divide};

@@ -458,6 +458,11 @@ impl Position {
         let (k, owner) = surface.top(p);
         let (h_middle, _) = surface.top(middle);
         let (h_far, _) = surface.top(far);
+        let kind = to.kind();
+        if kind.punct_in_middle() && h_middle == h_far && h_middle > k {
+            // Ends raised around a lower PÜNCT: the PÜNCT would not rest on a piece.
+            return Err(IllegalTurn::CannotBridge(kind));
+        }
         if k == 0 {
             if h_middle == 0 && h_far == 0 {
                 return Ok(1);
@@ -469,10 +474,6 @@ impl Position {
         }
         if owner != Some(self.to_move) {
             return Err(IllegalTurn::PunctOnOpponent(p));
-        }
-        let kind = to.kind();
-        if kind.punct_in_middle() && h_middle == h_far && h_middle > k {
-            return Err(IllegalTurn::CannotBridge(kind));
         }
         for (cell, h, is_middle) in [(middle, h_middle, true), (far, h_far, false)] {
             if h == k || (h < k && is_middle && kind.can_bridge()) {
@@ -750,4 +751,16 @@ fn piece_key(piece: PieceId, p: Placed) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+impl Position {
+    /// Stands a piece of `color` from its reserve on `placement` at `level`, legal or not,
+    /// for tests of positions no short script reaches.
+    pub(crate) fn stand(&mut self, color: Color, placement: Placement, level: u8) {
+        let piece = PieceId::all(color)
+            .find(|&id| id.kind() == placement.kind() && self.placed(id).is_none())
+            .expect("a piece of that kind in reserve");
+        self.put(piece, placement, level);
+    }
 }
