@@ -1,1 +1,108 @@
-//! The game server (to come).
+//! The PÜNCT game server: rooms, seats and spectators over HTTP and WebSockets.
+//!
+//! # Layout
+//!
+//! - [`run`] serves the HTTP API and the WebSocket endpoint on a listener until a shutdown
+//!   future completes, then waits for every connection to finish.
+//! - `http`: the routes (`server/API.md` documents them); `POST /api/rooms` creates a room
+//!   and gives the creator a seat token, `GET /ws` upgrades to the protocol of
+//!   `punct-protocol`.
+//! - `rooms`: the table of rooms by id, behind a std mutex that is never held across an
+//!   `.await` and never touched on the move path.
+//! - `room`: one room, owned by one task (an actor). Commands come in over an mpsc
+//!   channel, each answered on a oneshot; events go out over a broadcast channel with a
+//!   sequence number per room. The actor is the one place a turn is accepted.
+//! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
+//!   client that does not read is dropped instead of slowing anyone down.
+//! - [`Config`]: limits and timings, from flags or environment variables.
+//! - `secret`: seat tokens (128 random bits) and room ids.
+
+mod config;
+mod connection;
+mod http;
+mod room;
+mod rooms;
+mod secret;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc, watch};
+
+pub use config::Config;
+
+use rooms::Rooms;
+
+/// What every handler shares. Cheap to clone.
+#[derive(Clone)]
+struct AppState {
+    /// Every room.
+    rooms: Rooms,
+    /// Limits and timings.
+    config: Arc<Config>,
+    /// One permit per open WebSocket connection.
+    connections: Arc<Semaphore>,
+    /// The next connection's id.
+    next_connection: Arc<AtomicU64>,
+    /// Turns true when the server shuts down.
+    stop: watch::Receiver<bool>,
+    /// Held by every connection: [`run`] returns once every clone is dropped.
+    _running: mpsc::Sender<()>,
+}
+
+impl AppState {
+    /// The state of a new server; the sender stops it, and the receiver answers `None`
+    /// once every connection has finished.
+    fn new(config: Config) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
+        let (stop_tx, stop) = watch::channel(false);
+        let (running, all_done) = mpsc::channel::<()>(1);
+        let state = AppState {
+            rooms: Rooms::new(&config),
+            connections: Arc::new(Semaphore::new(config.max_connections)),
+            config: Arc::new(config),
+            next_connection: Arc::new(AtomicU64::new(1)),
+            stop,
+            _running: running,
+        };
+        (state, stop_tx, all_done)
+    }
+}
+
+/// Serves on `listener` until `shutdown` completes, then tells every connection to close
+/// and returns once they all have.
+///
+/// ```no_run
+/// # async fn example() -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// punct_server::run(listener, punct_server::Config::default(), async {
+///     let _ = tokio::signal::ctrl_c().await;
+/// })
+/// .await
+/// # }
+/// ```
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (state, stop_tx, mut all_done) = AppState::new(config);
+    let rooms = state.rooms.clone();
+    tracing::info!(address = %listener.local_addr()?, "listening");
+    let signal = async move {
+        shutdown.await;
+        tracing::info!("shutting down");
+        let _ = stop_tx.send(true);
+    };
+    let app = http::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(signal)
+        .await;
+    rooms.clear();
+    // Every connection holds a clone of the sender: `None` means all have finished.
+    let _ = all_done.recv().await;
+    tracing::info!("stopped");
+    served
+}

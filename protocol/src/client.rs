@@ -1,0 +1,142 @@
+//! Messages from a client to the server.
+
+use std::fmt;
+
+use punct_rules::Turn;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{ErrorCode, RequestId};
+
+/// A request from a client. Every request has an `id`, chosen by the client, that the
+/// server echoes in its reply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// Must be the first message of a connection: states the protocol version spoken.
+    Hello {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// The client's [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION).
+        version: u32,
+    },
+    /// Take one's seat in a room with the seat token got over HTTP. A connection that
+    /// already holds the seat is replaced (reconnect). Answered with a snapshot.
+    Join {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// The room's id.
+        room: String,
+        /// The secret seat token.
+        token: String,
+    },
+    /// Watch a room as a spectator. Answered with a snapshot.
+    Watch {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// The room's id.
+        room: String,
+    },
+    /// Play a turn in the room joined as a player. Answered with an `ack` (then the
+    /// `turn_played` event that everyone gets) or an `error`.
+    Play {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// The turn in notation.
+        #[schemars(with = "crate::schema::TurnDef")]
+        turn: Turn,
+    },
+}
+
+impl ClientMessage {
+    /// The request's id.
+    pub fn id(&self) -> RequestId {
+        match *self {
+            ClientMessage::Hello { id, .. }
+            | ClientMessage::Join { id, .. }
+            | ClientMessage::Watch { id, .. }
+            | ClientMessage::Play { id, .. } => id,
+        }
+    }
+
+    /// Reads one text frame. When that fails, the error still carries the request id if
+    /// the frame had one, so the reply can name the request it refuses; a `play` whose
+    /// turn is not notation is told apart from other malformed messages.
+    pub fn decode(text: &str) -> Result<ClientMessage, DecodeError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
+            id: None,
+            code: ErrorCode::Malformed,
+            message: format!("not JSON: {e}"),
+        })?;
+        let id = value.get("id").and_then(serde_json::Value::as_u64);
+        if value.get("type").and_then(|t| t.as_str()) == Some("play")
+            && let Some(turn) = value.get("turn").and_then(|t| t.as_str())
+            && let Err(e) = turn.parse::<Turn>()
+        {
+            return Err(DecodeError {
+                id,
+                code: ErrorCode::BadNotation,
+                message: e.to_string(),
+            });
+        }
+        serde_json::from_value(value).map_err(|e| DecodeError {
+            id,
+            code: ErrorCode::Malformed,
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Why a frame is not a [`ClientMessage`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// The request id, if the frame is JSON with a numeric `id`.
+    pub id: Option<RequestId>,
+    /// [`ErrorCode::Malformed`] or [`ErrorCode::BadNotation`].
+    pub code: ErrorCode,
+    /// What was wrong, for people.
+    pub message: String,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_read_as_documented() {
+        let hello = ClientMessage::decode(r#"{"type":"hello","id":1,"version":1}"#);
+        assert_eq!(hello, Ok(ClientMessage::Hello { id: 1, version: 1 }));
+        let play = ClientMessage::decode(r#"{"type":"play","id":7,"turn":"c4:d5,c5"}"#);
+        assert_eq!(
+            play.map(|m| serde_json::to_string(&m).unwrap()),
+            Ok(r#"{"type":"play","id":7,"turn":"C4:C5,D5"}"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn errors_keep_the_request_id() {
+        let bad = ClientMessage::decode(r#"{"type":"play","id":7,"turn":"Z99:A1,A2"}"#);
+        assert_eq!(
+            bad.as_ref().map_err(|e| (e.id, e.code)),
+            Err((Some(7), ErrorCode::BadNotation))
+        );
+        let unknown = ClientMessage::decode(r#"{"type":"dance","id":8}"#);
+        assert_eq!(
+            unknown.map_err(|e| (e.id, e.code)),
+            Err((Some(8), ErrorCode::Malformed))
+        );
+        let garbage = ClientMessage::decode("{oops");
+        assert_eq!(
+            garbage.map_err(|e| (e.id, e.code)),
+            Err((None, ErrorCode::Malformed))
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Bodies of the HTTP API (see `server/API.md`).
+
+use punct_rules::{Color, Outcome, Turn, Variant};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{ErrorCode, Seats};
+
+/// `POST /api/rooms`: every field may be left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRoom {
+    /// Which game; standard if left out.
+    #[serde(default = "standard")]
+    #[schemars(with = "crate::schema::VariantDef")]
+    pub variant: Variant,
+    /// The creator's seat; random if left out.
+    #[serde(default)]
+    pub color: SeatChoice,
+    /// Whether the room is listed in the lobby; public if left out.
+    #[serde(default)]
+    pub visibility: Visibility,
+}
+
+fn standard() -> Variant {
+    Variant::Standard
+}
+
+impl Default for CreateRoom {
+    /// A public standard game, the creator's colour drawn at random.
+    fn default() -> CreateRoom {
+        CreateRoom {
+            variant: Variant::Standard,
+            color: SeatChoice::Random,
+            visibility: Visibility::Public,
+        }
+    }
+}
+
+/// The seat a room's creator asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SeatChoice {
+    /// White, who moves first.
+    White,
+    /// Black.
+    Black,
+    /// Either, drawn by the server.
+    #[default]
+    Random,
+}
+
+/// Whether a room shows in the lobby. A private room is reached only by its id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Listed in the lobby.
+    #[default]
+    Public,
+    /// Not listed.
+    Private,
+}
+
+/// The answer to creating a room or taking its free seat: the seat and its secret token,
+/// to be presented in the WebSocket `join`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatGranted {
+    /// The room's id.
+    pub room: String,
+    /// The seat given.
+    #[schemars(with = "crate::schema::ColorDef")]
+    pub color: Color,
+    /// The seat token: whoever presents it plays this seat. Keep it secret.
+    pub token: String,
+}
+
+/// Where a room's game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RoomStatus {
+    /// A seat is free.
+    Open,
+    /// Both seats are taken and the game goes on.
+    Live,
+    /// The game has ended.
+    Over,
+}
+
+/// A room as the lobby and `GET /api/rooms/{id}` show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RoomSummary {
+    /// The room's id.
+    pub room: String,
+    /// Which game.
+    #[schemars(with = "crate::schema::VariantDef")]
+    pub variant: Variant,
+    /// Whether it is listed in the lobby.
+    pub visibility: Visibility,
+    /// Open, live or over.
+    pub status: RoomStatus,
+    /// Both seats.
+    pub players: Seats,
+    /// How many spectators watch.
+    pub spectators: usize,
+    /// How many turns have been played.
+    pub turns: usize,
+    /// Whose turn it is (meaningless once the game is over).
+    #[schemars(with = "crate::schema::ColorDef")]
+    pub to_move: Color,
+    /// The result, once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    pub outcome: Option<Outcome>,
+}
+
+/// `GET /api/rooms`: the public rooms that are open or live.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Lobby {
+    /// The rooms, oldest first.
+    pub rooms: Vec<RoomSummary>,
+}
+
+/// `GET /api/rooms/{id}/record`: the game record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Record {
+    /// The room's id.
+    pub room: String,
+    /// Which game.
+    #[schemars(with = "crate::schema::VariantDef")]
+    pub variant: Variant,
+    /// Every turn, in order, in canonical notation.
+    #[schemars(with = "Vec<crate::schema::TurnDef>")]
+    pub turns: Vec<Turn>,
+    /// The result, once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    pub outcome: Option<Outcome>,
+}
+
+/// The body of every HTTP error response.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApiError {
+    /// What went wrong, for programs.
+    pub code: ErrorCode,
+    /// What went wrong, for people.
+    pub message: String,
+}

@@ -1,0 +1,466 @@
+//! Messages from the server to a client, and the snapshot of a room.
+
+use punct_rules::{Cell, Color, Kind, Outcome, Position, Turn, Variant};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{RequestId, Seq};
+
+/// A message from the server: a reply to a request (it has the request's `id`), a room
+/// event (it has the room's `seq`), or a private notice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// Reply to `hello`: the versions match and the connection may join a room.
+    Welcome {
+        /// The `hello`'s id.
+        id: RequestId,
+        /// The server's protocol version.
+        version: u32,
+    },
+    /// The whole room: the reply to `join` and `watch`, and sent unasked (without an `id`)
+    /// when a connection has fallen behind the room's events and must start afresh.
+    Snapshot {
+        /// The request's id; absent when unasked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// Who the receiver is in this room.
+        you: Role,
+        /// The room as it stands after event `room.seq`.
+        room: RoomSnapshot,
+    },
+    /// A `play` was accepted; the `turn_played` event with this `seq` follows.
+    Ack {
+        /// The `play`'s id.
+        id: RequestId,
+        /// Sequence number of the event recording the turn.
+        seq: Seq,
+    },
+    /// A request, or a frame that was not one, was refused. Nothing changed.
+    Error {
+        /// The id of the refused request, when it could be read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// What went wrong, for programs.
+        code: ErrorCode,
+        /// For `illegal-turn`: the rules engine's reason, such as `drop-in-centre`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+        /// What went wrong, for people.
+        message: String,
+    },
+    /// Room event: a turn was played.
+    TurnPlayed {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// The turn, in canonical notation.
+        #[schemars(with = "crate::schema::TurnDef")]
+        turn: Turn,
+        /// Who played it.
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
+        /// How many turns have been played, this one included.
+        number: usize,
+        /// Whose turn it is now (meaningless once the game is over).
+        #[schemars(with = "crate::schema::ColorDef")]
+        to_move: Color,
+    },
+    /// Room event: the game ended. Follows the `turn_played` event that ended it.
+    GameOver {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who won and why, or why it is a draw.
+        #[schemars(with = "crate::schema::OutcomeDef")]
+        outcome: Outcome,
+    },
+    /// Room event: a player took their seat for the first time.
+    PlayerJoined {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// The seat.
+        #[schemars(with = "crate::schema::ColorDef")]
+        color: Color,
+    },
+    /// Room event: a player's connection ended; the seat stays theirs.
+    PlayerLeft {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// The seat.
+        #[schemars(with = "crate::schema::ColorDef")]
+        color: Color,
+    },
+    /// Room event: a player came back with their token (possibly replacing a connection
+    /// that was still open).
+    PlayerReconnected {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// The seat.
+        #[schemars(with = "crate::schema::ColorDef")]
+        color: Color,
+    },
+    /// Room event: the number of spectators changed.
+    Spectators {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// How many spectators watch now.
+        count: usize,
+    },
+    /// Private to the player to move, right after the opponent's `turn_played`: every
+    /// legal turn, so a client can offer only those.
+    YourTurn {
+        /// The sequence number of the event after which these turns are legal.
+        seq: Seq,
+        /// Every legal turn, in canonical notation.
+        #[schemars(with = "Vec<crate::schema::TurnDef>")]
+        legal_turns: Vec<Turn>,
+    },
+    /// The server is about to close this connection, and why.
+    Bye {
+        /// Why, for programs: `seat-taken-over` or `shutting-down`.
+        code: ErrorCode,
+        /// Why, for people.
+        message: String,
+    },
+}
+
+impl ServerMessage {
+    /// The room sequence number, for room events.
+    pub fn seq(&self) -> Option<Seq> {
+        match *self {
+            ServerMessage::TurnPlayed { seq, .. }
+            | ServerMessage::GameOver { seq, .. }
+            | ServerMessage::PlayerJoined { seq, .. }
+            | ServerMessage::PlayerLeft { seq, .. }
+            | ServerMessage::PlayerReconnected { seq, .. }
+            | ServerMessage::Spectators { seq, .. } => Some(seq),
+            _ => None,
+        }
+    }
+
+    /// An error reply.
+    pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
+        ServerMessage::Error {
+            id,
+            code,
+            rule: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// Stable, machine-readable reasons, written in kebab-case on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The frame is not JSON, or not a known message with the right fields.
+    Malformed,
+    /// A `play` whose turn is not in notation.
+    BadNotation,
+    /// A frame larger than the server accepts; the connection is closed.
+    MessageTooLarge,
+    /// The first message was not a `hello`.
+    HelloRequired,
+    /// A second `hello`.
+    DuplicateHello,
+    /// The `hello` states a protocol version the server does not speak; the connection is
+    /// closed.
+    UnsupportedVersion,
+    /// `join` or `watch` on a connection that is already in a room.
+    AlreadyJoined,
+    /// `play` before `join`.
+    NotJoined,
+    /// No room has this id.
+    NoSuchRoom,
+    /// The seat token is not one of this room's.
+    BadToken,
+    /// A spectator tried to play.
+    NotAPlayer,
+    /// A player tried to play while it is the opponent's turn.
+    NotYourTurn,
+    /// The rules engine refused the turn; `rule` says why.
+    IllegalTurn,
+    /// Both seats of the room are taken (HTTP).
+    RoomFull,
+    /// The server holds as many rooms as it may (HTTP).
+    TooManyRooms,
+    /// The server has as many connections as it may.
+    TooManyConnections,
+    /// A bad HTTP request body or parameter.
+    BadRequest,
+    /// Another connection took over this seat with its token.
+    SeatTakenOver,
+    /// The server is shutting down.
+    ShuttingDown,
+}
+
+impl ErrorCode {
+    /// The code as written on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Malformed => "malformed",
+            ErrorCode::BadNotation => "bad-notation",
+            ErrorCode::MessageTooLarge => "message-too-large",
+            ErrorCode::HelloRequired => "hello-required",
+            ErrorCode::DuplicateHello => "duplicate-hello",
+            ErrorCode::UnsupportedVersion => "unsupported-version",
+            ErrorCode::AlreadyJoined => "already-joined",
+            ErrorCode::NotJoined => "not-joined",
+            ErrorCode::NoSuchRoom => "no-such-room",
+            ErrorCode::BadToken => "bad-token",
+            ErrorCode::NotAPlayer => "not-a-player",
+            ErrorCode::NotYourTurn => "not-your-turn",
+            ErrorCode::IllegalTurn => "illegal-turn",
+            ErrorCode::RoomFull => "room-full",
+            ErrorCode::TooManyRooms => "too-many-rooms",
+            ErrorCode::TooManyConnections => "too-many-connections",
+            ErrorCode::BadRequest => "bad-request",
+            ErrorCode::SeatTakenOver => "seat-taken-over",
+            ErrorCode::ShuttingDown => "shutting-down",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who a connection is in its room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The white player.
+    White,
+    /// The black player.
+    Black,
+    /// A spectator: can watch, never act.
+    Spectator,
+}
+
+impl Role {
+    /// The seat, for a player.
+    pub const fn color(self) -> Option<Color> {
+        match self {
+            Role::White => Some(Color::White),
+            Role::Black => Some(Color::Black),
+            Role::Spectator => None,
+        }
+    }
+
+    /// The role of the player of `color`.
+    pub const fn player(color: Color) -> Role {
+        match color {
+            Color::White => Role::White,
+            Color::Black => Role::Black,
+        }
+    }
+}
+
+/// Everything about a room that a client needs to draw it and follow it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoomSnapshot {
+    /// The room's id.
+    pub room: String,
+    /// The sequence number of the last event included; events after it follow.
+    pub seq: Seq,
+    /// Which game is played.
+    #[schemars(with = "crate::schema::VariantDef")]
+    pub variant: Variant,
+    /// Both seats.
+    pub players: Seats,
+    /// Whose turn it is (meaningless once the game is over).
+    #[schemars(with = "crate::schema::ColorDef")]
+    pub to_move: Color,
+    /// Every cell that holds a dot, in canonical cell order.
+    pub board: Vec<StackView>,
+    /// The pieces each player has not dropped yet.
+    pub reserves: Reserves,
+    /// Every turn played, in order, in canonical notation.
+    #[schemars(with = "Vec<crate::schema::TurnDef>")]
+    pub turns: Vec<Turn>,
+    /// The result, once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    pub outcome: Option<Outcome>,
+    /// How many spectators watch.
+    pub spectators: usize,
+    /// Every legal turn: only in the snapshot sent to the player to move while the game
+    /// goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<crate::schema::TurnDef>>")]
+    pub legal_turns: Option<Vec<Turn>>,
+}
+
+/// Both seats of a room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Seats {
+    /// White's seat.
+    pub white: SeatView,
+    /// Black's seat.
+    pub black: SeatView,
+}
+
+impl Seats {
+    /// The seat of `color`.
+    pub fn get(&self, color: Color) -> SeatView {
+        match color {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+}
+
+/// One seat as others see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatView {
+    /// Whether someone holds this seat's token.
+    pub taken: bool,
+    /// Whether the holder is connected now.
+    pub connected: bool,
+}
+
+/// The dots on one cell, topmost first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StackView {
+    /// The cell.
+    #[schemars(with = "crate::schema::CellDef")]
+    pub cell: Cell,
+    /// Its dots, topmost first. Levels can skip under a bridge.
+    pub dots: Vec<DotView>,
+}
+
+/// One dot of a stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DotView {
+    /// Whose piece it belongs to.
+    #[schemars(with = "crate::schema::ColorDef")]
+    pub color: Color,
+    /// The kind of that piece.
+    #[schemars(with = "crate::schema::KindDef")]
+    pub kind: Kind,
+    /// Which of its owner's pieces (0–17): tells apart the dots of two pieces of one kind.
+    pub piece: u8,
+    /// Level of the dot, 1 = on the board.
+    pub level: u8,
+    /// Whether the dot is its piece's PÜNCT.
+    pub punct: bool,
+}
+
+impl StackView {
+    /// Every non-empty stack of `position`, in canonical cell order.
+    pub fn all(position: &Position) -> Vec<StackView> {
+        Cell::all()
+            .filter(|&cell| position.top(cell).is_some())
+            .map(|cell| StackView {
+                cell,
+                dots: position
+                    .stack(cell)
+                    .into_iter()
+                    .map(|dot| DotView {
+                        color: dot.piece.color(),
+                        kind: dot.piece.kind(),
+                        piece: dot.piece.slot(),
+                        level: dot.level,
+                        punct: dot.is_punct,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// Both reserves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Reserves {
+    /// White's reserve.
+    pub white: ReserveView,
+    /// Black's reserve.
+    pub black: ReserveView,
+}
+
+impl Reserves {
+    /// The reserves of `position`.
+    pub fn of(position: &Position) -> Reserves {
+        Reserves {
+            white: ReserveView::of(position, Color::White),
+            black: ReserveView::of(position, Color::Black),
+        }
+    }
+}
+
+/// The pieces of each kind a player has not dropped yet (names as the rules' kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct ReserveView {
+    /// Straight pieces with the PÜNCT in the middle.
+    pub straight_middle: u8,
+    /// Straight pieces with the PÜNCT at an end.
+    pub straight_end: u8,
+    /// Angular pieces with the PÜNCT at the corner.
+    pub angular_corner: u8,
+    /// Angular pieces with an end PÜNCT, turning left.
+    pub angular_left: u8,
+    /// Angular pieces with an end PÜNCT, turning right.
+    pub angular_right: u8,
+    /// Triangles.
+    pub triangle: u8,
+}
+
+impl ReserveView {
+    /// The reserve of `color` in `position`.
+    pub fn of(position: &Position, color: Color) -> ReserveView {
+        let r = position.reserve(color);
+        ReserveView {
+            straight_middle: r.count(Kind::StraightMiddle),
+            straight_end: r.count(Kind::StraightEnd),
+            angular_corner: r.count(Kind::AngularCorner),
+            angular_left: r.count(Kind::AngularLeft),
+            angular_right: r.count(Kind::AngularRight),
+            triangle: r.count(Kind::Triangle),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_carry_their_sequence_number() {
+        let event = ServerMessage::TurnPlayed {
+            seq: 4,
+            turn: "c4:c5,d5".parse().unwrap(),
+            by: Color::White,
+            number: 1,
+            to_move: Color::Black,
+        };
+        assert_eq!(event.seq(), Some(4));
+        assert_eq!(
+            serde_json::to_string(&event).unwrap(),
+            r#"{"type":"turn_played","seq":4,"turn":"C4:C5,D5","by":"white","number":1,"to_move":"black"}"#
+        );
+    }
+
+    #[test]
+    fn error_codes_are_written_as_documented() {
+        let error = ServerMessage::Error {
+            id: Some(3),
+            code: ErrorCode::IllegalTurn,
+            rule: Some("drop-in-centre".into()),
+            message: "no".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&error).unwrap(),
+            r#"{"type":"error","id":3,"code":"illegal-turn","rule":"drop-in-centre","message":"no"}"#
+        );
+        for code in [
+            ErrorCode::MessageTooLarge,
+            ErrorCode::NotYourTurn,
+            ErrorCode::SeatTakenOver,
+        ] {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The server's limits and timings, from flags or environment variables.
+
+use std::time::Duration;
+
+/// Limits and timings of a server. Every field has a default that works out of the box;
+/// the binary reads them from flags or `PUNCT_*` environment variables.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Config {
+    /// Most WebSocket connections open at once; more are refused with 503.
+    #[arg(long, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
+    pub max_connections: usize,
+    /// Most rooms held at once; creating more is refused with 503.
+    #[arg(long, env = "PUNCT_MAX_ROOMS", default_value_t = Config::DEFAULT.max_rooms)]
+    pub max_rooms: usize,
+    /// Largest WebSocket frame or message a client may send, in bytes; a larger one closes
+    /// the connection.
+    #[arg(long, env = "PUNCT_MAX_MESSAGE_BYTES", default_value_t = Config::DEFAULT.max_message_bytes)]
+    pub max_message_bytes: usize,
+    /// How often the server pings each connection (such as `20s` or `500ms`).
+    #[arg(long, env = "PUNCT_PING_INTERVAL", value_parser = parse_duration, default_value = "20s")]
+    pub ping_interval: Duration,
+    /// How long a connection may stay silent (no pong, no message) before it is dropped.
+    #[arg(long, env = "PUNCT_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "60s")]
+    pub idle_timeout: Duration,
+    /// Messages queued for one connection before it counts as stalled and is dropped;
+    /// bounds the memory a client that does not read can hold, and keeps it from
+    /// delaying anyone else.
+    #[arg(long, env = "PUNCT_OUTBOUND_QUEUE", default_value_t = Config::DEFAULT.outbound_queue)]
+    pub outbound_queue: usize,
+    /// Room events kept for connections that are behind; one further behind gets a fresh
+    /// snapshot.
+    #[arg(long, env = "PUNCT_ROOM_EVENT_BUFFER", default_value_t = Config::DEFAULT.room_event_buffer)]
+    pub room_event_buffer: usize,
+    /// How long a room with nobody in it lives on without any request before it closes
+    /// (such as `30m`); bounds how long abandoned rooms count against `max_rooms`.
+    #[arg(long, env = "PUNCT_ROOM_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "30m")]
+    pub room_idle_timeout: Duration,
+}
+
+impl Config {
+    /// The defaults, as the binary uses them when no flag or variable is given.
+    pub const DEFAULT: Config = Config {
+        max_connections: 1024,
+        max_rooms: 1000,
+        max_message_bytes: 4096,
+        ping_interval: Duration::from_secs(20),
+        idle_timeout: Duration::from_secs(60),
+        outbound_queue: 256,
+        room_event_buffer: 256,
+        room_idle_timeout: Duration::from_secs(30 * 60),
+    };
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::DEFAULT
+    }
+}
+
+/// Reads `250ms`, `20s`, `2m`, `1h`, or a bare number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration such as 500ms, 20s, 2m or 1h"))?;
+    let seconds = match unit {
+        "ms" => number / 1000.0,
+        "" | "s" => number,
+        "m" => number * 60.0,
+        "h" => number * 3600.0,
+        _ => return Err(format!("unknown unit '{unit}': use ms, s, m or h")),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_with_units() {
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5d").is_err());
+    }
+}

@@ -1,0 +1,594 @@
+//! One WebSocket connection: reads requests, talks to its room's actor, and forwards the
+//! room's events.
+//!
+//! The socket is split in two. A writer task drains a bounded queue into the socket; the
+//! connection loop `select!`s over the socket's frames, the room's events, the takeover
+//! signal, the keep-alive timer and shutdown, and never waits for the socket to accept
+//! data: it only puts messages on the queue. A client that does not read lets its queue
+//! fill up and is then dropped, so it can never hold up anyone else.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, close_code};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use punct_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, ServerMessage};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::AppState;
+use crate::room::{ConnId, Event, Joined, RoomClosed, RoomHandle};
+
+/// How long a closing connection's writer may take to flush its last messages.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why a connection ended.
+#[derive(Debug)]
+enum End {
+    /// The client closed it or went away.
+    ClientClosed,
+    /// The socket failed.
+    Broken(String),
+    /// The client sent a frame over the size limit.
+    TooLarge,
+    /// The client speaks another protocol version.
+    WrongVersion,
+    /// Another connection took over this one's seat.
+    Replaced,
+    /// Nothing was heard from the client for too long.
+    Idle,
+    /// The client did not read what was sent to it quickly enough.
+    TooSlow,
+    /// The room closed.
+    RoomClosed,
+    /// The server is shutting down.
+    Shutdown,
+}
+
+impl End {
+    /// The close frame to send, if the socket can still take one.
+    fn close_frame(&self) -> Option<CloseFrame> {
+        let (code, reason) = match self {
+            End::ClientClosed | End::Broken(_) | End::TooSlow => return None,
+            End::TooLarge => (close_code::SIZE, "message too large"),
+            End::WrongVersion => (close_code::PROTOCOL, "unsupported protocol version"),
+            End::Replaced => (close_code::NORMAL, "seat taken over"),
+            End::Idle => (close_code::AWAY, "idle"),
+            End::RoomClosed => (close_code::NORMAL, "room closed"),
+            End::Shutdown => (close_code::AWAY, "server shutting down"),
+        };
+        Some(CloseFrame {
+            code,
+            reason: reason.into(),
+        })
+    }
+}
+
+impl fmt::Display for End {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            End::ClientClosed => f.write_str("closed by the client"),
+            End::Broken(e) => write!(f, "socket error: {e}"),
+            End::TooLarge => f.write_str("message too large"),
+            End::WrongVersion => f.write_str("unsupported protocol version"),
+            End::Replaced => f.write_str("seat taken over by another connection"),
+            End::Idle => f.write_str("idle for too long"),
+            End::TooSlow => f.write_str("outbound queue full: the client does not read"),
+            End::RoomClosed => f.write_str("room closed"),
+            End::Shutdown => f.write_str("server shutting down"),
+        }
+    }
+}
+
+/// Serves one upgraded socket until it ends.
+pub(crate) async fn serve<S>(socket: S, id: ConnId, state: AppState)
+where
+    S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Send + 'static,
+{
+    let (sink, mut stream) = socket.split();
+    let (out, queue) = mpsc::channel(state.config.outbound_queue.max(1));
+    let mut writer = tokio::spawn(write(sink, queue));
+    tracing::info!("connected");
+    let mut connection = Connection {
+        id,
+        state,
+        out,
+        greeted: false,
+        room: None,
+    };
+    let end = connection.run(&mut stream).await;
+    if let Some(membership) = &connection.room {
+        membership.handle.leave(id);
+    }
+    match &end {
+        End::TooSlow | End::Broken(_) => tracing::warn!(reason = %end, "disconnected"),
+        _ => tracing::info!(reason = %end, "disconnected"),
+    }
+    if let Some(frame) = end.close_frame() {
+        let _ = connection.out.try_send(Message::Close(Some(frame)));
+    }
+    drop(connection);
+    if tokio::time::timeout(FLUSH_TIMEOUT, &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+    }
+}
+
+/// Drains the outbound queue into the socket until the queue closes or a close frame has
+/// gone out.
+async fn write<K: Sink<Message> + Unpin>(mut sink: K, mut queue: mpsc::Receiver<Message>) {
+    while let Some(message) = queue.recv().await {
+        let closing = matches!(message, Message::Close(_));
+        if sink.send(message).await.is_err() || closing {
+            break;
+        }
+    }
+    let _ = sink.close().await;
+}
+
+/// A connection's state.
+struct Connection {
+    /// Names this connection to its room.
+    id: ConnId,
+    /// The rooms, the limits and the shutdown signal.
+    state: AppState,
+    /// The writer's queue.
+    out: mpsc::Sender<Message>,
+    /// Whether the client has said `hello` with the right version.
+    greeted: bool,
+    /// The room joined, if any.
+    room: Option<Membership>,
+}
+
+/// A connection's place in a room.
+struct Membership {
+    /// The room's actor.
+    handle: RoomHandle,
+    /// Who the connection is there.
+    role: Role,
+    /// The room's events.
+    events: broadcast::Receiver<Arc<Event>>,
+    /// For a player: fires when another connection takes the seat over.
+    replaced: Option<oneshot::Receiver<()>>,
+}
+
+/// Something the room said to this connection.
+enum FromRoom {
+    /// An event, or news that this connection fell behind or the room closed.
+    Event(Result<Arc<Event>, broadcast::error::RecvError>),
+    /// Another connection took the seat over.
+    Replaced,
+}
+
+impl Connection {
+    async fn run<R>(&mut self, stream: &mut R) -> End
+    where
+        R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+    {
+        let config = Arc::clone(&self.state.config);
+        let mut stop = self.state.stop.clone();
+        let mut ping =
+            tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_heard = Instant::now();
+        loop {
+            let step = tokio::select! {
+                frame = stream.next() => {
+                    last_heard = Instant::now();
+                    self.on_frame(frame).await
+                }
+                news = from_room(&mut self.room) => self.on_room(news).await,
+                _ = ping.tick() => {
+                    if last_heard.elapsed() > config.idle_timeout {
+                        Err(End::Idle)
+                    } else {
+                        self.push(Message::Ping(Default::default()))
+                    }
+                }
+                () = stopping(&mut stop) => {
+                    let _ = self.send(&ServerMessage::Bye {
+                        code: ErrorCode::ShuttingDown,
+                        message: "the server is shutting down".into(),
+                    });
+                    Err(End::Shutdown)
+                }
+            };
+            if let Err(end) = step {
+                return end;
+            }
+        }
+    }
+
+    async fn on_frame(&mut self, frame: Option<Result<Message, axum::Error>>) -> Result<(), End> {
+        match frame {
+            None | Some(Ok(Message::Close(_))) => Err(End::ClientClosed),
+            Some(Err(error)) => {
+                let error = error.into_inner();
+                let too_large = error
+                    .downcast_ref::<tungstenite::Error>()
+                    .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)));
+                if too_large {
+                    let max = self.state.config.max_message_bytes;
+                    let _ = self.error(
+                        None,
+                        ErrorCode::MessageTooLarge,
+                        format!("messages are limited to {max} bytes"),
+                    );
+                    Err(End::TooLarge)
+                } else {
+                    Err(End::Broken(error.to_string()))
+                }
+            }
+            Some(Ok(Message::Text(text))) => match ClientMessage::decode(text.as_str()) {
+                Ok(request) => self.on_request(request).await,
+                Err(e) => self.error(e.id, e.code, e.message),
+            },
+            Some(Ok(Message::Binary(_))) => {
+                self.error(None, ErrorCode::Malformed, "messages are JSON text frames")
+            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => Ok(()),
+        }
+    }
+
+    async fn on_request(&mut self, request: ClientMessage) -> Result<(), End> {
+        if !self.greeted {
+            return match request {
+                ClientMessage::Hello { id, version } if version == PROTOCOL_VERSION => {
+                    self.greeted = true;
+                    self.send(&ServerMessage::Welcome {
+                        id,
+                        version: PROTOCOL_VERSION,
+                    })
+                }
+                ClientMessage::Hello { id, version } => {
+                    self.error(
+                        Some(id),
+                        ErrorCode::UnsupportedVersion,
+                        format!(
+                            "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
+                        ),
+                    )?;
+                    Err(End::WrongVersion)
+                }
+                other => self.error(
+                    Some(other.id()),
+                    ErrorCode::HelloRequired,
+                    format!(
+                        r#"say hello first: {{"type":"hello","id":1,"version":{PROTOCOL_VERSION}}}"#
+                    ),
+                ),
+            };
+        }
+        match request {
+            ClientMessage::Hello { id, .. } => self.error(
+                Some(id),
+                ErrorCode::DuplicateHello,
+                "this connection has said hello already",
+            ),
+            ClientMessage::Join { id, room, token } => {
+                let Some(handle) = self.room_to_enter(id, &room)? else {
+                    return Ok(());
+                };
+                match handle.join(self.id, token).await {
+                    Ok(Ok(joined)) => self.enter(id, handle, joined),
+                    Ok(Err(code)) => self.error(Some(id), code, describe(code)),
+                    Err(RoomClosed) => self.error(
+                        Some(id),
+                        ErrorCode::NoSuchRoom,
+                        describe(ErrorCode::NoSuchRoom),
+                    ),
+                }
+            }
+            ClientMessage::Watch { id, room } => {
+                let Some(handle) = self.room_to_enter(id, &room)? else {
+                    return Ok(());
+                };
+                match handle.watch(self.id).await {
+                    Ok(joined) => self.enter(id, handle, joined),
+                    Err(RoomClosed) => self.error(
+                        Some(id),
+                        ErrorCode::NoSuchRoom,
+                        describe(ErrorCode::NoSuchRoom),
+                    ),
+                }
+            }
+            ClientMessage::Play { id, turn } => {
+                let Some(membership) = &self.room else {
+                    return self.error(
+                        Some(id),
+                        ErrorCode::NotJoined,
+                        describe(ErrorCode::NotJoined),
+                    );
+                };
+                match membership.handle.play(self.id, turn).await {
+                    Ok(Ok(seq)) => self.send(&ServerMessage::Ack { id, seq }),
+                    Ok(Err(refusal)) => self.send(&ServerMessage::Error {
+                        id: Some(id),
+                        code: refusal.code,
+                        rule: refusal.rule.map(str::to_owned),
+                        message: refusal.message,
+                    }),
+                    Err(RoomClosed) => Err(End::RoomClosed),
+                }
+            }
+        }
+    }
+
+    /// The room a `join` or `watch` names, or `None` after telling the client why not.
+    fn room_to_enter(&mut self, id: RequestId, room: &str) -> Result<Option<RoomHandle>, End> {
+        if self.room.is_some() {
+            self.error(
+                Some(id),
+                ErrorCode::AlreadyJoined,
+                describe(ErrorCode::AlreadyJoined),
+            )?;
+            return Ok(None);
+        }
+        let handle = self.state.rooms.get(room);
+        if handle.is_none() {
+            self.error(
+                Some(id),
+                ErrorCode::NoSuchRoom,
+                describe(ErrorCode::NoSuchRoom),
+            )?;
+        }
+        Ok(handle)
+    }
+
+    fn enter(&mut self, id: RequestId, handle: RoomHandle, joined: Joined) -> Result<(), End> {
+        tracing::info!(room = %joined.snapshot.room, role = ?joined.role, "entered room");
+        let role = joined.role;
+        self.room = Some(Membership {
+            handle,
+            role,
+            events: joined.events,
+            replaced: joined.replaced,
+        });
+        self.send(&ServerMessage::Snapshot {
+            id: Some(id),
+            you: role,
+            room: joined.snapshot,
+        })
+    }
+
+    async fn on_room(&mut self, news: FromRoom) -> Result<(), End> {
+        let Some(membership) = &mut self.room else {
+            return Ok(());
+        };
+        match news {
+            FromRoom::Replaced => {
+                let _ = self.send(&ServerMessage::Bye {
+                    code: ErrorCode::SeatTakenOver,
+                    message: describe(ErrorCode::SeatTakenOver).into(),
+                });
+                Err(End::Replaced)
+            }
+            FromRoom::Event(Ok(event)) => {
+                let mine = event
+                    .your_turn
+                    .as_ref()
+                    .filter(|(color, _)| membership.role.color() == Some(*color))
+                    .map(|(_, json)| json.clone());
+                self.push(Message::Text(event.json.clone().into()))?;
+                match mine {
+                    Some(json) => self.push(Message::Text(json.into())),
+                    None => Ok(()),
+                }
+            }
+            FromRoom::Event(Err(broadcast::error::RecvError::Lagged(missed))) => {
+                tracing::info!(missed, "fell behind the room: resyncing");
+                match membership.handle.resync(self.id).await {
+                    Ok(Ok(joined)) => {
+                        membership.events = joined.events;
+                        self.send(&ServerMessage::Snapshot {
+                            id: None,
+                            you: joined.role,
+                            room: joined.snapshot,
+                        })
+                    }
+                    Ok(Err(_)) => Err(End::Replaced),
+                    Err(RoomClosed) => Err(End::RoomClosed),
+                }
+            }
+            FromRoom::Event(Err(broadcast::error::RecvError::Closed)) => Err(End::RoomClosed),
+        }
+    }
+
+    fn error(
+        &self,
+        id: Option<RequestId>,
+        code: ErrorCode,
+        message: impl Into<String>,
+    ) -> Result<(), End> {
+        self.send(&ServerMessage::error(id, code, message))
+    }
+
+    fn send(&self, message: &ServerMessage) -> Result<(), End> {
+        let json = serde_json::to_string(message).expect("server messages serialise");
+        self.push(Message::Text(json.into()))
+    }
+
+    /// Queues a frame for the writer without waiting.
+    fn push(&self, message: Message) -> Result<(), End> {
+        self.out.try_send(message).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => End::TooSlow,
+            mpsc::error::TrySendError::Closed(_) => {
+                End::Broken("the socket stopped taking data".into())
+            }
+        })
+    }
+}
+
+/// Completes when the server shuts down (or the signal's sender is gone).
+async fn stopping(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|&stopping| stopping).await;
+}
+
+/// What the room has for this connection next; never, outside a room.
+async fn from_room(room: &mut Option<Membership>) -> FromRoom {
+    let Some(membership) = room else {
+        return std::future::pending().await;
+    };
+    match &mut membership.replaced {
+        Some(replaced) => tokio::select! {
+            event = membership.events.recv() => FromRoom::Event(event),
+            fired = replaced => match fired {
+                Ok(()) => FromRoom::Replaced,
+                // The room dropped the seat's signal: it is closing; its events say so.
+                Err(_) => {
+                    membership.replaced = None;
+                    FromRoom::Event(membership.events.recv().await)
+                }
+            },
+        },
+        None => FromRoom::Event(membership.events.recv().await),
+    }
+}
+
+/// The message for an error that needs no detail.
+fn describe(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::AlreadyJoined => {
+            "this connection is in a room already; open another connection for another room"
+        }
+        ErrorCode::NotJoined => "join a room with a seat token before playing",
+        ErrorCode::NoSuchRoom => "no room has this id",
+        ErrorCode::BadToken => "this is not a seat token of this room",
+        ErrorCode::SeatTakenOver => "another connection took over this seat with its token",
+        _ => "refused",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use punct_protocol::{CreateRoom, SeatChoice};
+    use punct_rules::{Color, Game, Variant};
+
+    use super::*;
+    use crate::Config;
+
+    /// A client that sends what the test gives it and never reads: its socket never
+    /// takes a byte.
+    struct StalledSocket {
+        /// The frames the client sends.
+        incoming: mpsc::UnboundedReceiver<Message>,
+    }
+
+    impl Stream for StalledSocket {
+        type Item = Result<Message, axum::Error>;
+
+        fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            self.incoming.poll_recv(cx).map(|frame| frame.map(Ok))
+        }
+    }
+
+    impl Sink<Message> for StalledSocket {
+        type Error = axum::Error;
+
+        fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+
+        fn start_send(self: Pin<&mut Self>, _: Message) -> Result<(), Self::Error> {
+            Ok(())
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+
+        fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test]
+    async fn a_spectator_that_never_reads_is_dropped_and_the_players_go_on() {
+        let config = Config {
+            outbound_queue: 4,
+            ..Config::default()
+        };
+        let (state, _stop, _all_done) = AppState::new(config);
+        let white = state
+            .rooms
+            .create(CreateRoom {
+                color: SeatChoice::White,
+                ..CreateRoom::default()
+            })
+            .unwrap();
+        let room = state.rooms.get(&white.room).unwrap();
+        let black = room.take_seat().await.unwrap().unwrap();
+        let (alice, bob) = (1001, 1002);
+        room.join(alice, white.token).await.unwrap().unwrap();
+        room.join(bob, black.token).await.unwrap().unwrap();
+
+        // Sam says hello and watches, then reads nothing.
+        let (sam, incoming) = mpsc::unbounded_channel();
+        let hello = r#"{"type":"hello","id":1,"version":1}"#;
+        let watch = format!(r#"{{"type":"watch","id":2,"room":"{}"}}"#, white.room);
+        sam.send(Message::Text(hello.into())).unwrap();
+        sam.send(Message::Text(watch.into())).unwrap();
+        let connection = tokio::spawn(serve(StalledSocket { incoming }, 7, state.clone()));
+        while room.summary().spectators == 0 {
+            tokio::task::yield_now().await;
+        }
+
+        // The players play on; every turn is accepted at once.
+        let mut game = Game::new(Variant::Standard);
+        for (n, conn) in [alice, bob, alice, bob, alice, bob].into_iter().enumerate() {
+            let turn = game.legal_turns()[n * 31];
+            game.play(turn).unwrap();
+            assert!(room.play(conn, turn).await.unwrap().is_ok());
+        }
+        assert_eq!(game.to_move(), Color::White);
+
+        // Sam's queue overflowed: the connection ended by itself and left the room.
+        tokio::time::timeout(Duration::from_secs(5), connection)
+            .await
+            .expect("the stalled connection is dropped")
+            .unwrap();
+        let _ = room.record().await.unwrap();
+        assert_eq!(room.summary().spectators, 0);
+        drop(sam);
+    }
+
+    #[tokio::test]
+    async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
+        let (state, _stop, _all_done) = AppState::new(Config::default());
+        let granted = state.rooms.create(CreateRoom::default()).unwrap();
+        let room = state.rooms.get(&granted.room).unwrap();
+        let joined = room.watch(9).await.unwrap();
+        let (out, mut queue) = mpsc::channel(8);
+        let mut connection = Connection {
+            id: 9,
+            state: state.clone(),
+            out,
+            greeted: true,
+            room: Some(Membership {
+                handle: room.clone(),
+                role: joined.role,
+                events: joined.events,
+                replaced: None,
+            }),
+        };
+        let lagged = FromRoom::Event(Err(broadcast::error::RecvError::Lagged(3)));
+        assert!(connection.on_room(lagged).await.is_ok());
+        let Some(Message::Text(text)) = queue.recv().await else {
+            panic!("expected a text frame");
+        };
+        let message: ServerMessage = serde_json::from_str(text.as_str()).unwrap();
+        assert!(
+            matches!(
+                message,
+                ServerMessage::Snapshot { id: None, you: Role::Spectator, ref room } if room.spectators == 1
+            ),
+            "{message:?}"
+        );
+    }
+}

@@ -1,0 +1,37 @@
+//! The `punct-server` command.
+
+use std::process::Command;
+
+#[test]
+fn schema_prints_the_committed_schema() {
+    let output = Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .arg("schema")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let committed = include_str!("../../protocol/schema.json");
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), committed);
+}
+
+#[test]
+fn help_names_every_setting_and_its_variable() {
+    let output = Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(output.stdout).unwrap();
+    for variable in [
+        "PUNCT_LISTEN",
+        "PUNCT_MAX_CONNECTIONS",
+        "PUNCT_MAX_ROOMS",
+        "PUNCT_MAX_MESSAGE_BYTES",
+        "PUNCT_PING_INTERVAL",
+        "PUNCT_IDLE_TIMEOUT",
+        "PUNCT_OUTBOUND_QUEUE",
+        "PUNCT_ROOM_EVENT_BUFFER",
+        "PUNCT_ROOM_IDLE_TIMEOUT",
+    ] {
+        assert!(help.contains(variable), "{variable} is not in --help");
+    }
+    assert!(help.contains("127.0.0.1:8080"));
+}
