@@ -3,13 +3,18 @@
 //! Every `rules` subcommand replays a game record (`--record FILE`, `--record -` for
 //! standard input, none for the start) and looks at the position it leads to. A bad record
 //! line is reported with its number on standard error, with exit status 2.
+//!
+//! `punct rules match` plays the computer against itself from the start instead.
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use punct_engine::Level;
+use punct_engine::arena::{self, MatchConfig, Tally};
 use punct_rules::{Diagram, DiagramStyle, Game, Variant, perft, perft_divide};
 
 /// Play and analyse PÜNCT.
@@ -51,6 +56,42 @@ enum RulesCommand {
     Status(PositionArgs),
     /// Draw the board, the reserves and the side to move or the result.
     Show(PositionArgs),
+    /// Play the engine against itself from the start: colours alternate, each pair of
+    /// games shares a random opening. Prints each game, then wins, losses, draws and the
+    /// average time per turn of each side.
+    Match(MatchArgs),
+}
+
+/// `punct rules match`: who plays, how many games, how fast.
+#[derive(Args, Debug)]
+struct MatchArgs {
+    /// The first player: random, greedy, or a level 1 to 4 (4 is the strongest).
+    #[arg(long)]
+    a: Level,
+    /// The second player, as for --a.
+    #[arg(long)]
+    b: Level,
+    /// Number of games; A has White in the odd-numbered ones.
+    #[arg(long, default_value_t = 10)]
+    games: u32,
+    /// The game played.
+    #[arg(long, ignore_case = true, value_parser = variant_parser())]
+    variant: Variant,
+    /// Thinking time per turn, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    ms_per_turn: u64,
+    /// Seeds the openings and the engines' random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random drops played before the engines take over.
+    #[arg(long, default_value_t = 4)]
+    opening: u32,
+    /// Stop a game after this many turns and count it as a draw.
+    #[arg(long, default_value_t = 400)]
+    max_turns: usize,
+    /// Write each game's record to DIR/game-N.txt (the directory must exist).
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
 }
 
 /// Which position a `rules` subcommand looks at.
@@ -154,8 +195,70 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
             };
             write!(out, "{}", Diagram::of_game(&game, style))?;
         }
+        RulesCommand::Match(args) => play_match(&args, &mut out)?,
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Plays a match, printing a line per game as it ends, then the totals.
+fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
+    let config = MatchConfig {
+        a: args.a,
+        b: args.b,
+        games: args.games,
+        variant: args.variant,
+        per_turn: Duration::from_millis(args.ms_per_turn),
+        seed: args.seed,
+        opening: args.opening,
+        max_turns: args.max_turns,
+    };
+    let mut written = Ok(());
+    let report = arena::play_match(&config, |number, game| {
+        let result = match game.outcome {
+            Some(outcome) => outcome.to_string(),
+            None => format!("stopped after {} turns", game.game.turns().len()),
+        };
+        let winner = match game.a_won() {
+            Some(true) => "A wins",
+            Some(false) => "B wins",
+            None => "no winner",
+        };
+        if let (Ok(()), Some(dir)) = (&written, &args.records) {
+            let text = format!("# game {number}: {result}\n{}", game.game.record());
+            written = std::fs::write(dir.join(format!("game-{number}.txt")), text);
+        }
+        if written.is_ok() {
+            written = writeln!(
+                out,
+                "game {number}: A {} plays {}: {result} after {} turns: {winner}",
+                args.a,
+                game.a_color,
+                game.game.turns().len()
+            )
+            .and_then(|()| out.flush());
+        }
+    });
+    written?;
+    let line = |name: &str, level: Level, t: &Tally| {
+        format!(
+            "{name} {level}: {} wins ({} as white), {} losses, {} draws, {:.1} ms per turn",
+            t.wins,
+            t.wins_as_white,
+            t.losses,
+            t.draws,
+            t.average().as_secs_f64() * 1000.0
+        )
+    };
+    writeln!(out, "{}", line("A", args.a, &report.a))?;
+    writeln!(out, "{}", line("B", args.b, &report.b))?;
+    if report.stopped > 0 {
+        writeln!(
+            out,
+            "{} games stopped at {} turns, counted as draws",
+            report.stopped, args.max_turns
+        )?;
+    }
     Ok(())
 }
 

@@ -1,0 +1,182 @@
+//! A computer opponent for PÜNCT: chooses a turn for any position within a time budget,
+//! at levels from a uniform random player to an alpha-beta search.
+//!
+//! # Layout
+//!
+//! - [`Engine`]: a level and a seed; [`Engine::choose`] answers a [`Game`] with a
+//!   [`Turn`] within a budget, [`Engine::think`] takes [`Limits`] (a deadline and an
+//!   optional stop flag, for a server that cancels a search) and reports a [`Choice`].
+//!   An engine is `Send + Sync` and keeps no state between calls but a counter that varies
+//!   its random choices, so one engine may serve many games at once.
+//! - [`Level`]: `random` and `greedy`, the yardsticks, and the levels 1 to
+//!   [`Level::STRONGEST`] offered to players.
+//! - `eval`: shortest connection paths over the cells (own dots free, empty cells 1,
+//!   the opponent's dots 3), compared between the players, plus the centre count near
+//!   the end of the standard game; and the cells through which either player could
+//!   connect at once.
+//! - `search`: the greedy players, and the alpha-beta search with iterative deepening,
+//!   a transposition table keyed by [`Position::hash`](punct_rules::Position::hash),
+//!   candidate pruning and exact immediate wins at every node.
+//! - `connect`: the drops that connect at once, found from labelled groups of dots
+//!   without playing them.
+//! - `node`: a turn played on a bare position with the end of the game judged as
+//!   [`Game::play`] judges it.
+//! - [`arena`]: engine against engine, for `punct rules match`.
+//! - [`Rng`]: SplitMix64, for noise, tie-breaks and random openings.
+//!
+//! ```
+//! use std::time::Duration;
+//! use punct_engine::{Engine, Level};
+//! use punct_rules::{Game, Variant};
+//! let game = Game::new(Variant::Standard);
+//! let turn = Engine::new(Level::Greedy).choose(&game, Duration::from_millis(200)).unwrap();
+//! assert!(game.is_legal(turn).is_ok());
+//! ```
+
+pub mod arena;
+mod connect;
+mod eval;
+mod level;
+mod node;
+mod rng;
+mod search;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use punct_rules::{Game, Turn};
+
+pub use level::{Level, ParseLevelError, Rank};
+pub use rng::Rng;
+pub use search::Choice;
+
+use search::Plan;
+
+/// When a search must stop: a deadline, and optionally a flag another thread may raise.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The search returns its best turn so far once this has passed.
+    deadline: Instant,
+    /// Raised by someone else to stop the search early (a resignation, a closed room).
+    stop: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// Stop at `deadline`.
+    pub fn until(deadline: Instant) -> Limits {
+        Limits {
+            deadline,
+            stop: None,
+        }
+    }
+
+    /// Answer within `budget` from now: the search stops a little before, keeping an
+    /// eighth of the budget (at most 50 ms) to finish the node it is in and return.
+    pub fn within(budget: Duration) -> Limits {
+        let spare = (budget / 8).min(Duration::from_millis(50));
+        Limits::until(Instant::now() + budget - spare)
+    }
+
+    /// Also stop as soon as `stop` is raised.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Limits {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// The deadline.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Whether the search must stop now.
+    pub fn expired(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+            || Instant::now() >= self.deadline
+    }
+}
+
+/// A computer player of some [`Level`].
+#[derive(Debug)]
+pub struct Engine {
+    /// How strongly it plays.
+    level: Level,
+    /// Where its random choices start.
+    seed: u64,
+    /// Calls so far, mixed into the seed so that successive choices differ.
+    calls: AtomicU64,
+}
+
+impl Engine {
+    /// An engine of `level` with a fixed seed: the same calls give the same turns.
+    pub fn new(level: Level) -> Engine {
+        Engine::with_seed(level, 0x0050_DC7E)
+    }
+
+    /// An engine of `level` whose random choices start from `seed`.
+    pub fn with_seed(level: Level, seed: u64) -> Engine {
+        Engine {
+            level,
+            seed,
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    /// How strongly it plays.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The turn to play in `game` within about `budget` (`None` once the game is over).
+    pub fn choose(&self, game: &Game, budget: Duration) -> Option<Turn> {
+        self.think(game, &Limits::within(budget)).map(|c| c.turn)
+    }
+
+    /// The turn to play in `game`, searched until `limits` say stop, with its score and
+    /// the effort spent (`None` once the game is over). Always returns a legal turn, even
+    /// when the limits have already passed.
+    pub fn think(&self, game: &Game, limits: &Limits) -> Option<Choice> {
+        if game.is_over() {
+            return None;
+        }
+        let call = self.calls.fetch_add(1, Ordering::Relaxed);
+        let mut rng = Rng::new(self.seed ^ game.position().hash() ^ call.rotate_left(32));
+        Some(search::choose(game, plan(self.level), limits, &mut rng))
+    }
+}
+
+/// How each level plays.
+fn plan(level: Level) -> Plan {
+    let rank = match level {
+        Level::Random => return Plan::Random,
+        Level::Greedy => {
+            return Plan::Greedy {
+                noise: 0,
+                tactics: false,
+            };
+        }
+        Level::Numbered(rank) => rank.get(),
+    };
+    match rank {
+        1 => Plan::Greedy {
+            noise: 500,
+            tactics: false,
+        },
+        2 => Plan::Greedy {
+            noise: 0,
+            tactics: true,
+        },
+        3 => Plan::Search {
+            max_depth: 2,
+            root_width: 10,
+            width: 6,
+        },
+        _ => Plan::Search {
+            max_depth: 64,
+            root_width: 24,
+            width: 12,
+        },
+    }
+}

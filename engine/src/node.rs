@@ -1,0 +1,70 @@
+//! Playing a turn on a bare [`Position`] and judging the end of the game as
+//! [`Game::play`](punct_rules::Game::play) does (RULES.md 4), without the history a
+//! [`Game`](punct_rules::Game) keeps: the search plays thousands of turns and needs them
+//! cheap. Repetition is left to the caller, who knows the history.
+
+use punct_rules::{Cell, Color, PIECES_PER_PLAYER, Position, Turn, Variant};
+
+/// How a game ended, as far as the search cares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum End {
+    /// This player won.
+    Win(Color),
+    /// Nobody won.
+    Draw,
+}
+
+/// `turn`, which must be legal, played on a copy of `position`, with the end of the game
+/// it brings about, if any.
+pub(crate) fn play(position: &Position, turn: Turn) -> (Position, Option<End>) {
+    let mover = position.to_move();
+    let mut next = position.clone();
+    next.play(turn)
+        .expect("the engine only plays turns the rules generated");
+    let end = if next.is_connected(mover) {
+        Some(End::Win(mover))
+    } else if next.is_connected(mover.opponent()) {
+        Some(End::Win(mover.opponent()))
+    } else if (turn.is_drop() && next.pieces_in_play(mover) == PIECES_PER_PLAYER)
+        || (turn == Turn::Pass && !next.has_legal_turn())
+    {
+        Some(final_count(&next))
+    } else {
+        None
+    };
+    (next, end)
+}
+
+/// The result of a game that ends without a connection (RULES.md 4.3).
+pub(crate) fn final_count(position: &Position) -> End {
+    match position.variant() {
+        Variant::Basic => End::Draw,
+        Variant::Standard => {
+            let white = position.centre_count(Color::White);
+            let black = position.centre_count(Color::Black);
+            match white.cmp(&black) {
+                std::cmp::Ordering::Greater => End::Win(Color::White),
+                std::cmp::Ordering::Less => End::Win(Color::Black),
+                std::cmp::Ordering::Equal => End::Draw,
+            }
+        }
+    }
+}
+
+/// The cells a turn puts the mover's dots on (none for a pass).
+pub(crate) fn landing_cells(turn: Turn) -> Option<[Cell; 3]> {
+    match turn {
+        Turn::Drop { punct, minors } => Some([punct, minors[0], minors[1]]),
+        Turn::Move { to, minors, .. } => Some([to, minors[0], minors[1]]),
+        Turn::Pass => None,
+    }
+}
+
+/// The cells a move lifts its piece from (none for a drop or a pass).
+pub(crate) fn origin_cells(position: &Position, turn: Turn) -> Option<[Cell; 3]> {
+    let Turn::Move { from, .. } = turn else {
+        return None;
+    };
+    let dot = position.top(from)?;
+    position.placed(dot.piece).map(|p| p.placement.cells())
+}

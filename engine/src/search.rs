@@ -1,0 +1,748 @@
+//! Choosing a turn: the greedy players and the alpha-beta search, with the tactics every
+//! level above the first shares (take a win, stop a threat, never uncover a loss).
+//!
+//! Positions have thousands of legal turns, nearly all of them drops that change nothing
+//! that matters, so every node looks at a few candidates only: turns are first scored
+//! cheaply by the cells they touch (on or beside either player's shortest paths, on the
+//! cells through which either player could connect at once), the best few are played
+//! and evaluated, and the best of those are searched. Immediate wins are found exactly
+//! at every node, leaves included, so the search sees a threat one turn beyond its depth.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use punct_rules::{Color, Game, Position, Turn};
+
+use crate::Limits;
+use crate::connect::{Groups, drop_connects};
+use crate::eval::{Analysis, centre_weight, evaluate, win_zone};
+use crate::node::{End, landing_cells, origin_cells, play};
+use crate::rng::Rng;
+
+/// The value of a won game, less the number of plies it takes.
+const WIN: i32 = 1_000_000;
+
+/// Scores beyond this are wins or losses found by the search.
+const DECIDED: i32 = WIN - 1_000;
+
+/// Turns evaluated at the root before the best are searched.
+const ROOT_POOL: usize = 150;
+
+/// Extra candidates a node tries when all of its first candidates lose.
+const WIDENING: usize = 24;
+
+/// Size of the transposition table, in entries (a power of two).
+const TT_SIZE: usize = 1 << 16;
+
+/// How a level plays.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Plan {
+    /// A uniformly random legal turn.
+    Random,
+    /// The best evaluated turn one ply ahead.
+    Greedy {
+        /// Each turn's value is disturbed by up to this much, either way.
+        noise: i32,
+        /// Whether to take immediate wins first and refuse turns that let the opponent
+        /// connect at once.
+        tactics: bool,
+    },
+    /// Alpha-beta search.
+    Search {
+        /// Deepest iteration, in plies.
+        max_depth: u32,
+        /// Candidates searched at the root.
+        root_width: usize,
+        /// Candidates searched at every other node.
+        width: usize,
+    },
+}
+
+/// What the engine decided, with what it knows about it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Choice {
+    /// The turn to play.
+    pub turn: Turn,
+    /// Its value for the mover: positive is good, ±1,000,000 less the plies to the end
+    /// for a forced result.
+    pub score: i32,
+    /// Depth of the last completed search iteration, in plies (0 for the greedy players).
+    pub depth: u32,
+    /// Positions looked at.
+    pub nodes: u64,
+}
+
+/// A turn played out of a position, ready to be judged or searched.
+struct Child {
+    /// The turn.
+    turn: Turn,
+    /// The position after it.
+    position: Position,
+    /// The end of the game it brings about.
+    end: Option<End>,
+    /// Its value for the player who chose it, from the evaluation or the end.
+    value: i32,
+}
+
+/// Chooses a turn for the side to move in `game`, which must not be over.
+pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) -> Choice {
+    let turns = game.legal_turns();
+    assert!(
+        !turns.is_empty(),
+        "choose is only asked while the game goes on"
+    );
+    let only = |turn| Choice {
+        turn,
+        score: 0,
+        depth: 0,
+        nodes: 1,
+    };
+    if turns.len() == 1 {
+        return only(turns[0]);
+    }
+    let position = game.position();
+    match plan {
+        Plan::Random => only(*rng.pick(&turns).expect("there are turns")),
+        Plan::Greedy { noise, tactics } => {
+            let history = history(game);
+            Searcher::new(limits, &history, 0).greedy(position, &turns, noise, tactics, rng)
+        }
+        Plan::Search {
+            max_depth,
+            root_width,
+            width,
+        } => {
+            let history = history(game);
+            let mut searcher = Searcher::new(limits, &history, width);
+            searcher.table = vec![None; TT_SIZE];
+            searcher.root(position, &turns, max_depth, root_width)
+        }
+    }
+}
+
+/// How many times each position of the game has stood, by hash.
+fn history(game: &Game) -> HashMap<u64, u32> {
+    let mut position = Position::new(game.variant());
+    let mut counts = HashMap::new();
+    *counts.entry(position.hash()).or_insert(0) += 1;
+    for &turn in game.turns() {
+        position
+            .play(turn)
+            .expect("the game's turns were legal when played");
+        *counts.entry(position.hash()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// A transposition-table entry.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// The full position hash, to tell apart positions sharing a slot.
+    key: u64,
+    /// The best turn found, tried first next time.
+    best: Option<Turn>,
+    /// The score, with decided scores made relative to this node.
+    score: i32,
+    /// The depth it was searched to.
+    depth: u32,
+    /// Whether `score` is exact, a lower or an upper bound.
+    bound: Bound,
+}
+
+/// What an alpha-beta score tells.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// The true score.
+    Exact,
+    /// At least this (the search was cut off by beta).
+    Lower,
+    /// At most this (every turn failed low).
+    Upper,
+}
+
+/// The state of one search.
+struct Searcher<'a> {
+    /// When to stop.
+    limits: &'a Limits,
+    /// Positions of the game so far, to score a third repetition as a draw.
+    history: &'a HashMap<u64, u32>,
+    /// The transposition table, keyed by position hash (empty for the greedy players).
+    table: Vec<Option<Entry>>,
+    /// Positions visited.
+    nodes: u64,
+    /// Candidates searched at each node below the root.
+    width: usize,
+    /// Set once the time is up: every score after that is meaningless.
+    aborted: bool,
+    /// Whether some position of the game has stood twice, so that a turn may draw by
+    /// repetition.
+    repetitions_possible: bool,
+}
+
+impl<'a> Searcher<'a> {
+    /// A search without a transposition table yet.
+    fn new(limits: &'a Limits, history: &'a HashMap<u64, u32>, width: usize) -> Searcher<'a> {
+        Searcher {
+            limits,
+            history,
+            table: Vec::new(),
+            nodes: 0,
+            width,
+            aborted: false,
+            repetitions_possible: history.values().any(|&n| n >= 2),
+        }
+    }
+
+    /// Whether the search must stop, checked often but not at every node.
+    fn out_of_time(&mut self) -> bool {
+        if !self.aborted && self.nodes.is_multiple_of(16) && self.limits.expired() {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Plays `turn` and values the result for the player who chose it.
+    fn child(&self, position: &Position, turn: Turn, ply: u32) -> Child {
+        let mover = position.to_move();
+        let (next, end) = play(position, turn);
+        let value = match end {
+            Some(end) => end_score(end, mover, ply + 1),
+            None if self.repeats(&next) => 0,
+            None => -evaluate(&next),
+        };
+        Child {
+            turn,
+            position: next,
+            end,
+            value,
+        }
+    }
+
+    /// Whether `position` would stand for the third time.
+    fn repeats(&self, position: &Position) -> bool {
+        self.history.get(&position.hash()).copied().unwrap_or(0) >= 2
+    }
+
+    /// The one-ply players: every turn evaluated (most promising first, until the time
+    /// is up), the best taken.
+    fn greedy(
+        &mut self,
+        position: &Position,
+        turns: &[Turn],
+        noise: i32,
+        tactics: bool,
+        rng: &mut Rng,
+    ) -> Choice {
+        let analysis = Analysis::new(position);
+        if tactics && let Some(turn) = winning_turn(position, turns, &analysis) {
+            return Choice {
+                turn,
+                score: WIN - 1,
+                depth: 1,
+                nodes: 1,
+            };
+        }
+        let ordered = order_cheaply(position, turns, &analysis, turns.len(), None);
+        let mut children = Vec::with_capacity(ordered.len());
+        for turn in ordered {
+            if children.len() >= 16 && self.limits.expired() {
+                break;
+            }
+            let mut child = self.child(position, turn, 0);
+            if noise > 0 && child.end.is_none() {
+                child.value += rng.below(2 * noise as usize + 1) as i32 - noise;
+            }
+            // Ties are broken at random.
+            child.value = child.value * 16 + rng.below(16) as i32;
+            children.push(child);
+        }
+        self.nodes = children.len() as u64;
+        children.sort_by_key(|c| std::cmp::Reverse(c.value));
+        let pick = if tactics {
+            // Refuse turns after which the opponent connects, checking the best first for
+            // as long as the time allows.
+            let opponent = position.to_move().opponent();
+            children
+                .iter()
+                .enumerate()
+                .take_while(|&(i, _)| i < 2 || !self.limits.expired())
+                .find(|(_, c)| !loses_at_once(c, opponent))
+                .map_or(0, |(i, _)| i)
+        } else {
+            0
+        };
+        let chosen = &children[pick];
+        Choice {
+            turn: chosen.turn,
+            score: chosen.value / 16,
+            depth: 0,
+            nodes: self.nodes,
+        }
+    }
+
+    /// The root of the alpha-beta search: tactics first, then iterative deepening.
+    fn root(
+        &mut self,
+        position: &Position,
+        turns: &[Turn],
+        max_depth: u32,
+        root_width: usize,
+    ) -> Choice {
+        let mover = position.to_move();
+        let analysis = Analysis::new(position);
+        if let Some(turn) = winning_turn(position, turns, &analysis) {
+            return Choice {
+                turn,
+                score: WIN - 1,
+                depth: 1,
+                nodes: 1,
+            };
+        }
+        // The root affords a static look at many more turns than it searches.
+        let mut children = self.expand(position, turns, &analysis, ROOT_POOL, None, 0);
+        children.truncate(root_width);
+        let threats = analysis.win_zone[mover.opponent() as usize];
+        if !threats.is_empty() {
+            // The opponent may connect next turn: look at every turn that puts a dot on
+            // the cells they would need (or lifts a piece from there), and keep those
+            // after which they cannot.
+            let mut blocks: Vec<Child> = turns
+                .iter()
+                .filter(|&&t| may_block(position, t, threats))
+                .filter(|&&t| children.iter().all(|c| c.turn != t))
+                .map(|&t| self.child(position, t, 0))
+                .collect();
+            blocks.append(&mut children);
+            blocks.sort_by_key(|c| std::cmp::Reverse(c.value));
+            // Checking costs a generation of the opponent's turns each: stop after a
+            // third of the time, so that some is left to search.
+            let now = Instant::now();
+            let quota = now + self.limits.deadline().saturating_duration_since(now) / 3;
+            // Known safe turns first, then those not checked; known losers last.
+            let mut verdict = vec![1u8; blocks.len()];
+            let mut safe = 0;
+            for (child, verdict) in blocks.iter().zip(verdict.iter_mut()) {
+                if safe >= root_width
+                    || self.limits.expired()
+                    || (safe > 0 && Instant::now() >= quota)
+                {
+                    break;
+                }
+                if loses_at_once(child, mover.opponent()) {
+                    *verdict = 2;
+                } else {
+                    *verdict = 0;
+                    safe += 1;
+                }
+            }
+            let mut verdicts = verdict.into_iter();
+            let mut ranked: Vec<(u8, Child)> = blocks
+                .into_iter()
+                .map(|c| (verdicts.next().unwrap_or(1), c))
+                .collect();
+            // The sort is stable: within a verdict, best value first as before.
+            ranked.sort_by_key(|(v, _)| *v);
+            blocks = ranked.into_iter().map(|(_, c)| c).collect();
+            blocks.truncate(root_width);
+            children = blocks;
+        }
+        self.nodes += children.len() as u64;
+        let mut best = Choice {
+            turn: children[0].turn,
+            score: children[0].value,
+            depth: 0,
+            nodes: self.nodes,
+        };
+        let mut hope = (best.score >= -DECIDED).then_some(best.turn);
+        for depth in 1..=max_depth {
+            let mut alpha = -WIN - 1;
+            let mut scores = Vec::with_capacity(children.len());
+            for child in &children {
+                let score = match child.end {
+                    Some(_) => child.value,
+                    None if self.repeats(&child.position) => 0,
+                    None => -self.search_child(child, depth - 1, 1, -WIN - 1, -alpha),
+                };
+                if self.aborted {
+                    break;
+                }
+                scores.push(score);
+                alpha = alpha.max(score);
+            }
+            // A partial iteration still counts: its first turn is the previous best, and
+            // any turn that beat it did so with an exact score.
+            if let Some((i, &score)) = scores
+                .iter()
+                .enumerate()
+                .max_by_key(|&(i, &s)| (s, std::cmp::Reverse(i)))
+            {
+                best = Choice {
+                    turn: children[i].turn,
+                    score,
+                    depth: if self.aborted { best.depth } else { depth },
+                    nodes: self.nodes,
+                };
+                if score >= -DECIDED {
+                    hope = Some(best.turn);
+                }
+            }
+            if self.aborted || best.score.abs() > DECIDED {
+                break;
+            }
+            // Next iteration: best first, the rest by this iteration's scores.
+            let mut order: Vec<(i32, usize)> =
+                scores.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+            order.sort_by_key(|&(s, i)| (std::cmp::Reverse(s), i));
+            let mut slots: Vec<Option<Child>> = children.into_iter().map(Some).collect();
+            children = order
+                .into_iter()
+                .map(|(_, i)| slots[i].take().expect("each child is moved once"))
+                .collect();
+        }
+        if best.score < -DECIDED
+            && let Some(turn) = hope
+        {
+            // Lost against best play as far as the search sees, which it may not see
+            // right, having pruned: resist with the best turn of the deepest iteration
+            // that still had hope, rather than any turn at all.
+            best.turn = turn;
+        }
+        best.nodes = self.nodes;
+        best
+    }
+
+    /// Negamax alpha-beta: the value of `position` for its side to move.
+    fn negamax(
+        &mut self,
+        position: &Position,
+        depth: u32,
+        ply: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.out_of_time() {
+            return 0;
+        }
+        if depth == 0 {
+            return self.leaf(position, ply, evaluate(position));
+        }
+        let key = position.hash();
+        let slot = (key as usize) & (TT_SIZE - 1);
+        let mut hint = None;
+        if let Some(entry) = self.table[slot].filter(|e| e.key == key) {
+            hint = entry.best;
+            if entry.depth >= depth {
+                let score = from_table(entry.score, ply);
+                let usable = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if usable {
+                    return score;
+                }
+            }
+        }
+        let turns = position.legal_turns();
+        if turns == [Turn::Pass] {
+            let child = self.child(position, Turn::Pass, ply);
+            return match child.end {
+                Some(_) => child.value,
+                None => -self.negamax(&child.position, depth - 1, ply + 1, -beta, -alpha),
+            };
+        }
+        let analysis = Analysis::new(position);
+        if winning_turn(position, &turns, &analysis).is_some() {
+            return WIN - ply as i32 - 1;
+        }
+        let mut children = self.expand(position, &turns, &analysis, self.width, hint, ply);
+        let original_alpha = alpha;
+        let mut best = -WIN - 1;
+        let mut best_turn = None;
+        let mut searched = 0;
+        let mut widened = false;
+        while searched < children.len() {
+            let child = &children[searched];
+            searched += 1;
+            let score = match child.end {
+                Some(_) => child.value,
+                None if self.repeats(&child.position) => 0,
+                None => -self.search_child(child, depth - 1, ply + 1, -beta, -alpha),
+            };
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_turn = Some(child.turn);
+            }
+            alpha = alpha.max(score);
+            if alpha >= beta {
+                break;
+            }
+            if searched == children.len() && best < -DECIDED && !widened {
+                // Every candidate loses: before believing it, try the other turns that
+                // put a dot where the opponent would connect, or lift one from there, and
+                // those that repeat a position twice seen (a draw). A loss found only
+                // because the defence was pruned away would mislead every node above.
+                widened = true;
+                let threats = analysis.win_zone[position.to_move().opponent() as usize];
+                let untried = |t: &Turn| children.iter().all(|c| c.turn != *t);
+                let blocks: Vec<Turn> = turns
+                    .iter()
+                    .copied()
+                    .filter(|t| may_block(position, *t, threats) && untried(t))
+                    .collect();
+                let mut more = order_cheaply(position, &blocks, &analysis, WIDENING, None);
+                if self.repetitions_possible {
+                    let draws: Vec<Turn> = turns
+                        .iter()
+                        .copied()
+                        .filter(|t| {
+                            untried(t) && !more.contains(t) && self.repeats(&play(position, *t).0)
+                        })
+                        .collect();
+                    more.extend(draws);
+                }
+                children.extend(more.into_iter().map(|t| self.child(position, t, ply)));
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best <= original_alpha {
+            Bound::Upper
+        } else {
+            Bound::Exact
+        };
+        self.table[slot] = Some(Entry {
+            key,
+            best: best_turn,
+            score: to_table(best, ply),
+            depth,
+            bound,
+        });
+        best
+    }
+
+    /// [`Searcher::negamax`] of a child, whose static value is known already.
+    fn search_child(&mut self, child: &Child, depth: u32, ply: u32, alpha: i32, beta: i32) -> i32 {
+        if depth == 0 {
+            self.nodes += 1;
+            // The child's value was for the player who chose it; the leaf is valued for
+            // the side to move in it.
+            self.leaf(&child.position, ply, -child.value)
+        } else {
+            self.negamax(&child.position, depth, ply, alpha, beta)
+        }
+    }
+
+    /// A leaf whose static value is `value`: a win in one for the side to move is seen
+    /// exactly, otherwise the value stands.
+    fn leaf(&mut self, position: &Position, ply: u32, value: i32) -> i32 {
+        let zone = win_zone(position, position.to_move());
+        if !zone.is_empty() && can_win_now(position, zone) {
+            return WIN - ply as i32 - 1;
+        }
+        value
+    }
+
+    /// The `width` most promising turns of `position`, played and sorted best first, the
+    /// transposition table's `hint` ahead of all.
+    fn expand(
+        &self,
+        position: &Position,
+        turns: &[Turn],
+        analysis: &Analysis,
+        width: usize,
+        hint: Option<Turn>,
+        ply: u32,
+    ) -> Vec<Child> {
+        let pool = order_cheaply(position, turns, analysis, (width * 3).max(12), hint);
+        let mut children: Vec<Child> = Vec::with_capacity(pool.len());
+        for turn in pool {
+            // Out of time, the most promising few will do.
+            if children.len() >= width && self.limits.expired() {
+                break;
+            }
+            children.push(self.child(position, turn, ply));
+        }
+        children.sort_by_key(|c| (Some(c.turn) != hint, std::cmp::Reverse(c.value)));
+        children.truncate(width.max(1));
+        children
+    }
+}
+
+/// The value of a finished game for `player`, `ply` plies from the root.
+fn end_score(end: End, player: Color, ply: u32) -> i32 {
+    match end {
+        End::Win(winner) if winner == player => WIN - ply as i32,
+        End::Win(_) => -(WIN - ply as i32),
+        End::Draw => 0,
+    }
+}
+
+/// A decided score made relative to the node storing it.
+fn to_table(score: i32, ply: u32) -> i32 {
+    if score > DECIDED {
+        score + ply as i32
+    } else if score < -DECIDED {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// A stored decided score made relative to the root again.
+fn from_table(score: i32, ply: u32) -> i32 {
+    if score > DECIDED {
+        score - ply as i32
+    } else if score < -DECIDED {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// Whether `turn` puts a dot on a cell of `cells`.
+fn touches(turn: Turn, cells: punct_rules::CellSet) -> bool {
+    landing_cells(turn).is_some_and(|l| l.iter().any(|&c| cells.contains(c)))
+}
+
+/// Whether `turn` may stop the opponent connecting through `threats`, their win zone: it
+/// puts a dot there, or it lifts a piece from there, which changes the heights their
+/// jump would need.
+fn may_block(position: &Position, turn: Turn, threats: punct_rules::CellSet) -> bool {
+    touches(turn, threats)
+        || origin_cells(position, turn).is_some_and(|o| o.iter().any(|&c| threats.contains(c)))
+}
+
+/// A turn that connects the side to move at once, if there is one.
+pub(crate) fn winning_turn(
+    position: &Position,
+    turns: &[Turn],
+    analysis: &Analysis,
+) -> Option<Turn> {
+    let mover = position.to_move();
+    let zone = analysis.win_zone[mover as usize];
+    if zone.is_empty() {
+        return None;
+    }
+    first_win(position, turns.iter().copied(), zone)
+}
+
+/// The first of `turns` that connects the side to move at once; `zone` is their
+/// [`win_zone`], which every such turn touches.
+fn first_win(
+    position: &Position,
+    turns: impl Iterator<Item = Turn>,
+    zone: punct_rules::CellSet,
+) -> Option<Turn> {
+    let mover = position.to_move();
+    let groups = Groups::new(position, mover);
+    turns.filter(|&t| touches(t, zone)).find(|&t| {
+        if t.is_drop() {
+            drop_connects(&groups, t)
+        } else {
+            play(position, t).1 == Some(End::Win(mover))
+        }
+    })
+}
+
+/// Whether the side to move can connect at once; `zone` is their [`win_zone`].
+fn can_win_now(position: &Position, zone: punct_rules::CellSet) -> bool {
+    first_win(position, position.legal_turns().into_iter(), zone).is_some()
+}
+
+/// Whether `child` loses for its chooser: it uncovers the opponent's connection, or the
+/// `opponent` can connect on their next turn.
+fn loses_at_once(child: &Child, opponent: Color) -> bool {
+    match child.end {
+        Some(End::Win(winner)) => winner == opponent,
+        Some(End::Draw) => false,
+        None => {
+            let zone = win_zone(&child.position, opponent);
+            !zone.is_empty() && can_win_now(&child.position, zone)
+        }
+    }
+}
+
+/// Up to `limit` turns, most promising first by the cells they touch, `hint` always
+/// among them.
+fn order_cheaply(
+    position: &Position,
+    turns: &[Turn],
+    analysis: &Analysis,
+    limit: usize,
+    hint: Option<Turn>,
+) -> Vec<Turn> {
+    let me = position.to_move() as usize;
+    let them = 1 - me;
+    let mine = position.visible(position.to_move());
+    let theirs = position.visible(position.to_move().opponent());
+    let centre = centre_weight(position);
+    let score = |turn: Turn| -> i32 {
+        let Some(landing) = landing_cells(turn) else {
+            return 0;
+        };
+        let mut s = 0;
+        for &cell in &landing {
+            if mine.contains(cell) {
+                continue;
+            }
+            if analysis.win_zone[me].contains(cell) {
+                s += 60;
+            }
+            if analysis.win_zone[them].contains(cell) {
+                s += 50;
+            }
+            if analysis.zone[me].contains(cell) {
+                s += 10;
+            } else if analysis.near[me].contains(cell) {
+                s += 2;
+            }
+            if analysis.zone[them].contains(cell) {
+                // Covering their dot on their path cuts it.
+                s += if theirs.contains(cell) { 14 } else { 8 };
+            } else if analysis.near[them].contains(cell) {
+                s += 2;
+            }
+        }
+        if centre > 0 {
+            // Near the end of the standard game, the central hexagon is worth moving to.
+            for &cell in landing
+                .iter()
+                .filter(|c| c.is_central() && !mine.contains(**c))
+            {
+                s += if theirs.contains(cell) {
+                    centre / 4
+                } else {
+                    centre / 8
+                };
+            }
+        }
+        if let Some(origin) = origin_cells(position, turn) {
+            for cell in origin.into_iter().filter(|c| !landing.contains(c)) {
+                if analysis.zone[me].contains(cell) {
+                    s -= 10;
+                }
+                if cell.is_central() {
+                    s -= centre / 8;
+                }
+            }
+        }
+        s
+    };
+    let mut scored: Vec<(i32, usize)> = turns
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (if Some(t) == hint { i32::MAX } else { score(t) }, i))
+        .collect();
+    let limit = limit.min(scored.len());
+    if limit < scored.len() {
+        scored.select_nth_unstable_by_key(limit, |&(s, i)| (std::cmp::Reverse(s), i));
+        scored.truncate(limit);
+    }
+    scored.sort_unstable_by_key(|&(s, i)| (std::cmp::Reverse(s), i));
+    scored.into_iter().map(|(_, i)| turns[i]).collect()
+}
