@@ -1,0 +1,272 @@
+//! `punct load`: puts a running `punct-server` under the load of many real games.
+//!
+//! It creates rooms over HTTP, seats two simulated players in each over real WebSockets,
+//! who play random legal turns (chosen with `punct-rules`) at a set overall pace, adds
+//! spectators to every room and, if asked, idle connections that only say hello. It
+//! measures what operators judge a server by: connections held, turns per second, the
+//! latency of a turn (sent → the mover's ack) and of its fan-out (sent → the last
+//! spectator has it), errors, dropped connections, and the server's resident memory.
+//! At the end it fetches every room's record to check that every acknowledged turn is
+//! there.
+//!
+//! It only ever targets loopback, and stops by itself after `--seconds`.
+//!
+//! # Layout
+//!
+//! - [`LoadConfig`]: what to run (flags of `punct load`), and [`run`], which runs it.
+//! - `room`: one room's players and spectators, and the idle connections.
+//! - `net`: a WebSocket connection from a chosen loopback source address, and the
+//!   minimal HTTP/1.1 requests that create rooms and fetch records.
+//! - `stats`: the shared counters and latency samples, and the [`Report`].
+//! - `process`: finds the server's process from its listening port and reads its memory.
+
+mod net;
+mod process;
+mod room;
+mod stats;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::time::Instant;
+
+pub use stats::{Latency, Report};
+
+use room::Plan;
+use stats::Stats;
+
+/// What a load run does. Every field is a flag of `punct load`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct LoadConfig {
+    /// The server's address; only loopback addresses are accepted.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub server: SocketAddr,
+    /// Rooms to create, each with two players.
+    #[arg(long, default_value_t = 10)]
+    pub rooms: usize,
+    /// Spectators in every room.
+    #[arg(long, default_value_t = 3)]
+    pub spectators: usize,
+    /// Extra connections that say hello and then only answer pings.
+    #[arg(long, default_value_t = 0)]
+    pub idle: usize,
+    /// Turns per second over all rooms together.
+    #[arg(long, default_value_t = 10.0)]
+    pub rate: f64,
+    /// How long the players play, in seconds, once every connection is open (at most an
+    /// hour).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub seconds: u64,
+    /// Loopback source addresses the client sockets are spread over (127.0.0.1,
+    /// 127.0.0.2, …); each can hold about 28,000 connections to one server port.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=250))]
+    pub sources: u8,
+    /// Connections opened at once while setting up.
+    #[arg(long, default_value_t = 64)]
+    pub connect_concurrency: usize,
+    /// The server's process id, for its memory; found from its listening port if left
+    /// out.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Print a line of progress every second (on standard error).
+    #[arg(long)]
+    pub progress: bool,
+}
+
+impl Default for LoadConfig {
+    fn default() -> LoadConfig {
+        LoadConfig {
+            server: SocketAddr::from((Ipv4Addr::LOCALHOST, 8080)),
+            rooms: 10,
+            spectators: 3,
+            idle: 0,
+            rate: 10.0,
+            seconds: 30,
+            sources: 8,
+            connect_concurrency: 64,
+            server_pid: None,
+            progress: false,
+        }
+    }
+}
+
+/// Why a load run could not be made.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The server address is not a loopback address.
+    NotLoopback(SocketAddr),
+    /// The process may not open enough files for the connections asked for.
+    TooFewFiles {
+        /// Connections the run needs.
+        needed: u64,
+        /// The most files this process may open.
+        limit: u64,
+    },
+    /// The rate is not a positive number.
+    BadRate(f64),
+    /// Setting up a room or a connection failed before the clock started.
+    Setup(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::NotLoopback(addr) => {
+                write!(
+                    f,
+                    "{addr} is not a loopback address: punct load only targets this machine"
+                )
+            }
+            LoadError::TooFewFiles { needed, limit } => write!(
+                f,
+                "{needed} connections need more open files than the limit of {limit} (raise `ulimit -n`)"
+            ),
+            LoadError::BadRate(rate) => write!(f, "the rate must be a positive number, not {rate}"),
+            LoadError::Setup(why) => write!(f, "setting up failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Runs the load described by `config` and reports what it measured.
+pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
+    if !config.server.ip().is_loopback() {
+        return Err(LoadError::NotLoopback(config.server));
+    }
+    if !(config.rate.is_finite() && config.rate > 0.0) {
+        return Err(LoadError::BadRate(config.rate));
+    }
+    let connections = (config.rooms * (2 + config.spectators) + config.idle) as u64;
+    // Headroom for the HTTP requests, the runtime and standard streams.
+    let needed = connections + 64;
+    let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0);
+    if limit < needed {
+        return Err(LoadError::TooFewFiles { needed, limit });
+    }
+    let server_pid = config
+        .server_pid
+        .or_else(|| process::listening_pid(config.server.port()));
+    let rss_before = server_pid.and_then(process::rss_bytes);
+
+    let stats = Arc::new(Stats::default());
+    let (start_tx, start) = watch::channel(None);
+    let (ready_tx, mut ready) = mpsc::channel(64);
+    let plan = Arc::new(Plan {
+        server: config.server,
+        sources: (1..=config.sources)
+            .map(|n| Ipv4Addr::new(127, 0, 0, n))
+            .collect(),
+        spectators: config.spectators,
+        // Each room plays one turn per interval, so all rooms together play `rate`.
+        interval: Duration::from_secs_f64(config.rooms as f64 / config.rate),
+        connecting: Semaphore::new(config.connect_concurrency.max(1)),
+        stats: Arc::clone(&stats),
+        start,
+        next_source: AtomicUsize::new(0),
+    });
+    let mut tasks = Vec::new();
+    for n in 0..config.rooms {
+        let plan = Arc::clone(&plan);
+        let ready = ready_tx.clone();
+        tasks.push(tokio::spawn(room::play(plan, n, ready)));
+    }
+    let mut idlers = Vec::new();
+    for _ in 0..config.idle {
+        idlers.push(tokio::spawn(room::idle(
+            Arc::clone(&plan),
+            ready_tx.clone(),
+        )));
+    }
+    drop(ready_tx);
+
+    let setup_started = Instant::now();
+    for done in 0..config.rooms + config.idle {
+        match ready.recv().await {
+            Some(Ok(())) => {}
+            Some(Err(why)) => {
+                let _ = start_tx.send(Some(Stop::Abort));
+                return Err(LoadError::Setup(why));
+            }
+            None => {
+                return Err(LoadError::Setup(format!(
+                    "{done} set up, then the tasks ended"
+                )));
+            }
+        }
+        if config.progress && (done + 1) % 1000 == 0 {
+            eprintln!("set up {} of {}", done + 1, config.rooms + config.idle);
+        }
+    }
+    let setup = setup_started.elapsed();
+    let held_at_start = stats.connected();
+    let rss_loaded = server_pid.and_then(process::rss_bytes);
+
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(config.seconds);
+    let _ = start_tx.send(Some(Stop::At(deadline)));
+    let mut tick =
+        tokio::time::interval_at(started + Duration::from_secs(1), Duration::from_secs(1));
+    let mut last_turns = 0;
+    while Instant::now() < deadline {
+        tokio::select! {
+            _ = tick.tick() => {}
+            () = tokio::time::sleep_until(deadline) => break,
+        }
+        if config.progress {
+            let turns = stats.turns();
+            eprintln!(
+                "{:>4}s  connections {}  turns/s {}  errors {}  dropped {}{}",
+                started.elapsed().as_secs(),
+                stats.connected(),
+                turns - last_turns,
+                stats.errors(),
+                stats.dropped_count(),
+                server_pid
+                    .and_then(process::rss_bytes)
+                    .map(|rss| format!("  server memory {} MiB", rss >> 20))
+                    .unwrap_or_default(),
+            );
+            last_turns = turns;
+        }
+    }
+    let played = started.elapsed();
+    let rss_end = server_pid.and_then(process::rss_bytes);
+
+    let mut rooms = Vec::new();
+    for task in tasks {
+        match task.await {
+            Ok(played) => rooms.extend(played),
+            Err(e) => stats.error(format!("room task failed: {e}")),
+        }
+    }
+    for idler in idlers {
+        if let Err(e) = idler.await {
+            stats.error(format!("idle task failed: {e}"));
+        }
+    }
+    let unpersisted = room::unpersisted(&plan, &rooms).await;
+
+    Ok(stats.report(stats::Run {
+        config: &config,
+        connections,
+        held_at_start,
+        setup,
+        played,
+        unpersisted,
+        rooms: rooms.len(),
+        rss: [rss_before, rss_loaded, rss_end],
+    }))
+}
+
+/// When the room and idle tasks stop.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// Play until then.
+    At(Instant),
+    /// Setting up failed elsewhere: stop now.
+    Abort,
+}

@@ -1,0 +1,354 @@
+//! One room's two players and its spectators, and the idle connections.
+//!
+//! A room's players are driven by one task, which holds the game and plays a random
+//! legal turn for whoever is to move at each tick of the room's pace. Each spectator
+//! has a task of its own that reads the room's events and reports when each turn has
+//! reached it; the turn's fan-out latency is the time until it has reached them all.
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use punct_engine::Rng;
+use punct_protocol::{ClientMessage, Record, SeatGranted};
+use punct_rules::{Game, Turn, Variant};
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::Stop;
+use crate::net::{Conn, Incoming, http};
+use crate::stats::Stats;
+
+/// What every room and idle task shares.
+pub(crate) struct Plan {
+    /// The server.
+    pub(crate) server: SocketAddr,
+    /// Loopback addresses to connect from, in turn.
+    pub(crate) sources: Vec<Ipv4Addr>,
+    /// Spectators per room.
+    pub(crate) spectators: usize,
+    /// Time between two turns of one room.
+    pub(crate) interval: Duration,
+    /// Bounds the connections being opened at once.
+    pub(crate) connecting: Semaphore,
+    /// Where everything is counted.
+    pub(crate) stats: Arc<Stats>,
+    /// Says when play starts and ends.
+    pub(crate) start: watch::Receiver<Option<Stop>>,
+    /// Spreads sockets over the sources.
+    pub(crate) next_source: AtomicUsize,
+}
+
+impl Plan {
+    fn source(&self) -> Ipv4Addr {
+        let n = self.next_source.fetch_add(1, Ordering::Relaxed);
+        self.sources[n % self.sources.len()]
+    }
+
+    async fn connect(&self) -> Result<Conn, String> {
+        let _permit = self.connecting.acquire().await.expect("never closed");
+        Conn::open(self.server, self.source(), &self.stats).await
+    }
+
+    async fn http<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        path: &str,
+        body: &str,
+    ) -> Result<T, String> {
+        let (status, answer) = http(self.server, self.source(), method, path, body).await?;
+        if !(200..300).contains(&status) {
+            return Err(format!("{method} {path}: {status} {answer}"));
+        }
+        serde_json::from_str(&answer).map_err(|e| format!("{method} {path}: {e}"))
+    }
+
+    /// Waits for the start; answers the end of play, or `None` if the run was called off.
+    async fn started(&self) -> Option<Instant> {
+        let mut start = self.start.clone();
+        let stop = *start.wait_for(Option::is_some).await.ok()?;
+        match stop {
+            Some(Stop::At(deadline)) => Some(deadline),
+            _ => None,
+        }
+    }
+}
+
+/// A room the load played in, and how many turns the server acknowledged there.
+pub(crate) struct Played {
+    /// The room's id.
+    room: String,
+    /// Turns acknowledged.
+    acked: usize,
+}
+
+/// Sets up room `n`, reports on `ready`, then plays at the room's pace until the end of
+/// the run, opening a new room whenever a game ends.
+pub(crate) async fn play(
+    plan: Arc<Plan>,
+    n: usize,
+    ready: mpsc::Sender<Result<(), String>>,
+) -> Vec<Played> {
+    let mut rng = Rng::new(0x5EED_0000 + n as u64);
+    let mut played = Vec::new();
+    let set_up = Table::set_up(&plan).await;
+    let ok = set_up.as_ref().map(|_| ()).map_err(Clone::clone);
+    let _ = ready.send(ok).await;
+    drop(ready);
+    let (Ok(mut table), Some(deadline)) = (set_up, plan.started().await) else {
+        return played;
+    };
+    // Rooms start at random points of their interval, so turns arrive evenly.
+    let mut next = Instant::now() + plan.interval.mul_f64(rng.below(1000) as f64 / 1000.0);
+    while next < deadline {
+        tokio::time::sleep_until(next).await;
+        next += plan.interval;
+        match table.turn(&plan, &mut rng).await {
+            Ok(true) => {}
+            Ok(false) => {
+                plan.stats.game_finished();
+                played.push(table.finish());
+                table = match Table::set_up(&plan).await {
+                    Ok(table) => table,
+                    Err(why) => {
+                        plan.stats.error(why);
+                        return played;
+                    }
+                };
+            }
+            Err(why) => {
+                plan.stats.dropped(why);
+                played.push(table.finish());
+                return played;
+            }
+        }
+    }
+    played.push(table.finish());
+    played
+}
+
+/// Opens an idle connection, reports on `ready`, and answers pings until the end.
+pub(crate) async fn idle(plan: Arc<Plan>, ready: mpsc::Sender<Result<(), String>>) {
+    let conn = plan.connect().await;
+    let ok = conn.as_ref().map(|_| ()).map_err(Clone::clone);
+    let _ = ready.send(ok).await;
+    drop(ready);
+    let (Ok(mut conn), Some(deadline)) = (conn, plan.started().await) else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            // Reading is what answers the server's pings.
+            message = conn.recv() => if let Err(why) = message {
+                plan.stats.dropped(format!("idle connection: {why}"));
+                return;
+            },
+            () = tokio::time::sleep_until(deadline) => return,
+        }
+    }
+}
+
+/// Fetches every room's record; answers how many acknowledged turns are missing.
+pub(crate) async fn unpersisted(plan: &Plan, rooms: &[Played]) -> u64 {
+    let mut missing = 0;
+    for played in rooms {
+        let path = format!("/api/rooms/{}/record", played.room);
+        match plan.http::<Record>("GET", &path, "").await {
+            Ok(record) => missing += played.acked.saturating_sub(record.turns.len()) as u64,
+            Err(why) => {
+                plan.stats.error(format!("record: {why}"));
+                missing += played.acked as u64;
+            }
+        }
+    }
+    missing
+}
+
+/// A room being played: both players' connections and the game as they know it.
+struct Table {
+    /// The room's id.
+    room: String,
+    /// White's and Black's connections.
+    players: [Conn; 2],
+    /// The game, kept by applying each acknowledged turn.
+    game: Game,
+    /// Turns acknowledged.
+    acked: usize,
+    /// Turns on their way to the spectators.
+    fanout: Arc<Fanout>,
+    /// The spectators' tasks.
+    spectators: Vec<JoinHandle<()>>,
+}
+
+impl Table {
+    /// Creates a room over HTTP, takes both seats, and opens every connection.
+    async fn set_up(plan: &Arc<Plan>) -> Result<Table, String> {
+        let body = r#"{"variant":"standard","color":"white","visibility":"private"}"#;
+        let white: SeatGranted = plan.http("POST", "/api/rooms", body).await?;
+        let black: SeatGranted = plan
+            .http("POST", &format!("/api/rooms/{}/seat", white.room), "")
+            .await?;
+        let room = white.room.clone();
+        let mut players = Vec::with_capacity(2);
+        for seat in [white, black] {
+            let mut conn = plan.connect().await?;
+            conn.request(|id| ClientMessage::Join {
+                id,
+                room: seat.room.clone(),
+                token: seat.token,
+            })
+            .await?;
+            players.push(conn);
+        }
+        let [white, black] = <[Conn; 2]>::try_from(players).map_err(|_| "two seats")?;
+        let fanout = Arc::new(Fanout::default());
+        let mut spectators = Vec::with_capacity(plan.spectators);
+        for _ in 0..plan.spectators {
+            let mut conn = plan.connect().await?;
+            conn.request(|id| ClientMessage::Watch {
+                id,
+                room: room.clone(),
+            })
+            .await?;
+            let (fanout, stats) = (Arc::clone(&fanout), Arc::clone(&plan.stats));
+            spectators.push(tokio::spawn(watch(conn, fanout, stats)));
+        }
+        Ok(Table {
+            room,
+            players: [white, black],
+            game: Game::new(Variant::Standard),
+            acked: 0,
+            fanout,
+            spectators,
+        })
+    }
+
+    /// Plays one random legal turn for the side to move; answers whether the game goes
+    /// on. A refused turn is counted as an error and changes nothing.
+    async fn turn(&mut self, plan: &Plan, rng: &mut Rng) -> Result<bool, String> {
+        let turn = pick(&self.game.legal_turns(), rng);
+        let number = self.game.turns().len() + 1;
+        let mover = &mut self.players[self.game.to_move() as usize];
+        self.fanout.expect(number, plan.spectators);
+        let sent = Instant::now();
+        let id = mover.send(|id| ClientMessage::Play { id, turn }).await?;
+        loop {
+            match mover.recv().await? {
+                Incoming::Reply { id: reply } if reply == id => break,
+                Incoming::Error {
+                    id: Some(reply),
+                    code,
+                } if reply == id => {
+                    self.fanout.forget(number);
+                    plan.stats.error(format!("turn refused: {code}"));
+                    return Ok(true);
+                }
+                _ => continue,
+            }
+        }
+        plan.stats.turn(sent.elapsed());
+        self.acked += 1;
+        self.game
+            .play(turn)
+            .map_err(|e| format!("the server took a turn the rules refuse: {e}"))?;
+        Ok(!self.game.is_over())
+    }
+
+    /// Closes the room's connections; answers what was played there.
+    fn finish(self) -> Played {
+        for spectator in &self.spectators {
+            spectator.abort();
+        }
+        Played {
+            room: self.room,
+            acked: self.acked,
+        }
+    }
+}
+
+/// A spectator: reads the room's events and reports each turn's arrival.
+async fn watch(mut conn: Conn, fanout: Arc<Fanout>, stats: Arc<Stats>) {
+    loop {
+        match conn.recv().await {
+            Ok(Incoming::Turn { number }) => fanout.arrived(number, &stats),
+            Ok(Incoming::GameOver) => return,
+            Ok(_) => {}
+            Err(why) => {
+                stats.dropped(format!("spectator: {why}"));
+                return;
+            }
+        }
+    }
+}
+
+/// A random legal turn, mostly a move when there is one: drops use up the reserves and
+/// end the game, and long games keep the load steady.
+fn pick(legal: &[Turn], rng: &mut Rng) -> Turn {
+    let moves: Vec<Turn> = legal.iter().copied().filter(|t| !t.is_drop()).collect();
+    let from = if moves.is_empty() || rng.below(5) == 0 {
+        legal
+    } else {
+        &moves
+    };
+    from[rng.below(from.len())]
+}
+
+/// Turns sent but not yet seen by every spectator, by turn number.
+#[derive(Debug, Default)]
+struct Fanout {
+    /// The turns on their way.
+    pending: Mutex<HashMap<usize, Pending>>,
+}
+
+/// One turn on its way to the spectators.
+#[derive(Debug)]
+struct Pending {
+    /// When its player sent it.
+    sent: Instant,
+    /// Spectators that have not seen it yet.
+    waiting: usize,
+    /// The longest any spectator waited so far.
+    slowest: Duration,
+}
+
+impl Fanout {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Pending>> {
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Turn `number` is being sent now, to `spectators` spectators.
+    fn expect(&self, number: usize, spectators: usize) {
+        if spectators > 0 {
+            let pending = Pending {
+                sent: Instant::now(),
+                waiting: spectators,
+                slowest: Duration::ZERO,
+            };
+            self.lock().insert(number, pending);
+        }
+    }
+
+    /// Turn `number` was refused: nobody will see it.
+    fn forget(&self, number: usize) {
+        self.lock().remove(&number);
+    }
+
+    /// A spectator has turn `number`; the last one records the fan-out latency.
+    fn arrived(&self, number: usize, stats: &Stats) {
+        let mut pending = self.lock();
+        let Some(turn) = pending.get_mut(&number) else {
+            return;
+        };
+        turn.slowest = turn.slowest.max(turn.sent.elapsed());
+        turn.waiting -= 1;
+        if turn.waiting == 0 {
+            stats.fanout(turn.slowest);
+            pending.remove(&number);
+        }
+    }
+}
