@@ -14,7 +14,7 @@ use std::time::Duration;
 use punct_engine::Rng;
 use punct_protocol::{ClientMessage, Record, SeatGranted};
 use punct_rules::{Game, Turn, Variant};
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{Notify, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -110,7 +110,7 @@ pub(crate) async fn play(
             Ok(true) => {}
             Ok(false) => {
                 plan.stats.game_finished();
-                played.push(table.finish());
+                played.push(table.finish().await);
                 table = match Table::set_up(&plan).await {
                     Ok(table) => table,
                     Err(why) => {
@@ -121,12 +121,12 @@ pub(crate) async fn play(
             }
             Err(why) => {
                 plan.stats.dropped(why);
-                played.push(table.finish());
+                played.push(table.finish().await);
                 return played;
             }
         }
     }
-    played.push(table.finish());
+    played.push(table.finish().await);
     played
 }
 
@@ -257,8 +257,10 @@ impl Table {
         Ok(!self.game.is_over())
     }
 
-    /// Closes the room's connections; answers what was played there.
-    fn finish(self) -> Played {
+    /// Closes the room's connections once the last turn has reached every spectator (or
+    /// a second has passed); answers what was played there.
+    async fn finish(self) -> Played {
+        let _ = tokio::time::timeout(Duration::from_secs(1), self.fanout.drained()).await;
         for spectator in &self.spectators {
             spectator.abort();
         }
@@ -301,6 +303,8 @@ fn pick(legal: &[Turn], rng: &mut Rng) -> Turn {
 struct Fanout {
     /// The turns on their way.
     pending: Mutex<HashMap<usize, Pending>>,
+    /// Told when the last turn on its way has arrived.
+    drained: Notify,
 }
 
 /// One turn on its way to the spectators.
@@ -349,6 +353,21 @@ impl Fanout {
         if turn.waiting == 0 {
             stats.fanout(turn.slowest);
             pending.remove(&number);
+            if pending.is_empty() {
+                self.drained.notify_waiters();
+            }
+        }
+    }
+
+    /// Completes once no turn is on its way.
+    async fn drained(&self) {
+        loop {
+            // Registered before the check, so an arrival in between is not missed.
+            let arrived = self.drained.notified();
+            if self.lock().is_empty() {
+                return;
+            }
+            arrived.await;
         }
     }
 }
