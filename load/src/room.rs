@@ -199,6 +199,7 @@ impl Table {
                 id,
                 room: seat.room.clone(),
                 token: seat.token,
+                since: None,
             })
             .await?;
             players.push(conn);
@@ -211,6 +212,7 @@ impl Table {
             conn.request(|id| ClientMessage::Watch {
                 id,
                 room: room.clone(),
+                since: None,
             })
             .await?;
             let (fanout, stats) = (Arc::clone(&fanout), Arc::clone(&plan.stats));

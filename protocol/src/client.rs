@@ -6,7 +6,7 @@ use punct_rules::Turn;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, RequestId};
+use crate::{ErrorCode, RequestId, Seq};
 
 /// A request from a client. Every request has an `id`, chosen by the client, that the
 /// server echoes in its reply.
@@ -29,6 +29,11 @@ pub enum ClientMessage {
         room: String,
         /// The secret seat token.
         token: String,
+        /// When coming back: the last room sequence number this client saw. The server
+        /// answers `resumed` and sends the events missed since, or a fresh snapshot when
+        /// it no longer has them all.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<Seq>,
     },
     /// Watch a room as a spectator. Answered with a snapshot.
     Watch {
@@ -36,6 +41,9 @@ pub enum ClientMessage {
         id: RequestId,
         /// The room's id.
         room: String,
+        /// When coming back: the last room sequence number seen, as for `join`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<Seq>,
     },
     /// Play a turn in the room joined as a player. Answered with an `ack` (then the
     /// `turn_played` event that everyone gets) or an `error`.
@@ -46,6 +54,29 @@ pub enum ClientMessage {
         #[schemars(with = "crate::schema::TurnDef")]
         turn: Turn,
     },
+    /// Give up the game: the opponent wins. Answered with an `ack`; `game_over` follows.
+    Resign {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
+    /// Offer the opponent a draw. It stands until the opponent accepts or declines it, or
+    /// the offerer plays a turn. Answered with an `ack`; `draw_offered` follows.
+    OfferDraw {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
+    /// Accept the opponent's standing draw offer. Answered with an `ack`; `game_over`
+    /// follows.
+    AcceptDraw {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
+    /// Decline the opponent's standing draw offer. Answered with an `ack`;
+    /// `draw_declined` follows.
+    DeclineDraw {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
 }
 
 impl ClientMessage {
@@ -55,7 +86,11 @@ impl ClientMessage {
             ClientMessage::Hello { id, .. }
             | ClientMessage::Join { id, .. }
             | ClientMessage::Watch { id, .. }
-            | ClientMessage::Play { id, .. } => id,
+            | ClientMessage::Play { id, .. }
+            | ClientMessage::Resign { id }
+            | ClientMessage::OfferDraw { id }
+            | ClientMessage::AcceptDraw { id }
+            | ClientMessage::DeclineDraw { id } => id,
         }
     }
 

@@ -115,6 +115,8 @@ pub(crate) enum WinReasonDef {
     Connection,
     /// Standard game: more visible dots in the central hexagon at the end.
     Centre,
+    /// The opponent resigned.
+    Resignation,
 }
 
 /// Why a game was drawn.
@@ -128,6 +130,8 @@ pub(crate) enum DrawReasonDef {
     BasicEnd,
     /// The same position stood for the third time.
     Repetition,
+    /// The players agreed to a draw.
+    Agreement,
 }
 
 /// How a game ended.
@@ -204,14 +208,19 @@ mod tests {
         );
         assert_eq!(
             names::<WinReasonDef>(),
-            serialised([WinReason::Connection, WinReason::Centre])
+            serialised([
+                WinReason::Connection,
+                WinReason::Centre,
+                WinReason::Resignation
+            ])
         );
         assert_eq!(
             names::<DrawReasonDef>(),
             serialised([
                 DrawReason::CentreTie,
                 DrawReason::BasicEnd,
-                DrawReason::Repetition
+                DrawReason::Repetition,
+                DrawReason::Agreement
             ])
         );
         let win = Outcome::Win {

@@ -29,7 +29,19 @@ pub enum ServerMessage {
         /// The room as it stands after event `room.seq`.
         room: RoomSnapshot,
     },
-    /// A `play` was accepted; the `turn_played` event with this `seq` follows.
+    /// The reply to a `join` or `watch` that gave `since`: the events after `since`
+    /// follow, in order, then the live ones. (A client whose `since` is too old gets a
+    /// `snapshot` instead.)
+    Resumed {
+        /// The request's id.
+        id: RequestId,
+        /// Who the receiver is in this room.
+        you: Role,
+        /// The `since` of the request: the events replayed start after it.
+        since: Seq,
+    },
+    /// A request was accepted: for a `play`, the `turn_played` event with this `seq`
+    /// follows; for `resign` and the draw requests, the event they caused.
     Ack {
         /// The `play`'s id.
         id: RequestId,
@@ -72,6 +84,23 @@ pub enum ServerMessage {
         /// Who won and why, or why it is a draw.
         #[schemars(with = "crate::schema::OutcomeDef")]
         outcome: Outcome,
+    },
+    /// Room event: a player offered a draw; it stands until the opponent accepts or
+    /// declines it, or the offerer plays a turn.
+    DrawOffered {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who offered.
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
+    },
+    /// Room event: the draw offer was declined by `by`.
+    DrawDeclined {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who declined.
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
     },
     /// Room event: a player took their seat for the first time.
     PlayerJoined {
@@ -129,6 +158,8 @@ impl ServerMessage {
         match *self {
             ServerMessage::TurnPlayed { seq, .. }
             | ServerMessage::GameOver { seq, .. }
+            | ServerMessage::DrawOffered { seq, .. }
+            | ServerMessage::DrawDeclined { seq, .. }
             | ServerMessage::PlayerJoined { seq, .. }
             | ServerMessage::PlayerLeft { seq, .. }
             | ServerMessage::PlayerReconnected { seq, .. }
@@ -192,6 +223,13 @@ pub enum ErrorCode {
     SeatTakenOver,
     /// The server is shutting down.
     ShuttingDown,
+    /// The game is over: nothing more can be done in it.
+    GameOver,
+    /// `accept_draw` or `decline_draw` with no offer from the opponent standing, or
+    /// `offer_draw` with an offer already standing.
+    NoDrawOffer,
+    /// The server could not store the request; nothing changed. Try again.
+    StorageFailed,
 }
 
 impl ErrorCode {
@@ -217,6 +255,9 @@ impl ErrorCode {
             ErrorCode::BadRequest => "bad-request",
             ErrorCode::SeatTakenOver => "seat-taken-over",
             ErrorCode::ShuttingDown => "shutting-down",
+            ErrorCode::GameOver => "game-over",
+            ErrorCode::NoDrawOffer => "no-draw-offer",
+            ErrorCode::StorageFailed => "storage-failed",
         }
     }
 }
@@ -286,6 +327,10 @@ pub struct RoomSnapshot {
     pub outcome: Option<Outcome>,
     /// How many spectators watch.
     pub spectators: usize,
+    /// The player whose draw offer stands, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    pub draw_offer: Option<Color>,
     /// Every legal turn: only in the snapshot sent to the player to move while the game
     /// goes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]

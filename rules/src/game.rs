@@ -14,6 +14,9 @@ pub enum WinReason {
     Connection,
     /// Standard game: more visible dots in the central hexagon when the game ended.
     Centre,
+    /// The opponent resigned. Decided off the board (by a server): [`Game`] never
+    /// produces it.
+    Resignation,
 }
 
 /// Why a game was drawn.
@@ -27,6 +30,9 @@ pub enum DrawReason {
     BasicEnd,
     /// The same position stood for the third time.
     Repetition,
+    /// The players agreed to a draw. Decided off the board (by a server): [`Game`] never
+    /// produces it.
+    Agreement,
 }
 
 /// How a game ended.
@@ -56,6 +62,7 @@ impl fmt::Display for Outcome {
                 let reason = match reason {
                     WinReason::Connection => "connection",
                     WinReason::Centre => "centre",
+                    WinReason::Resignation => "resignation",
                 };
                 write!(f, "winner {winner} ({reason})")
             }
@@ -64,6 +71,7 @@ impl fmt::Display for Outcome {
                     DrawReason::CentreTie => "centre-tie",
                     DrawReason::BasicEnd => "basic-end",
                     DrawReason::Repetition => "repetition",
+                    DrawReason::Agreement => "agreement",
                 };
                 write!(f, "draw ({reason})")
             }

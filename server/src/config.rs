@@ -6,6 +6,11 @@ use std::time::Duration;
 /// the binary reads them from flags or `PUNCT_*` environment variables.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
+    /// The SQLite database file, created on first start; `:memory:` keeps everything in
+    /// memory (nothing survives a restart). Without it (`Config::default()`, for
+    /// tests), the database is in memory.
+    #[arg(long, env = "PUNCT_DATABASE", default_value = "punct.db")]
+    pub database: Option<std::path::PathBuf>,
     /// Most WebSocket connections open at once; more are refused with 503.
     #[arg(long, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
     pub max_connections: usize,
@@ -40,6 +45,7 @@ pub struct Config {
 impl Config {
     /// The defaults, as the binary uses them when no flag or variable is given.
     pub const DEFAULT: Config = Config {
+        database: None,
         max_connections: 1024,
         max_rooms: 1000,
         max_message_bytes: 4096,

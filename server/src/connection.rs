@@ -13,12 +13,14 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, close_code};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use punct_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, ServerMessage};
+use punct_protocol::{
+    ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, Seq, ServerMessage,
+};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::AppState;
-use crate::room::{ConnId, Event, Joined, RoomClosed, RoomHandle};
+use crate::room::{Act, ConnId, Event, Joined, Refusal, RoomClosed, RoomHandle, Start};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -268,11 +270,16 @@ impl Connection {
                 ErrorCode::DuplicateHello,
                 "this connection has said hello already",
             ),
-            ClientMessage::Join { id, room, token } => {
-                let Some(handle) = self.room_to_enter(id, &room)? else {
+            ClientMessage::Join {
+                id,
+                room,
+                token,
+                since,
+            } => {
+                let Some(handle) = self.room_to_enter(id, &room).await? else {
                     return Ok(());
                 };
-                match handle.join(self.id, token).await {
+                match handle.join(self.id, token, since).await {
                     Ok(Ok(joined)) => self.enter(id, handle, joined),
                     Ok(Err(code)) => self.error(Some(id), code, describe(code)),
                     Err(RoomClosed) => self.error(
@@ -282,11 +289,11 @@ impl Connection {
                     ),
                 }
             }
-            ClientMessage::Watch { id, room } => {
-                let Some(handle) = self.room_to_enter(id, &room)? else {
+            ClientMessage::Watch { id, room, since } => {
+                let Some(handle) = self.room_to_enter(id, &room).await? else {
                     return Ok(());
                 };
-                match handle.watch(self.id).await {
+                match handle.watch(self.id, since).await {
                     Ok(joined) => self.enter(id, handle, joined),
                     Err(RoomClosed) => self.error(
                         Some(id),
@@ -303,22 +310,54 @@ impl Connection {
                         describe(ErrorCode::NotJoined),
                     );
                 };
-                match membership.handle.play(self.id, turn).await {
-                    Ok(Ok(seq)) => self.send(&ServerMessage::Ack { id, seq }),
-                    Ok(Err(refusal)) => self.send(&ServerMessage::Error {
-                        id: Some(id),
-                        code: refusal.code,
-                        rule: refusal.rule.map(str::to_owned),
-                        message: refusal.message,
-                    }),
-                    Err(RoomClosed) => Err(End::RoomClosed),
-                }
+                let answer = membership.handle.play(self.id, turn).await;
+                self.answer(id, answer)
             }
+            ClientMessage::Resign { id } => self.act(id, Act::Resign).await,
+            ClientMessage::OfferDraw { id } => self.act(id, Act::OfferDraw).await,
+            ClientMessage::AcceptDraw { id } => self.act(id, Act::AcceptDraw).await,
+            ClientMessage::DeclineDraw { id } => self.act(id, Act::DeclineDraw).await,
+        }
+    }
+
+    /// Resigns or offers, accepts or declines a draw.
+    async fn act(&mut self, id: RequestId, act: Act) -> Result<(), End> {
+        let Some(membership) = &self.room else {
+            return self.error(
+                Some(id),
+                ErrorCode::NotJoined,
+                describe(ErrorCode::NotJoined),
+            );
+        };
+        let answer = membership.handle.act(self.id, act).await;
+        self.answer(id, answer)
+    }
+
+    /// Acknowledges request `id` with the sequence number of the event it caused, or
+    /// passes on why the room refused it.
+    fn answer(
+        &mut self,
+        id: RequestId,
+        answer: Result<Result<Seq, Refusal>, RoomClosed>,
+    ) -> Result<(), End> {
+        match answer {
+            Ok(Ok(seq)) => self.send(&ServerMessage::Ack { id, seq }),
+            Ok(Err(refusal)) => self.send(&ServerMessage::Error {
+                id: Some(id),
+                code: refusal.code,
+                rule: refusal.rule.map(str::to_owned),
+                message: refusal.message,
+            }),
+            Err(RoomClosed) => Err(End::RoomClosed),
         }
     }
 
     /// The room a `join` or `watch` names, or `None` after telling the client why not.
-    fn room_to_enter(&mut self, id: RequestId, room: &str) -> Result<Option<RoomHandle>, End> {
+    async fn room_to_enter(
+        &mut self,
+        id: RequestId,
+        room: &str,
+    ) -> Result<Option<RoomHandle>, End> {
         if self.room.is_some() {
             self.error(
                 Some(id),
@@ -327,7 +366,7 @@ impl Connection {
             )?;
             return Ok(None);
         }
-        let handle = self.state.rooms.get(room);
+        let handle = self.state.rooms.get(room).await;
         if handle.is_none() {
             self.error(
                 Some(id),
@@ -339,7 +378,6 @@ impl Connection {
     }
 
     fn enter(&mut self, id: RequestId, handle: RoomHandle, joined: Joined) -> Result<(), End> {
-        tracing::info!(room = %joined.snapshot.room, role = ?joined.role, "entered room");
         let role = joined.role;
         self.room = Some(Membership {
             handle,
@@ -347,11 +385,39 @@ impl Connection {
             events: joined.events,
             replaced: joined.replaced,
         });
-        self.send(&ServerMessage::Snapshot {
-            id: Some(id),
-            you: role,
-            room: joined.snapshot,
-        })
+        match joined.start {
+            Start::Snapshot(room) => {
+                tracing::info!(room = %room.room, ?role, "entered room");
+                self.send(&ServerMessage::Snapshot {
+                    id: Some(id),
+                    you: role,
+                    room,
+                })
+            }
+            Start::Resumed { since, missed } => {
+                tracing::info!(?role, since, missed = missed.len(), "came back to the room");
+                self.send(&ServerMessage::Resumed {
+                    id,
+                    you: role,
+                    since,
+                })?;
+                missed
+                    .iter()
+                    .try_for_each(|event| self.forward(event, role))
+            }
+        }
+    }
+
+    /// Queues a room event, and the legal turns that come with it if they are this
+    /// connection's to know.
+    fn forward(&self, event: &Event, role: Role) -> Result<(), End> {
+        self.push(Message::Text(event.json.clone().into()))?;
+        match &event.your_turn {
+            Some((color, json)) if role.color() == Some(*color) => {
+                self.push(Message::Text(json.clone().into()))
+            }
+            _ => Ok(()),
+        }
     }
 
     async fn on_room(&mut self, news: FromRoom) -> Result<(), End> {
@@ -367,28 +433,26 @@ impl Connection {
                 Err(End::Replaced)
             }
             FromRoom::Event(Ok(event)) => {
-                let mine = event
-                    .your_turn
-                    .as_ref()
-                    .filter(|(color, _)| membership.role.color() == Some(*color))
-                    .map(|(_, json)| json.clone());
-                self.push(Message::Text(event.json.clone().into()))?;
-                match mine {
-                    Some(json) => self.push(Message::Text(json.into())),
-                    None => Ok(()),
-                }
+                let role = membership.role;
+                self.forward(&event, role)
             }
             FromRoom::Event(Err(broadcast::error::RecvError::Lagged(missed))) => {
                 tracing::info!(missed, "fell behind the room: resyncing");
                 match membership.handle.resync(self.id).await {
-                    Ok(Ok(joined)) => {
-                        membership.events = joined.events;
+                    Ok(Ok(Joined {
+                        role,
+                        start: Start::Snapshot(room),
+                        events,
+                        ..
+                    })) => {
+                        membership.events = events;
                         self.send(&ServerMessage::Snapshot {
                             id: None,
-                            you: joined.role,
-                            room: joined.snapshot,
+                            you: role,
+                            room,
                         })
                     }
+                    Ok(Ok(_)) => unreachable!("a resync always starts from a snapshot"),
                     Ok(Err(_)) => Err(End::Replaced),
                     Err(RoomClosed) => Err(End::RoomClosed),
                 }
@@ -472,6 +536,7 @@ mod tests {
 
     use super::*;
     use crate::Config;
+    use crate::store::Store;
 
     /// A client that sends what the test gives it and never reads: its socket never
     /// takes a byte.
@@ -514,19 +579,20 @@ mod tests {
             outbound_queue: 4,
             ..Config::default()
         };
-        let (state, _stop, _all_done) = AppState::new(config);
+        let (state, _stop, _all_done) = AppState::new(config, Store::open(None).unwrap());
         let white = state
             .rooms
             .create(CreateRoom {
                 color: SeatChoice::White,
                 ..CreateRoom::default()
             })
+            .await
             .unwrap();
-        let room = state.rooms.get(&white.room).unwrap();
+        let room = state.rooms.get(&white.room).await.unwrap();
         let black = room.take_seat().await.unwrap().unwrap();
         let (alice, bob) = (1001, 1002);
-        room.join(alice, white.token).await.unwrap().unwrap();
-        room.join(bob, black.token).await.unwrap().unwrap();
+        room.join(alice, white.token, None).await.unwrap().unwrap();
+        room.join(bob, black.token, None).await.unwrap().unwrap();
 
         // Sam says hello and watches, then reads nothing.
         let (sam, incoming) = mpsc::unbounded_channel();
@@ -560,10 +626,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
-        let (state, _stop, _all_done) = AppState::new(Config::default());
-        let granted = state.rooms.create(CreateRoom::default()).unwrap();
-        let room = state.rooms.get(&granted.room).unwrap();
-        let joined = room.watch(9).await.unwrap();
+        let (state, _stop, _all_done) =
+            AppState::new(Config::default(), Store::open(None).unwrap());
+        let granted = state.rooms.create(CreateRoom::default()).await.unwrap();
+        let room = state.rooms.get(&granted.room).await.unwrap();
+        let joined = room.watch(9, None).await.unwrap();
         let (out, mut queue) = mpsc::channel(8);
         let mut connection = Connection {
             id: 9,

@@ -70,12 +70,12 @@ async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Respo
             )
         })?
     };
-    let granted = state.rooms.create(request).map_err(|code| {
-        Failure(
-            StatusCode::SERVICE_UNAVAILABLE,
-            code,
-            "the server holds as many rooms as it may".into(),
-        )
+    let granted = state.rooms.create(request).await.map_err(|code| {
+        let message = match code {
+            ErrorCode::TooManyRooms => "the server holds as many rooms as it may",
+            _ => "the room could not be stored; try again",
+        };
+        Failure(StatusCode::SERVICE_UNAVAILABLE, code, message.into())
     })?;
     tracing::info!(room = %granted.room, color = %granted.color, "room created");
     Ok((StatusCode::CREATED, Json(granted)).into_response())
@@ -92,7 +92,11 @@ async fn lobby(State(state): State<AppState>) -> Json<Lobby> {
 }
 
 async fn room(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, Failure> {
-    let handle = state.rooms.get(&id).ok_or_else(Failure::no_such_room)?;
+    let handle = state
+        .rooms
+        .get(&id)
+        .await
+        .ok_or_else(Failure::no_such_room)?;
     Ok(Json(handle.summary()).into_response())
 }
 
@@ -100,7 +104,11 @@ async fn take_seat(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let handle = state.rooms.get(&id).ok_or_else(Failure::no_such_room)?;
+    let handle = state
+        .rooms
+        .get(&id)
+        .await
+        .ok_or_else(Failure::no_such_room)?;
     match handle.take_seat().await {
         Ok(Ok(granted)) => Ok(Json(granted).into_response()),
         Ok(Err(code)) => Err(Failure(
@@ -116,7 +124,11 @@ async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let handle = state.rooms.get(&id).ok_or_else(Failure::no_such_room)?;
+    let handle = state
+        .rooms
+        .get(&id)
+        .await
+        .ok_or_else(Failure::no_such_room)?;
     let (record, _) = handle.record().await.map_err(|_| Failure::no_such_room())?;
     Ok(Json(record).into_response())
 }
@@ -125,7 +137,11 @@ async fn record_text(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let handle = state.rooms.get(&id).ok_or_else(Failure::no_such_room)?;
+    let handle = state
+        .rooms
+        .get(&id)
+        .await
+        .ok_or_else(Failure::no_such_room)?;
     let (_, text) = handle.record().await.map_err(|_| Failure::no_such_room())?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }

@@ -16,6 +16,9 @@
 //!   client that does not read is dropped instead of slowing anyone down.
 //! - [`Config`]: limits and timings, from flags or environment variables.
 //! - `secret`: seat tokens (128 random bits) and room ids.
+//! - `store`: the SQLite database of rooms, seat token hashes and turns; one thread
+//!   commits whatever is waiting in one transaction, and a turn is acknowledged only
+//!   once it is committed.
 
 mod config;
 mod connection;
@@ -23,6 +26,7 @@ mod http;
 mod room;
 mod rooms;
 mod secret;
+mod store;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -35,6 +39,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 pub use config::Config;
 
 use rooms::Rooms;
+use store::Store;
 
 /// What every handler shares. Cheap to clone.
 #[derive(Clone)]
@@ -56,11 +61,11 @@ struct AppState {
 impl AppState {
     /// The state of a new server; the sender stops it, and the receiver answers `None`
     /// once every connection has finished.
-    fn new(config: Config) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
+    fn new(config: Config, store: Store) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
         let (stop_tx, stop) = watch::channel(false);
         let (running, all_done) = mpsc::channel::<()>(1);
         let state = AppState {
-            rooms: Rooms::new(&config),
+            rooms: Rooms::new(&config, store),
             connections: Arc::new(Semaphore::new(config.max_connections)),
             config: Arc::new(config),
             next_connection: Arc::new(AtomicU64::new(1)),
@@ -71,8 +76,9 @@ impl AppState {
     }
 }
 
-/// Serves on `listener` until `shutdown` completes, then tells every connection to close
-/// and returns once they all have.
+/// Opens the database of `config`, loads every unfinished game from it, serves on
+/// `listener` until `shutdown` completes, then tells every connection to close and
+/// returns once they all have.
 ///
 /// ```no_run
 /// # async fn example() -> std::io::Result<()> {
@@ -88,8 +94,11 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let (state, stop_tx, mut all_done) = AppState::new(config);
+    let store = Store::open(config.database.as_deref()).map_err(std::io::Error::other)?;
+    let (state, stop_tx, mut all_done) = AppState::new(config, store);
     let rooms = state.rooms.clone();
+    let restored = rooms.restore().await.map_err(std::io::Error::other)?;
+    tracing::info!(restored, "unfinished games loaded");
     tracing::info!(address = %listener.local_addr()?, "listening");
     let signal = async move {
         shutdown.await;

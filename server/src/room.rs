@@ -6,19 +6,20 @@
 //! reads at its own pace. The actor never waits for a connection, so a slow member can
 //! only fall behind, never hold the room up.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use punct_protocol::{
-    CreateRoom, ErrorCode, Record, Reserves, Role, RoomSnapshot, RoomStatus, RoomSummary,
-    SeatChoice, SeatGranted, SeatView, Seats, Seq, ServerMessage, StackView, Visibility,
+    ErrorCode, Record, Reserves, Role, RoomSnapshot, RoomStatus, RoomSummary, SeatGranted,
+    SeatView, Seats, Seq, ServerMessage, StackView, Visibility,
 };
-use punct_rules::{Color, Game, Turn};
+use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, Variant, WinReason};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tracing::Instrument;
 
 use crate::rooms::Rooms;
 use crate::secret;
+use crate::store::{StoredRoom, TokenHash, hash_token};
 
 /// Identifies one WebSocket connection for the life of the server.
 pub(crate) type ConnId = u64;
@@ -50,14 +51,18 @@ enum Command {
         conn: ConnId,
         /// The secret it presented.
         token: String,
-        /// Gets the snapshot and events, or `BadToken`.
+        /// The last event the client saw, when it comes back.
+        since: Option<Seq>,
+        /// Gets the snapshot (or the missed events) and the events, or `BadToken`.
         reply: oneshot::Sender<Result<Joined, ErrorCode>>,
     },
     /// Add a spectator.
     Watch {
         /// The connection that watches.
         conn: ConnId,
-        /// Gets the snapshot and events.
+        /// The last event the client saw, when it comes back.
+        since: Option<Seq>,
+        /// Gets the snapshot (or the missed events) and the events.
         reply: oneshot::Sender<Joined>,
     },
     /// A fresh snapshot and event stream for a member that fell behind.
@@ -76,6 +81,15 @@ enum Command {
         /// Gets the sequence number of the turn's event, or why it was refused.
         reply: oneshot::Sender<Result<Seq, Refusal>>,
     },
+    /// Resign or offer, accept or decline a draw, for the player seated on `conn`.
+    Act {
+        /// The connection asking.
+        conn: ConnId,
+        /// What it does.
+        act: Act,
+        /// Gets the sequence number of the event it caused, or why it was refused.
+        reply: oneshot::Sender<Result<Seq, Refusal>>,
+    },
     /// A member's connection ended.
     Leave {
         /// The connection that ended.
@@ -88,22 +102,51 @@ enum Command {
     },
 }
 
+/// What a player may do besides playing turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Act {
+    /// Give up: the opponent wins.
+    Resign,
+    /// Offer the opponent a draw.
+    OfferDraw,
+    /// Accept the opponent's draw offer.
+    AcceptDraw,
+    /// Decline the opponent's draw offer.
+    DeclineDraw,
+}
+
 /// What a connection gets on entering a room.
 #[derive(Debug)]
 pub(crate) struct Joined {
     /// Who the connection is in the room.
     pub(crate) role: Role,
-    /// The room as it stands after event `snapshot.seq`.
-    pub(crate) snapshot: RoomSnapshot,
+    /// Where its view of the room starts.
+    pub(crate) start: Start,
     /// Events after the snapshot, from the moment it was taken.
     pub(crate) events: broadcast::Receiver<Arc<Event>>,
     /// For a player: fires when another connection takes over the seat.
     pub(crate) replaced: Option<oneshot::Receiver<()>>,
 }
 
+/// Where a member's view of the room starts.
+#[derive(Debug)]
+pub(crate) enum Start {
+    /// The room as it stands after event `seq` of the snapshot.
+    Snapshot(RoomSnapshot),
+    /// The member saw every event up to `since`; here are those after it.
+    Resumed {
+        /// The last event the member saw.
+        since: Seq,
+        /// The events after it, in order.
+        missed: Vec<Arc<Event>>,
+    },
+}
+
 /// A room event, serialised once for every member.
 #[derive(Debug)]
 pub(crate) struct Event {
+    /// Its sequence number.
+    pub(crate) seq: Seq,
     /// The event as a JSON [`ServerMessage`].
     pub(crate) json: String,
     /// For the player to move after a turn: a `your_turn` message to send them only.
@@ -129,6 +172,22 @@ impl Refusal {
             message: message.into(),
         }
     }
+
+    fn illegal(illegal: IllegalTurn) -> Refusal {
+        Refusal {
+            code: ErrorCode::IllegalTurn,
+            rule: Some(illegal.code()),
+            message: illegal.to_string(),
+        }
+    }
+
+    fn storage(e: &crate::store::StoreError) -> Refusal {
+        tracing::error!("{e}");
+        Refusal::new(
+            ErrorCode::StorageFailed,
+            "the server could not store this; nothing changed, try again",
+        )
+    }
 }
 
 /// The room's side of the command channel is gone: the room has closed.
@@ -136,44 +195,40 @@ impl Refusal {
 pub(crate) struct RoomClosed;
 
 impl RoomHandle {
-    /// Creates a room of the table `rooms` and starts its actor; the creator gets a seat
-    /// and its token.
-    pub(crate) fn spawn(
-        id: String,
-        request: CreateRoom,
-        rooms: Rooms,
-    ) -> (RoomHandle, SeatGranted) {
-        let creator = match request.color {
-            SeatChoice::White => Color::White,
-            SeatChoice::Black => Color::Black,
-            SeatChoice::Random if secret::coin() => Color::White,
-            SeatChoice::Random => Color::Black,
-        };
+    /// Starts the actor of `room`, a room of the table `rooms`.
+    pub(crate) fn spawn(room: Setup, rooms: Rooms) -> RoomHandle {
         let (events, _) = broadcast::channel(rooms.event_buffer().max(1));
+        let Setup {
+            id,
+            visibility,
+            seats,
+            incarnation,
+            game,
+            ending,
+        } = room;
         let mut room = Room {
             id: id.clone(),
-            visibility: request.visibility,
-            game: Game::new(request.variant),
-            seq: 0,
-            seats: [Seat::default(), Seat::default()],
+            visibility,
+            game,
+            ending,
+            draw_offer: None,
+            seq: Seq::from(incarnation) << 32,
+            seats: seats.map(|token| Seat {
+                token,
+                ..Seat::default()
+            }),
             spectators: HashSet::new(),
             events,
+            recent: VecDeque::new(),
             summary: None,
             rooms,
         };
-        let token = secret::token();
-        room.seats[creator as usize].token = Some(token.clone());
         let (summary_tx, summary) = watch::channel(room.summary());
         room.summary = Some(summary_tx);
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
         let span = tracing::info_span!("room", id = %id);
         tokio::spawn(room.run(inbox).instrument(span));
-        let granted = SeatGranted {
-            room: id,
-            color: creator,
-            token,
-        };
-        (RoomHandle { commands, summary }, granted)
+        RoomHandle { commands, summary }
     }
 
     /// The room as the lobby shows it.
@@ -198,18 +253,30 @@ impl RoomHandle {
         self.ask(|reply| Command::TakeSeat { reply }).await
     }
 
-    /// Seats `conn` by token.
+    /// Seats `conn` by token; `since` is the last event it saw, if it comes back.
     pub(crate) async fn join(
         &self,
         conn: ConnId,
         token: String,
+        since: Option<Seq>,
     ) -> Result<Result<Joined, ErrorCode>, RoomClosed> {
-        self.ask(|reply| Command::Join { conn, token, reply }).await
+        self.ask(|reply| Command::Join {
+            conn,
+            token,
+            since,
+            reply,
+        })
+        .await
     }
 
-    /// Adds `conn` as a spectator.
-    pub(crate) async fn watch(&self, conn: ConnId) -> Result<Joined, RoomClosed> {
-        self.ask(|reply| Command::Watch { conn, reply }).await
+    /// Adds `conn` as a spectator; `since` is the last event it saw, if it comes back.
+    pub(crate) async fn watch(
+        &self,
+        conn: ConnId,
+        since: Option<Seq>,
+    ) -> Result<Joined, RoomClosed> {
+        self.ask(|reply| Command::Watch { conn, since, reply })
+            .await
     }
 
     /// A fresh start for a member that fell behind.
@@ -229,6 +296,15 @@ impl RoomHandle {
         self.ask(|reply| Command::Play { conn, turn, reply }).await
     }
 
+    /// Resigns or offers, accepts or declines a draw for the player on `conn`.
+    pub(crate) async fn act(
+        &self,
+        conn: ConnId,
+        act: Act,
+    ) -> Result<Result<Seq, Refusal>, RoomClosed> {
+        self.ask(|reply| Command::Act { conn, act, reply }).await
+    }
+
     /// The record, as JSON and as text.
     pub(crate) async fn record(&self) -> Result<(Record, String), RoomClosed> {
         self.ask(|reply| Command::Record { reply }).await
@@ -246,11 +322,79 @@ impl RoomHandle {
     }
 }
 
+/// What a room's actor starts from: a new room, or one loaded from the store.
+#[derive(Debug)]
+pub(crate) struct Setup {
+    /// The room's id.
+    pub(crate) id: String,
+    /// Whether the lobby lists it.
+    pub(crate) visibility: Visibility,
+    /// White's and Black's token hashes, for the seats given out.
+    pub(crate) seats: [Option<TokenHash>; 2],
+    /// How many times the room has been loaded: the high half of its sequence numbers,
+    /// so that numbers never repeat across restarts.
+    pub(crate) incarnation: u32,
+    /// The game so far.
+    pub(crate) game: Game,
+    /// How the game ended, if it ended off the board.
+    pub(crate) ending: Option<Outcome>,
+}
+
+impl Setup {
+    /// A new room whose creator holds the seat of `creator`.
+    pub(crate) fn new(
+        id: String,
+        variant: Variant,
+        visibility: Visibility,
+        creator: Color,
+        token: TokenHash,
+    ) -> Setup {
+        let mut seats = [None; 2];
+        seats[creator as usize] = Some(token);
+        Setup {
+            id,
+            visibility,
+            seats,
+            incarnation: 0,
+            game: Game::new(variant),
+            ending: None,
+        }
+    }
+
+    /// A room loaded from the store, its game rebuilt by replaying its turns.
+    pub(crate) fn stored(id: String, room: StoredRoom) -> Result<Setup, String> {
+        let mut game = Game::new(room.variant);
+        for (number, &turn) in room.turns.iter().enumerate() {
+            game.play(turn)
+                .map_err(|e| format!("stored turn {} ({turn}) is illegal: {e}", number + 1))?;
+        }
+        let off_the_board = |outcome: &Outcome| {
+            matches!(
+                outcome,
+                Outcome::Win {
+                    reason: WinReason::Resignation,
+                    ..
+                } | Outcome::Draw {
+                    reason: DrawReason::Agreement
+                }
+            )
+        };
+        Ok(Setup {
+            id,
+            visibility: room.visibility,
+            seats: room.seats,
+            incarnation: room.incarnation,
+            game,
+            ending: room.outcome.filter(off_the_board),
+        })
+    }
+}
+
 /// One seat.
 #[derive(Debug, Default)]
 struct Seat {
-    /// The secret that plays this seat, once someone has taken it.
-    token: Option<String>,
+    /// The hash of the secret that plays this seat, once someone has taken it.
+    token: Option<TokenHash>,
     /// The connection playing the seat now.
     holder: Option<Holder>,
     /// Whether anyone has joined on this seat yet: a later join is a reconnect.
@@ -274,6 +418,10 @@ struct Room {
     visibility: Visibility,
     /// The game: the only copy, changed only here.
     game: Game,
+    /// The result when the game ended off the board (resignation, agreement).
+    ending: Option<Outcome>,
+    /// The player whose draw offer stands.
+    draw_offer: Option<Color>,
     /// Sequence number of the last event published.
     seq: Seq,
     /// White's and Black's seats, indexed by `Color as usize`.
@@ -282,6 +430,8 @@ struct Room {
     spectators: HashSet<ConnId>,
     /// Where events are published.
     events: broadcast::Sender<Arc<Event>>,
+    /// The latest events, for members that come back (as many as the broadcast keeps).
+    recent: VecDeque<Arc<Event>>,
     /// Where the summary is published (set once the room is built).
     summary: Option<watch::Sender<RoomSummary>>,
     /// The table the room leaves when it closes.
@@ -290,7 +440,7 @@ struct Room {
 
 impl Room {
     async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
-        tracing::info!(variant = %self.game.variant(), "room opened");
+        tracing::info!(variant = %self.game.variant(), turns = self.game.turns().len(), "room opened");
         let idle_timeout = self.rooms.idle_timeout();
         loop {
             let empty = self.is_empty();
@@ -305,7 +455,7 @@ impl Room {
             let Some(command) = command else {
                 break;
             };
-            self.handle(command);
+            self.handle(command).await;
             if let Some(summary) = &self.summary {
                 summary.send_if_modified(|old| {
                     let new = self.summary();
@@ -318,19 +468,24 @@ impl Room {
         tracing::info!("room closed");
     }
 
-    fn handle(&mut self, command: Command) {
+    async fn handle(&mut self, command: Command) {
         match command {
             Command::TakeSeat { reply } => {
-                let _ = reply.send(self.take_seat());
+                let _ = reply.send(self.take_seat().await);
             }
-            Command::Join { conn, token, reply } => {
-                let _ = reply.send(self.join(conn, &token));
+            Command::Join {
+                conn,
+                token,
+                since,
+                reply,
+            } => {
+                let _ = reply.send(self.join(conn, &token, since));
             }
-            Command::Watch { conn, reply } => {
+            Command::Watch { conn, since, reply } => {
                 self.spectators.insert(conn);
                 let count = self.spectators.len();
                 self.publish(|seq| ServerMessage::Spectators { seq, count });
-                let _ = reply.send(self.joined(Role::Spectator, None));
+                let _ = reply.send(self.joined(Role::Spectator, since, None));
             }
             Command::Resync { conn, reply } => {
                 let role = if self.spectators.contains(&conn) {
@@ -340,10 +495,13 @@ impl Room {
                         .map(Role::player)
                         .ok_or(ErrorCode::SeatTakenOver)
                 };
-                let _ = reply.send(role.map(|role| self.joined(role, None)));
+                let _ = reply.send(role.map(|role| self.joined(role, None, None)));
             }
             Command::Play { conn, turn, reply } => {
-                let _ = reply.send(self.play(conn, turn));
+                let _ = reply.send(self.play(conn, turn).await);
+            }
+            Command::Act { conn, act, reply } => {
+                let _ = reply.send(self.act(conn, act).await);
             }
             Command::Leave { conn } => self.leave(conn),
             Command::Record { reply } => {
@@ -351,20 +509,31 @@ impl Room {
                     room: self.id.clone(),
                     variant: self.game.variant(),
                     turns: self.game.turns().to_vec(),
-                    outcome: self.game.outcome(),
+                    outcome: self.outcome(),
                 };
                 let _ = reply.send((record, self.game.record()));
             }
         }
     }
 
-    fn take_seat(&mut self) -> Result<SeatGranted, ErrorCode> {
+    /// The result, once the game is over on the board or off it.
+    fn outcome(&self) -> Option<Outcome> {
+        self.ending.or(self.game.outcome())
+    }
+
+    async fn take_seat(&mut self) -> Result<SeatGranted, ErrorCode> {
         let color = Color::ALL
             .into_iter()
             .find(|&c| self.seats[c as usize].token.is_none())
             .ok_or(ErrorCode::RoomFull)?;
         let token = secret::token();
-        self.seats[color as usize].token = Some(token.clone());
+        let hash = hash_token(&token);
+        self.rooms
+            .store()
+            .take_seat(&self.id, color, hash)
+            .await
+            .map_err(|e| Refusal::storage(&e).code)?;
+        self.seats[color as usize].token = Some(hash);
         tracing::info!(%color, "seat taken");
         Ok(SeatGranted {
             room: self.id.clone(),
@@ -373,14 +542,14 @@ impl Room {
         })
     }
 
-    fn join(&mut self, conn: ConnId, token: &str) -> Result<Joined, ErrorCode> {
+    fn join(&mut self, conn: ConnId, token: &str, since: Option<Seq>) -> Result<Joined, ErrorCode> {
+        let presented = hash_token(token);
         let color = Color::ALL
             .into_iter()
             .find(|&c| {
                 self.seats[c as usize]
                     .token
-                    .as_deref()
-                    .is_some_and(|t| secret::same(t, token))
+                    .is_some_and(|t| secret::same(&t, &presented))
             })
             .ok_or(ErrorCode::BadToken)?;
         let (replaced, on_replaced) = oneshot::channel();
@@ -394,33 +563,49 @@ impl Room {
             true => ServerMessage::PlayerReconnected { seq, color },
             false => ServerMessage::PlayerJoined { seq, color },
         });
-        Ok(self.joined(Role::player(color), Some(on_replaced)))
+        Ok(self.joined(Role::player(color), since, Some(on_replaced)))
     }
 
-    fn play(&mut self, conn: ConnId, turn: Turn) -> Result<Seq, Refusal> {
-        let Some(color) = self.seat_of(conn) else {
-            return Err(if self.spectators.contains(&conn) {
-                Refusal::new(ErrorCode::NotAPlayer, "spectators cannot play")
+    /// The seat of the player on `conn`, or why `conn` may not act.
+    fn player(&self, conn: ConnId) -> Result<Color, Refusal> {
+        self.seat_of(conn).ok_or_else(|| {
+            if self.spectators.contains(&conn) {
+                Refusal::new(ErrorCode::NotAPlayer, "spectators cannot act in the game")
             } else {
                 Refusal::new(
                     ErrorCode::SeatTakenOver,
                     "another connection holds this seat now",
                 )
-            });
-        };
-        if !self.game.is_over() && self.game.to_move() != color {
+            }
+        })
+    }
+
+    async fn play(&mut self, conn: ConnId, turn: Turn) -> Result<Seq, Refusal> {
+        let color = self.player(conn)?;
+        if self.outcome().is_some() {
+            return Err(Refusal::illegal(IllegalTurn::GameOver));
+        }
+        if self.game.to_move() != color {
             return Err(Refusal::new(
                 ErrorCode::NotYourTurn,
                 format!("it is {}'s turn", self.game.to_move()),
             ));
         }
-        let outcome = self.game.play(turn).map_err(|illegal| Refusal {
-            code: ErrorCode::IllegalTurn,
-            rule: Some(illegal.code()),
-            message: illegal.to_string(),
-        })?;
-        let turns = self.game.turns();
-        let (turn, number, to_move) = (turns[turns.len() - 1], turns.len(), self.game.to_move());
+        // The turn is applied to a copy and stored; only then does it count.
+        let mut next = self.game.clone();
+        let outcome = next.play(turn).map_err(Refusal::illegal)?;
+        let number = next.turns().len();
+        self.rooms
+            .store()
+            .turn(&self.id, number, turn, outcome)
+            .await
+            .map_err(|e| Refusal::storage(&e))?;
+        self.game = next;
+        if self.draw_offer == Some(color) {
+            // An offer lapses when its maker plays on.
+            self.draw_offer = None;
+        }
+        let to_move = self.game.to_move();
         tracing::debug!(%turn, number, "turn played");
         let your_turn = outcome
             .is_none()
@@ -440,6 +625,58 @@ impl Room {
             self.publish(|seq| ServerMessage::GameOver { seq, outcome });
         }
         Ok(seq)
+    }
+
+    async fn act(&mut self, conn: ConnId, act: Act) -> Result<Seq, Refusal> {
+        let color = self.player(conn)?;
+        if self.outcome().is_some() {
+            return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
+        }
+        let offer_from_opponent = self.draw_offer == Some(color.opponent());
+        match act {
+            Act::Resign => {
+                let outcome = Outcome::Win {
+                    winner: color.opponent(),
+                    reason: WinReason::Resignation,
+                };
+                self.end(outcome).await
+            }
+            Act::OfferDraw if self.draw_offer.is_some() => Err(Refusal::new(
+                ErrorCode::NoDrawOffer,
+                "a draw offer stands already",
+            )),
+            Act::OfferDraw => {
+                self.draw_offer = Some(color);
+                Ok(self.publish(|seq| ServerMessage::DrawOffered { seq, by: color }))
+            }
+            Act::AcceptDraw | Act::DeclineDraw if !offer_from_opponent => Err(Refusal::new(
+                ErrorCode::NoDrawOffer,
+                "the opponent has no draw offer standing",
+            )),
+            Act::AcceptDraw => {
+                let outcome = Outcome::Draw {
+                    reason: DrawReason::Agreement,
+                };
+                self.end(outcome).await
+            }
+            Act::DeclineDraw => {
+                self.draw_offer = None;
+                Ok(self.publish(|seq| ServerMessage::DrawDeclined { seq, by: color }))
+            }
+        }
+    }
+
+    /// Ends the game off the board: stores the result, then announces it.
+    async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
+        self.rooms
+            .store()
+            .finish(&self.id, outcome)
+            .await
+            .map_err(|e| Refusal::storage(&e))?;
+        self.ending = Some(outcome);
+        self.draw_offer = None;
+        tracing::info!(%outcome, "game over");
+        Ok(self.publish(|seq| ServerMessage::GameOver { seq, outcome }))
     }
 
     fn leave(&mut self, conn: ConnId) {
@@ -481,7 +718,8 @@ impl Room {
     ) -> Seq {
         self.seq += 1;
         let seq = self.seq;
-        let event = Event {
+        let event = Arc::new(Event {
+            seq,
             json: to_json(&event(seq)),
             your_turn: your_turn.map(|(color, legal_turns)| {
                 (
@@ -489,26 +727,61 @@ impl Room {
                     to_json(&ServerMessage::YourTurn { seq, legal_turns }),
                 )
             }),
-        };
+        });
+        if self.recent.len() == self.rooms.event_buffer() {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Arc::clone(&event));
         // No receiver is fine: nobody is in the room to hear it.
-        let _ = self.events.send(Arc::new(event));
+        let _ = self.events.send(event);
         seq
     }
 
-    /// What a member gets on entering: a snapshot and the events after it.
-    fn joined(&self, role: Role, replaced: Option<oneshot::Receiver<()>>) -> Joined {
+    /// What a member gets on entering: the events it missed since `since` if they are
+    /// all still kept, a snapshot otherwise; then the events after it.
+    fn joined(
+        &self,
+        role: Role,
+        since: Option<Seq>,
+        replaced: Option<oneshot::Receiver<()>>,
+    ) -> Joined {
+        let start = match since.and_then(|since| self.missed_since(since)) {
+            Some((since, missed)) => Start::Resumed { since, missed },
+            None => Start::Snapshot(self.snapshot(role)),
+        };
         Joined {
             role,
-            snapshot: self.snapshot(role),
+            start,
             events: self.events.subscribe(),
             replaced,
         }
     }
 
+    /// The events after `since`, if `since` is one of this room's and every event after
+    /// it is still kept.
+    fn missed_since(&self, since: Seq) -> Option<(Seq, Vec<Arc<Event>>)> {
+        // Numbers from another incarnation (before a restart) cannot be resumed from.
+        let incarnation_start = self.seq & !u64::from(u32::MAX);
+        if since > self.seq || since < incarnation_start {
+            return None;
+        }
+        let oldest_kept = self.recent.front().map_or(self.seq + 1, |e| e.seq);
+        if since + 1 < oldest_kept {
+            return None;
+        }
+        let missed = self
+            .recent
+            .iter()
+            .filter(|e| e.seq > since)
+            .cloned()
+            .collect();
+        Some((since, missed))
+    }
+
     fn snapshot(&self, role: Role) -> RoomSnapshot {
         let position = self.game.position();
         let to_move = self.game.to_move();
-        let legal_turns = (role.color() == Some(to_move) && !self.game.is_over())
+        let legal_turns = (role.color() == Some(to_move) && self.outcome().is_none())
             .then(|| self.game.legal_turns());
         RoomSnapshot {
             room: self.id.clone(),
@@ -519,8 +792,9 @@ impl Room {
             board: StackView::all(position),
             reserves: Reserves::of(position),
             turns: self.game.turns().to_vec(),
-            outcome: self.game.outcome(),
+            outcome: self.outcome(),
             spectators: self.spectators.len(),
+            draw_offer: self.draw_offer,
             legal_turns,
         }
     }
@@ -538,7 +812,7 @@ impl Room {
 
     fn summary(&self) -> RoomSummary {
         let players = self.seats();
-        let status = if self.game.is_over() {
+        let status = if self.outcome().is_some() {
             RoomStatus::Over
         } else if players.white.taken && players.black.taken {
             RoomStatus::Live
@@ -554,7 +828,7 @@ impl Room {
             spectators: self.spectators.len(),
             turns: self.game.turns().len(),
             to_move: self.game.to_move(),
-            outcome: self.game.outcome(),
+            outcome: self.outcome(),
         }
     }
 }

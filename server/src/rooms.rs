@@ -4,12 +4,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use punct_protocol::{CreateRoom, ErrorCode, RoomSummary, SeatGranted};
+use punct_protocol::{CreateRoom, ErrorCode, RoomSummary, SeatChoice, SeatGranted};
+use punct_rules::Color;
 
-use crate::room::RoomHandle;
+use crate::room::{RoomHandle, Setup};
+use crate::store::{Store, hash_token};
 use crate::{Config, secret};
 
-/// A cheap, cloneable handle on the table of rooms.
+/// A cheap, cloneable handle on the table of rooms running now. Every room is also in the
+/// store: one that is not running (after a restart, or closed for want of visitors) is
+/// loaded again when asked for.
 ///
 /// The table is behind a std `Mutex`, not tokio's: it is held only to look up, insert or
 /// list handles, never across an `.await`, and never on the move path (a connection looks
@@ -30,6 +34,8 @@ struct Shared {
     event_buffer: usize,
     /// How long an empty room lives on without requests.
     idle_timeout: Duration,
+    /// Where rooms and turns are kept.
+    store: Store,
 }
 
 #[derive(Debug, Default)]
@@ -41,16 +47,22 @@ struct Table {
 }
 
 impl Rooms {
-    /// An empty table.
-    pub(crate) fn new(config: &Config) -> Rooms {
+    /// An empty table of the rooms of `store`.
+    pub(crate) fn new(config: &Config, store: Store) -> Rooms {
         Rooms {
             shared: Arc::new(Shared {
                 table: Mutex::new(Table::default()),
                 max_rooms: config.max_rooms,
                 event_buffer: config.room_event_buffer,
                 idle_timeout: config.room_idle_timeout,
+                store,
             }),
         }
+    }
+
+    /// Where rooms and turns are kept.
+    pub(crate) fn store(&self) -> &Store {
+        &self.shared.store
     }
 
     /// Room events kept for members that fall behind.
@@ -71,28 +83,81 @@ impl Rooms {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Creates a room; its creator gets a seat.
-    pub(crate) fn create(&self, request: CreateRoom) -> Result<SeatGranted, ErrorCode> {
-        let mut table = self.lock();
-        if table.rooms.len() >= self.shared.max_rooms {
+    /// Creates a room and stores it; its creator gets a seat.
+    pub(crate) async fn create(&self, request: CreateRoom) -> Result<SeatGranted, ErrorCode> {
+        if self.lock().rooms.len() >= self.shared.max_rooms {
             return Err(ErrorCode::TooManyRooms);
         }
-        let id = loop {
-            let id = secret::room_id();
-            if !table.rooms.contains_key(&id) {
-                break id;
-            }
+        let color = match request.color {
+            SeatChoice::White => Color::White,
+            SeatChoice::Black => Color::Black,
+            SeatChoice::Random if secret::coin() => Color::White,
+            SeatChoice::Random => Color::Black,
         };
-        let (handle, granted) = RoomHandle::spawn(id.clone(), request, self.clone());
-        let number = table.created;
-        table.created += 1;
-        table.rooms.insert(id, (number, handle));
-        Ok(granted)
+        // 80 random bits: a clash with a stored room is refused by the store.
+        let id = secret::room_id();
+        let token = secret::token();
+        let hash = hash_token(&token);
+        self.store()
+            .create_room(&id, request.variant, request.visibility, color, hash)
+            .await
+            .map_err(|e| {
+                tracing::error!("{e}");
+                ErrorCode::StorageFailed
+            })?;
+        let setup = Setup::new(id.clone(), request.variant, request.visibility, color, hash);
+        self.insert(setup);
+        Ok(SeatGranted {
+            room: id,
+            color,
+            token,
+        })
     }
 
-    /// The room with this id.
-    pub(crate) fn get(&self, id: &str) -> Option<RoomHandle> {
-        self.lock().rooms.get(id).map(|(_, handle)| handle.clone())
+    /// Starts the actor of `setup` and lists it; answers the handle of the room running
+    /// under that id (another task may have loaded it first).
+    fn insert(&self, setup: Setup) -> RoomHandle {
+        let mut table = self.lock();
+        if let Some((_, running)) = table.rooms.get(&setup.id) {
+            return running.clone();
+        }
+        let id = setup.id.clone();
+        let handle = RoomHandle::spawn(setup, self.clone());
+        let number = table.created;
+        table.created += 1;
+        table.rooms.insert(id, (number, handle.clone()));
+        handle
+    }
+
+    /// The room with this id, loaded from the store if it is not running.
+    pub(crate) async fn get(&self, id: &str) -> Option<RoomHandle> {
+        if let Some((_, handle)) = self.lock().rooms.get(id) {
+            return Some(handle.clone());
+        }
+        match self.store().load(id).await {
+            Ok(Some(stored)) => match Setup::stored(id.to_owned(), stored) {
+                Ok(setup) => Some(self.insert(setup)),
+                Err(why) => {
+                    tracing::error!(room = id, "cannot load: {why}");
+                    None
+                }
+            },
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(room = id, "cannot load: {e}");
+                None
+            }
+        }
+    }
+
+    /// Loads every room whose game is not over, as it was when the server stopped.
+    pub(crate) async fn restore(&self) -> Result<usize, crate::store::StoreError> {
+        let ids = self.store().unfinished().await?;
+        let mut restored = 0;
+        for id in ids {
+            restored += usize::from(self.get(&id).await.is_some());
+        }
+        Ok(restored)
     }
 
     /// Every room's summary, oldest room first.
@@ -127,53 +192,60 @@ mod tests {
     use super::*;
 
     fn rooms() -> Rooms {
-        Rooms::new(&Config {
+        let config = Config {
             room_idle_timeout: Duration::from_secs(60),
             ..Config::default()
-        })
+        };
+        Rooms::new(&config, Store::open(None).unwrap())
+    }
+
+    /// Whether `id` is running, without loading it from the store.
+    fn running(rooms: &Rooms, id: &str) -> bool {
+        rooms.lock().rooms.contains_key(id)
     }
 
     #[tokio::test(start_paused = true)]
     async fn an_abandoned_room_closes_after_the_idle_timeout() {
         let rooms = rooms();
-        let room = rooms.create(CreateRoom::default()).unwrap().room;
+        let room = rooms.create(CreateRoom::default()).await.unwrap().room;
         tokio::time::sleep(Duration::from_secs(59)).await;
-        assert!(rooms.get(&room).is_some());
+        assert!(running(&rooms, &room));
         tokio::time::sleep(Duration::from_secs(2)).await;
-        assert!(rooms.get(&room).is_none());
+        assert!(!running(&rooms, &room));
         assert!(rooms.summaries().is_empty());
+        // It is still in the store, and runs again when asked for.
+        assert!(rooms.get(&room).await.is_some());
+        assert!(running(&rooms, &room));
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_room_with_someone_in_it_stays_open() {
         let rooms = rooms();
-        let room = rooms.create(CreateRoom::default()).unwrap().room;
-        let handle = rooms.get(&room).unwrap();
-        let joined = handle.watch(7).await.unwrap();
+        let room = rooms.create(CreateRoom::default()).await.unwrap().room;
+        let handle = rooms.get(&room).await.unwrap();
+        let joined = handle.watch(7, None).await.unwrap();
         tokio::time::sleep(Duration::from_secs(3600)).await;
-        assert!(
-            rooms.get(&room).is_some(),
-            "a spectator keeps the room open"
-        );
+        assert!(running(&rooms, &room), "a spectator keeps the room open");
         // Once the spectator has gone, the room lives one more idle timeout.
         handle.leave(7);
         drop(joined);
         tokio::time::sleep(Duration::from_secs(30)).await;
-        assert!(rooms.get(&room).is_some());
+        assert!(running(&rooms, &room));
         tokio::time::sleep(Duration::from_secs(31)).await;
-        assert!(rooms.get(&room).is_none());
+        assert!(!running(&rooms, &room));
     }
 
     #[tokio::test]
     async fn the_room_limit_holds() {
-        let rooms = Rooms::new(&Config {
+        let config = Config {
             max_rooms: 2,
             ..Config::default()
-        });
-        rooms.create(CreateRoom::default()).unwrap();
-        rooms.create(CreateRoom::default()).unwrap();
+        };
+        let rooms = Rooms::new(&config, Store::open(None).unwrap());
+        rooms.create(CreateRoom::default()).await.unwrap();
+        rooms.create(CreateRoom::default()).await.unwrap();
         assert_eq!(
-            rooms.create(CreateRoom::default()),
+            rooms.create(CreateRoom::default()).await,
             Err(punct_protocol::ErrorCode::TooManyRooms)
         );
     }

@@ -166,6 +166,7 @@ async fn a_player_rejoining_gets_the_snapshot_of_their_seat() {
             id,
             room: table.room.clone(),
             token: table.black.clone(),
+            since: None,
         })
         .await
     };

@@ -107,6 +107,7 @@ async fn a_wrong_token_takes_no_seat() {
             id,
             room: s.room.clone(),
             token: wrong,
+            since: None,
         })
         .await;
     assert!(
@@ -135,6 +136,7 @@ async fn an_unknown_room_cannot_be_joined() {
         .request(|id| ClientMessage::Watch {
             id,
             room: "nowhere".into(),
+            since: None,
         })
         .await;
     assert!(
@@ -184,7 +186,7 @@ async fn malformed_messages_are_refused_with_their_id_when_it_can_be_read() {
         }
     ));
     // A message type nobody knows.
-    s.bob.send_text(r#"{"type":"resign","id":43}"#).await;
+    s.bob.send_text(r#"{"type":"dance","id":43}"#).await;
     assert!(matches!(
         s.bob.reply_to(43).await,
         ServerMessage::Error {
@@ -204,7 +206,14 @@ async fn malformed_messages_are_refused_with_their_id_when_it_can_be_read() {
         }
     ));
     let room = s.room.clone();
-    let reply = s.bob.request(|id| ClientMessage::Watch { id, room }).await;
+    let reply = s
+        .bob
+        .request(|id| ClientMessage::Watch {
+            id,
+            room,
+            since: None,
+        })
+        .await;
     assert!(matches!(
         reply,
         ServerMessage::Error {
@@ -264,7 +273,13 @@ async fn nothing_is_heard_before_hello() {
     let s = scene().await;
     let mut rude = s.server.connect().await;
     let room = s.room.clone();
-    let reply = rude.request(|id| ClientMessage::Watch { id, room }).await;
+    let reply = rude
+        .request(|id| ClientMessage::Watch {
+            id,
+            room,
+            since: None,
+        })
+        .await;
     assert!(matches!(
         reply,
         ServerMessage::Error {

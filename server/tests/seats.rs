@@ -113,6 +113,7 @@ async fn the_creator_chooses_a_colour_and_the_other_seat_goes_to_the_next_comer(
             id,
             room: guest.room.clone(),
             token: guest.token.clone(),
+            since: None,
         })
         .await;
     assert!(
@@ -135,6 +136,7 @@ async fn the_creator_chooses_a_colour_and_the_other_seat_goes_to_the_next_comer(
             id,
             room: random.room.clone(),
             token: creator.token.clone(),
+            since: None,
         })
         .await;
     assert!(matches!(

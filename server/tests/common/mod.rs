@@ -300,6 +300,7 @@ impl Client {
                 id,
                 room: room.into(),
                 token: token.into(),
+                since: None,
             })
             .await;
         match reply {
@@ -314,6 +315,7 @@ impl Client {
             .request(|id| ClientMessage::Watch {
                 id,
                 room: room.into(),
+                since: None,
             })
             .await;
         match reply {
