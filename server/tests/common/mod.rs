@@ -27,10 +27,10 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 /// How long a test waits for any one message before it fails.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
 
-/// A running server.
+/// A server in this process.
 pub(crate) struct TestServer {
-    /// Where it listens.
-    pub(crate) addr: SocketAddr,
+    /// Where it listens, and the requests it answers.
+    endpoint: Endpoint,
     /// Completes the shutdown future given to `run`.
     stop: Option<oneshot::Sender<()>>,
     /// The server itself.
@@ -52,7 +52,7 @@ impl TestServer {
             let _ = stopped.await;
         }));
         TestServer {
-            addr,
+            endpoint: Endpoint { addr },
             stop: Some(stop),
             task,
         }
@@ -66,7 +66,23 @@ impl TestServer {
             .expect("the server stops in time")
             .unwrap()
     }
+}
 
+impl std::ops::Deref for TestServer {
+    type Target = Endpoint;
+
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+/// A server's address, and the requests a test makes of it.
+pub(crate) struct Endpoint {
+    /// Where it listens.
+    pub(crate) addr: SocketAddr,
+}
+
+impl Endpoint {
     /// Sends one HTTP/1.1 request; answers the status and the body.
     pub(crate) async fn http(&self, method: &str, path: &str, body: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(self.addr).await.unwrap();
@@ -227,8 +243,10 @@ impl Client {
     }
 
     fn track(&mut self, message: &ServerMessage) {
-        if let ServerMessage::Snapshot { room, .. } = message {
-            self.last_seq = Some(room.seq);
+        match message {
+            ServerMessage::Snapshot { room, .. } => self.last_seq = Some(room.seq),
+            ServerMessage::Resumed { since, .. } => self.last_seq = Some(*since),
+            _ => {}
         }
         if let Some(seq) = message.seq() {
             if let Some(last) = self.last_seq {
@@ -270,7 +288,9 @@ impl Client {
         loop {
             let message = self.read().await;
             let reply_id = match &message {
-                ServerMessage::Welcome { id, .. } | ServerMessage::Ack { id, .. } => Some(*id),
+                ServerMessage::Welcome { id, .. }
+                | ServerMessage::Ack { id, .. }
+                | ServerMessage::Resumed { id, .. } => Some(*id),
                 ServerMessage::Snapshot { id, .. } | ServerMessage::Error { id, .. } => *id,
                 _ => None,
             };
@@ -334,6 +354,33 @@ impl Client {
         })
     }
 
+    /// Plays `turn` if the connection holds: `Some(true)` when acknowledged, `Some(false)`
+    /// when refused, `None` when the connection broke first.
+    pub(crate) async fn try_play(&mut self, turn: Turn) -> Option<bool> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = serde_json::to_string(&ClientMessage::Play { id, turn }).unwrap();
+        self.ws.send(Message::text(text)).await.ok()?;
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a message in time");
+            let Some(Ok(Message::Text(text))) = frame else {
+                match frame {
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                    _ => return None,
+                }
+            };
+            match serde_json::from_str(text.as_str()).unwrap() {
+                ServerMessage::Ack { id: reply, .. } if reply == id => return Some(true),
+                ServerMessage::Error {
+                    id: Some(reply), ..
+                } if reply == id => return Some(false),
+                _ => continue,
+            }
+        }
+    }
+
     /// The next turn played in the room, skipping news about who is there and the
     /// private list of legal turns.
     pub(crate) async fn next_turn(&mut self) -> (Seq, Turn) {
@@ -381,6 +428,11 @@ impl Client {
                 Some(Ok(_)) => continue,
             }
         }
+    }
+
+    /// The last room sequence number this client has seen.
+    pub(crate) fn last_seq(&self) -> Option<Seq> {
+        self.last_seq
     }
 
     /// Messages kept while waiting for replies or the close.
