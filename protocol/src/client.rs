@@ -71,6 +71,12 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
     },
+    /// Claim the win because the opponent has been away longer than the grace period.
+    /// Answered with an `ack`; `game_over` follows.
+    ClaimWin {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
     /// Decline the opponent's standing draw offer. Answered with an `ack`;
     /// `draw_declined` follows.
     DeclineDraw {
@@ -90,7 +96,8 @@ impl ClientMessage {
             | ClientMessage::Resign { id }
             | ClientMessage::OfferDraw { id }
             | ClientMessage::AcceptDraw { id }
-            | ClientMessage::DeclineDraw { id } => id,
+            | ClientMessage::DeclineDraw { id }
+            | ClientMessage::ClaimWin { id } => id,
         }
     }
 

@@ -20,6 +20,21 @@ pub struct CreateRoom {
     /// Whether the room is listed in the lobby; public if left out.
     #[serde(default)]
     pub visibility: Visibility,
+    /// The time control; none (no clocks) if left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TimeControl>,
+}
+
+/// A time control: each player has `base` seconds for the game and gains `increment`
+/// seconds with each turn they play. A player whose time runs out loses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControl {
+    /// Seconds each player has for the game (at least 1).
+    pub base: u32,
+    /// Seconds added to a player's clock with each turn they play.
+    #[serde(default)]
+    pub increment: u32,
 }
 
 fn standard() -> Variant {
@@ -33,6 +48,7 @@ impl Default for CreateRoom {
             variant: Variant::Standard,
             color: SeatChoice::Random,
             visibility: Visibility::Public,
+            clock: None,
         }
     }
 }
@@ -135,6 +151,35 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::OutcomeDef>")]
     pub outcome: Option<Outcome>,
+}
+
+/// `GET /api/games`: one page of the archive of finished public games, the game that
+/// ended last first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Archive {
+    /// The games of this page.
+    pub games: Vec<ArchivedGame>,
+    /// Pass as `after` to get the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+/// A finished game as the archive lists it; its record is at
+/// `GET /api/rooms/{room}/record` (or `record.txt`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ArchivedGame {
+    /// The room's id.
+    pub room: String,
+    /// Which game.
+    #[schemars(with = "crate::schema::VariantDef")]
+    pub variant: Variant,
+    /// How many turns were played.
+    pub turns: usize,
+    /// The result.
+    #[schemars(with = "crate::schema::OutcomeDef")]
+    pub outcome: Outcome,
+    /// When the game ended, in milliseconds since the Unix epoch.
+    pub finished_at: u64,
 }
 
 /// The body of every HTTP error response.

@@ -39,13 +39,13 @@ mod server;
 
 pub use client::{ClientMessage, DecodeError};
 pub use http::{
-    ApiError, CreateRoom, Lobby, Record, RoomStatus, RoomSummary, SeatChoice, SeatGranted,
-    Visibility,
+    ApiError, Archive, ArchivedGame, CreateRoom, Lobby, Record, RoomStatus, RoomSummary,
+    SeatChoice, SeatGranted, TimeControl, Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
 pub use server::{
-    DotView, ErrorCode, ReserveView, Reserves, Role, RoomSnapshot, SeatView, Seats, ServerMessage,
-    StackView,
+    ClockView, DotView, ErrorCode, ReserveView, Reserves, Role, RoomSnapshot, SeatView, Seats,
+    ServerMessage, StackView,
 };
 
 /// The version of this protocol. A client states it in its `hello`; the server refuses a

@@ -4,7 +4,8 @@
 use schemars::JsonSchema;
 
 use crate::{
-    ApiError, ClientMessage, CreateRoom, Lobby, Record, RoomSummary, SeatGranted, ServerMessage,
+    ApiError, Archive, ClientMessage, CreateRoom, Lobby, Record, RoomSummary, SeatGranted,
+    ServerMessage,
 };
 
 /// The title of the exported schema.
@@ -29,6 +30,8 @@ enum Protocol {
     Lobby(Lobby),
     /// `GET /api/rooms/{id}/record` answer.
     Record(Record),
+    /// `GET /api/games` answer.
+    Archive(Archive),
     /// Body of every HTTP error.
     ApiError(ApiError),
 }
@@ -117,6 +120,10 @@ pub(crate) enum WinReasonDef {
     Centre,
     /// The opponent resigned.
     Resignation,
+    /// The opponent's time ran out.
+    Time,
+    /// The opponent left and did not come back in time.
+    Abandonment,
 }
 
 /// Why a game was drawn.
@@ -211,7 +218,9 @@ mod tests {
             serialised([
                 WinReason::Connection,
                 WinReason::Centre,
-                WinReason::Resignation
+                WinReason::Resignation,
+                WinReason::Time,
+                WinReason::Abandonment
             ])
         );
         assert_eq!(

@@ -76,6 +76,9 @@ pub enum ServerMessage {
         /// Whose turn it is now (meaningless once the game is over).
         #[schemars(with = "crate::schema::ColorDef")]
         to_move: Color,
+        /// The clocks just after the turn, in a game with a time control.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
     },
     /// Room event: the game ended. Follows the `turn_played` event that ended it.
     GameOver {
@@ -117,6 +120,10 @@ pub enum ServerMessage {
         /// The seat.
         #[schemars(with = "crate::schema::ColorDef")]
         color: Color,
+        /// While the game goes on: milliseconds until the opponent may claim the win
+        /// if the player has not come back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claim_in_ms: Option<u64>,
     },
     /// Room event: a player came back with their token (possibly replacing a connection
     /// that was still open).
@@ -230,6 +237,8 @@ pub enum ErrorCode {
     NoDrawOffer,
     /// The server could not store the request; nothing changed. Try again.
     StorageFailed,
+    /// `claim_win` while the opponent is connected or within their grace period.
+    NotClaimable,
 }
 
 impl ErrorCode {
@@ -258,6 +267,7 @@ impl ErrorCode {
             ErrorCode::GameOver => "game-over",
             ErrorCode::NoDrawOffer => "no-draw-offer",
             ErrorCode::StorageFailed => "storage-failed",
+            ErrorCode::NotClaimable => "not-claimable",
         }
     }
 }
@@ -327,6 +337,9 @@ pub struct RoomSnapshot {
     pub outcome: Option<Outcome>,
     /// How many spectators watch.
     pub spectators: usize,
+    /// The clocks, in a game with a time control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockView>,
     /// The player whose draw offer stands, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::ColorDef>")]
@@ -364,6 +377,26 @@ pub struct SeatView {
     pub taken: bool,
     /// Whether the holder is connected now.
     pub connected: bool,
+    /// While the game goes on and this player is away: milliseconds until the opponent
+    /// may claim the win (0: now).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_in_ms: Option<u64>,
+}
+
+/// Both clocks, as they stood when the message was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ClockView {
+    /// White's time left, in milliseconds.
+    pub white_ms: u64,
+    /// Black's time left, in milliseconds.
+    pub black_ms: u64,
+    /// Whose clock runs (counts down from its value above); none before the first turn
+    /// and once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    pub running: Option<Color>,
+    /// Milliseconds added to a player's clock with each turn they play.
+    pub increment_ms: u64,
 }
 
 /// The dots on one cell, topmost first.
@@ -480,6 +513,7 @@ mod tests {
             by: Color::White,
             number: 1,
             to_move: Color::Black,
+            clock: None,
         };
         assert_eq!(event.seq(), Some(4));
         assert_eq!(

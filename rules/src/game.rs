@@ -17,6 +17,10 @@ pub enum WinReason {
     /// The opponent resigned. Decided off the board (by a server): [`Game`] never
     /// produces it.
     Resignation,
+    /// The opponent's time ran out. Decided off the board.
+    Time,
+    /// The opponent left and did not come back in time. Decided off the board.
+    Abandonment,
 }
 
 /// Why a game was drawn.
@@ -63,6 +67,8 @@ impl fmt::Display for Outcome {
                     WinReason::Connection => "connection",
                     WinReason::Centre => "centre",
                     WinReason::Resignation => "resignation",
+                    WinReason::Time => "time",
+                    WinReason::Abandonment => "abandonment",
                 };
                 write!(f, "winner {winner} ({reason})")
             }

@@ -40,6 +40,10 @@ pub struct Config {
     /// (such as `30m`); bounds how long abandoned rooms count against `max_rooms`.
     #[arg(long, env = "PUNCT_ROOM_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "30m")]
     pub room_idle_timeout: Duration,
+    /// How long a player may be away (disconnected, or never connected after taking a
+    /// seat) before the opponent may claim the win (such as `2m`).
+    #[arg(long, env = "PUNCT_GRACE_PERIOD", value_parser = parse_duration, default_value = "2m")]
+    pub grace_period: Duration,
 }
 
 impl Config {
@@ -54,6 +58,7 @@ impl Config {
         outbound_queue: 256,
         room_event_buffer: 256,
         room_idle_timeout: Duration::from_secs(30 * 60),
+        grace_period: Duration::from_secs(120),
     };
 }
 

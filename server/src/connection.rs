@@ -317,6 +317,7 @@ impl Connection {
             ClientMessage::OfferDraw { id } => self.act(id, Act::OfferDraw).await,
             ClientMessage::AcceptDraw { id } => self.act(id, Act::AcceptDraw).await,
             ClientMessage::DeclineDraw { id } => self.act(id, Act::DeclineDraw).await,
+            ClientMessage::ClaimWin { id } => self.act(id, Act::ClaimWin).await,
         }
     }
 

@@ -7,18 +7,25 @@ use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use punct_protocol::{ApiError, CreateRoom, ErrorCode, Lobby, RoomStatus, Visibility};
+use punct_protocol::{ApiError, Archive, CreateRoom, ErrorCode, Lobby, RoomStatus, Visibility};
 use tracing::Instrument;
 
 use crate::AppState;
 use crate::connection;
+use crate::store::ArchiveCursor;
 
 /// Largest HTTP request body accepted: requests are a few small JSON fields.
 const MAX_BODY_BYTES: usize = 4096;
+
+/// Games on one page of the archive, unless the request asks for fewer.
+const ARCHIVE_PAGE: usize = 20;
+
+/// Most games on one page of the archive.
+const MAX_ARCHIVE_PAGE: usize = 100;
 
 /// Every route of the server.
 pub(crate) fn router(state: AppState) -> Router {
@@ -29,7 +36,9 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms/{id}/seat", post(take_seat))
         .route("/api/rooms/{id}/record", get(record))
         .route("/api/rooms/{id}/record.txt", get(record_text))
+        .route("/api/games", get(archive))
         .route("/ws", get(websocket))
+        .merge(crate::web::routes())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }
@@ -43,6 +52,15 @@ impl Failure {
             StatusCode::NOT_FOUND,
             ErrorCode::NoSuchRoom,
             "no room has this id".into(),
+        )
+    }
+}
+impl Failure {
+    fn bad_request(message: impl Into<String>) -> Failure {
+        Failure(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            message.into(),
         )
     }
 }
@@ -62,13 +80,7 @@ async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Respo
     let request: CreateRoom = if body.iter().all(u8::is_ascii_whitespace) {
         CreateRoom::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| {
-            Failure(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                e.to_string(),
-            )
-        })?
+        serde_json::from_slice(&body).map_err(|e| Failure::bad_request(e.to_string()))?
     };
     let granted = state.rooms.create(request).await.map_err(|code| {
         let message = match code {
@@ -144,6 +156,70 @@ async fn record_text(
         .ok_or_else(Failure::no_such_room)?;
     let (_, text) = handle.record().await.map_err(|_| Failure::no_such_room())?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+/// `GET /api/games?limit=N&after=CURSOR`: a page of finished public games.
+async fn archive(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<Archive>, Failure> {
+    let (limit, after) = archive_query(query.as_deref().unwrap_or(""))?;
+    // One more than asked for tells whether there is a next page.
+    let mut games = state
+        .rooms
+        .store()
+        .archive(after, limit + 1)
+        .await
+        .map_err(|e| {
+            tracing::error!("{e}");
+            Failure(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::StorageFailed,
+                "the archive could not be read; try again".into(),
+            )
+        })?;
+    let next = (games.len() > limit).then(|| {
+        games.truncate(limit);
+        let last = games.last().expect("limit is at least 1");
+        format!("{}.{}", last.finished_at, last.room)
+    });
+    Ok(Json(Archive { games, next }))
+}
+
+/// The page size and the cursor of an archive request; anything else is refused.
+fn archive_query(query: &str) -> Result<(usize, Option<ArchiveCursor>), Failure> {
+    let (mut limit, mut after) = (ARCHIVE_PAGE, None);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("limit", n)) => {
+                limit = n
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_ARCHIVE_PAGE).contains(n))
+                    .ok_or_else(|| {
+                        Failure::bad_request(format!(
+                            "limit must be a number from 1 to {MAX_ARCHIVE_PAGE}"
+                        ))
+                    })?;
+            }
+            Some(("after", cursor)) => {
+                let parsed = cursor.split_once('.').and_then(|(at, room)| {
+                    let finished_at = at.parse().ok()?;
+                    let room = room.to_owned();
+                    Some(ArchiveCursor { finished_at, room })
+                });
+                after = Some(parsed.ok_or_else(|| {
+                    Failure::bad_request("after must be the next of an earlier page")
+                })?);
+            }
+            _ => {
+                return Err(Failure::bad_request(format!(
+                    "unknown query parameter {pair:?}: only limit and after"
+                )));
+            }
+        }
+    }
+    Ok((limit, after))
 }
 
 async fn websocket(

@@ -14,12 +14,14 @@
 //!   sequence number per room. The actor is the one place a turn is accepted.
 //! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
 //!   client that does not read is dropped instead of slowing anyone down.
+//! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - [`Config`]: limits and timings, from flags or environment variables.
 //! - `secret`: seat tokens (128 random bits) and room ids.
 //! - `store`: the SQLite database of rooms, seat token hashes and turns; one thread
 //!   commits whatever is waiting in one transaction, and a turn is acknowledged only
 //!   once it is committed.
 
+mod clock;
 mod config;
 mod connection;
 mod http;
@@ -27,6 +29,7 @@ mod room;
 mod rooms;
 mod secret;
 mod store;
+mod web;
 
 use std::future::Future;
 use std::net::SocketAddr;

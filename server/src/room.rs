@@ -8,15 +8,18 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
 use punct_protocol::{
     ErrorCode, Record, Reserves, Role, RoomSnapshot, RoomStatus, RoomSummary, SeatGranted,
-    SeatView, Seats, Seq, ServerMessage, StackView, Visibility,
+    SeatView, Seats, Seq, ServerMessage, StackView, TimeControl, Visibility,
 };
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, Variant, WinReason};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::time::Instant;
 use tracing::Instrument;
 
+use crate::clock::Clock;
 use crate::rooms::Rooms;
 use crate::secret;
 use crate::store::{StoredRoom, TokenHash, hash_token};
@@ -113,6 +116,8 @@ pub(crate) enum Act {
     AcceptDraw,
     /// Decline the opponent's draw offer.
     DeclineDraw,
+    /// Claim the win from an opponent away longer than the grace period.
+    ClaimWin,
 }
 
 /// What a connection gets on entering a room.
@@ -205,6 +210,7 @@ impl RoomHandle {
             incarnation,
             game,
             ending,
+            clock,
         } = room;
         let mut room = Room {
             id: id.clone(),
@@ -215,8 +221,11 @@ impl RoomHandle {
             seq: Seq::from(incarnation) << 32,
             seats: seats.map(|token| Seat {
                 token,
+                // A seat given out but not joined yet counts as away.
+                away: token.map(|_| Instant::now()),
                 ..Seat::default()
             }),
+            clock,
             spectators: HashSet::new(),
             events,
             recent: VecDeque::new(),
@@ -338,6 +347,8 @@ pub(crate) struct Setup {
     pub(crate) game: Game,
     /// How the game ended, if it ended off the board.
     pub(crate) ending: Option<Outcome>,
+    /// The clocks, in a timed game.
+    pub(crate) clock: Option<Clock>,
 }
 
 impl Setup {
@@ -346,6 +357,7 @@ impl Setup {
         id: String,
         variant: Variant,
         visibility: Visibility,
+        control: Option<TimeControl>,
         creator: Color,
         token: TokenHash,
     ) -> Setup {
@@ -358,6 +370,7 @@ impl Setup {
             incarnation: 0,
             game: Game::new(variant),
             ending: None,
+            clock: control.map(Clock::new),
         }
     }
 
@@ -374,11 +387,22 @@ impl Setup {
                 Outcome::Win {
                     reason: WinReason::Resignation,
                     ..
+                } | Outcome::Win {
+                    reason: WinReason::Time | WinReason::Abandonment,
+                    ..
                 } | Outcome::Draw {
                     reason: DrawReason::Agreement
                 }
             )
         };
+        let over = room.outcome.is_some();
+        let clock = room.clock.map(|control| {
+            let mut clock = Clock::resumed(control, room.clocks_left, game.to_move());
+            if over {
+                clock.stop(Instant::now());
+            }
+            clock
+        });
         Ok(Setup {
             id,
             visibility: room.visibility,
@@ -386,6 +410,7 @@ impl Setup {
             incarnation: room.incarnation,
             game,
             ending: room.outcome.filter(off_the_board),
+            clock,
         })
     }
 }
@@ -399,6 +424,8 @@ struct Seat {
     holder: Option<Holder>,
     /// Whether anyone has joined on this seat yet: a later join is a reconnect.
     joined_before: bool,
+    /// Since when the seat's player has been away (given out, not connected).
+    away: Option<Instant>,
 }
 
 /// The connection holding a seat.
@@ -422,6 +449,8 @@ struct Room {
     ending: Option<Outcome>,
     /// The player whose draw offer stands.
     draw_offer: Option<Color>,
+    /// The clocks, in a timed game.
+    clock: Option<Clock>,
     /// Sequence number of the last event published.
     seq: Seq,
     /// White's and Black's seats, indexed by `Color as usize`.
@@ -444,18 +473,27 @@ impl Room {
         let idle_timeout = self.rooms.idle_timeout();
         loop {
             let empty = self.is_empty();
+            let flag_falls = self
+                .clock
+                .as_ref()
+                .and_then(Clock::deadline)
+                .filter(|_| self.outcome().is_none());
             let command = tokio::select! {
-                command = inbox.recv() => command,
+                command = inbox.recv() => match command {
+                    Some(command) => Some(command),
+                    None => break,
+                },
+                () = sleep_until(flag_falls), if flag_falls.is_some() => None,
                 () = tokio::time::sleep(idle_timeout), if empty => {
                     tracing::info!("nobody came for {idle_timeout:?}: closing");
                     self.rooms.remove(&self.id);
                     break;
                 }
             };
-            let Some(command) = command else {
-                break;
-            };
-            self.handle(command).await;
+            match command {
+                Some(command) => self.handle(command).await,
+                None => self.time_out().await,
+            }
             if let Some(summary) = &self.summary {
                 summary.send_if_modified(|old| {
                     let new = self.summary();
@@ -516,6 +554,19 @@ impl Room {
         }
     }
 
+    /// Ends the game if the running clock has run out.
+    async fn time_out(&mut self) {
+        let now = Instant::now();
+        if let Some(loser) = self.clock.as_ref().and_then(|c| c.flagged(now)) {
+            let outcome = Outcome::Win {
+                winner: loser.opponent(),
+                reason: WinReason::Time,
+            };
+            // If it cannot be stored, the flag falls again at the next request.
+            let _ = self.end(outcome).await;
+        }
+    }
+
     /// The result, once the game is over on the board or off it.
     fn outcome(&self) -> Option<Outcome> {
         self.ending.or(self.game.outcome())
@@ -554,6 +605,7 @@ impl Room {
             .ok_or(ErrorCode::BadToken)?;
         let (replaced, on_replaced) = oneshot::channel();
         let seat = &mut self.seats[color as usize];
+        seat.away = None;
         if let Some(old) = seat.holder.replace(Holder { conn, replaced }) {
             tracing::info!(%color, old = old.conn, new = conn, "seat taken over");
             let _ = old.replaced.send(());
@@ -582,6 +634,7 @@ impl Room {
 
     async fn play(&mut self, conn: ConnId, turn: Turn) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
+        self.time_out().await;
         if self.outcome().is_some() {
             return Err(Refusal::illegal(IllegalTurn::GameOver));
         }
@@ -595,12 +648,22 @@ impl Room {
         let mut next = self.game.clone();
         let outcome = next.play(turn).map_err(Refusal::illegal)?;
         let number = next.turns().len();
+        let now = Instant::now();
+        let clock = self.clock.clone().map(|mut clock| {
+            clock.punch(color, now);
+            if outcome.is_some() {
+                clock.stop(now);
+            }
+            clock
+        });
+        let left = clock.as_ref().map(|c| c.left_ms(now));
         self.rooms
             .store()
-            .turn(&self.id, number, turn, outcome)
+            .turn(&self.id, number, turn, left, outcome)
             .await
             .map_err(|e| Refusal::storage(&e))?;
         self.game = next;
+        self.clock = clock;
         if self.draw_offer == Some(color) {
             // An offer lapses when its maker plays on.
             self.draw_offer = None;
@@ -610,6 +673,7 @@ impl Room {
         let your_turn = outcome
             .is_none()
             .then(|| (to_move, self.game.legal_turns()));
+        let clock = self.clock.as_ref().map(|c| c.view(now));
         let seq = self.publish_with(
             |seq| ServerMessage::TurnPlayed {
                 seq,
@@ -617,6 +681,7 @@ impl Room {
                 by: color,
                 number,
                 to_move,
+                clock,
             },
             your_turn,
         );
@@ -663,7 +728,37 @@ impl Room {
                 self.draw_offer = None;
                 Ok(self.publish(|seq| ServerMessage::DrawDeclined { seq, by: color }))
             }
+            Act::ClaimWin => match self.claim_in(color.opponent()) {
+                Some(Duration::ZERO) => {
+                    let outcome = Outcome::Win {
+                        winner: color,
+                        reason: WinReason::Abandonment,
+                    };
+                    self.end(outcome).await
+                }
+                Some(left) => Err(Refusal::new(
+                    ErrorCode::NotClaimable,
+                    format!(
+                        "the opponent may still come back for {} s",
+                        left.as_millis().div_ceil(1000)
+                    ),
+                )),
+                None => Err(Refusal::new(
+                    ErrorCode::NotClaimable,
+                    "the opponent is connected",
+                )),
+            },
         }
+    }
+
+    /// While the game goes on and `color`'s player is away: the time until the opponent
+    /// may claim the win.
+    fn claim_in(&self, color: Color) -> Option<Duration> {
+        let away = self.seats[color as usize].away?;
+        let grace = self.rooms.grace_period();
+        self.outcome()
+            .is_none()
+            .then(|| grace.saturating_sub(away.elapsed()))
     }
 
     /// Ends the game off the board: stores the result, then announces it.
@@ -675,6 +770,9 @@ impl Room {
             .map_err(|e| Refusal::storage(&e))?;
         self.ending = Some(outcome);
         self.draw_offer = None;
+        if let Some(clock) = &mut self.clock {
+            clock.stop(Instant::now());
+        }
         tracing::info!(%outcome, "game over");
         Ok(self.publish(|seq| ServerMessage::GameOver { seq, outcome }))
     }
@@ -684,8 +782,15 @@ impl Room {
             let count = self.spectators.len();
             self.publish(|seq| ServerMessage::Spectators { seq, count });
         } else if let Some(color) = self.seat_of(conn) {
-            self.seats[color as usize].holder = None;
-            self.publish(|seq| ServerMessage::PlayerLeft { seq, color });
+            let seat = &mut self.seats[color as usize];
+            seat.holder = None;
+            seat.away = Some(Instant::now());
+            let claim_in_ms = self.claim_in(color).map(millis);
+            self.publish(|seq| ServerMessage::PlayerLeft {
+                seq,
+                color,
+                claim_in_ms,
+            });
         }
     }
 
@@ -794,19 +899,24 @@ impl Room {
             turns: self.game.turns().to_vec(),
             outcome: self.outcome(),
             spectators: self.spectators.len(),
+            clock: self.clock.as_ref().map(|c| c.view(Instant::now())),
             draw_offer: self.draw_offer,
             legal_turns,
         }
     }
 
     fn seats(&self) -> Seats {
-        let view = |seat: &Seat| SeatView {
-            taken: seat.token.is_some(),
-            connected: seat.holder.is_some(),
+        let view = |color: Color| {
+            let seat = &self.seats[color as usize];
+            SeatView {
+                taken: seat.token.is_some(),
+                connected: seat.holder.is_some(),
+                claim_in_ms: self.claim_in(color).map(millis),
+            }
         };
         Seats {
-            white: view(&self.seats[0]),
-            black: view(&self.seats[1]),
+            white: view(Color::White),
+            black: view(Color::Black),
         }
     }
 
@@ -833,6 +943,154 @@ impl Room {
     }
 }
 
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 fn to_json(message: &ServerMessage) -> String {
     serde_json::to_string(message).expect("server messages serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    use punct_protocol::{CreateRoom, SeatChoice};
+
+    use super::*;
+    use crate::Config;
+    use crate::store::Store;
+
+    /// White (connection 1) and Black (connection 2) seated in a new room.
+    async fn table(clock: Option<TimeControl>) -> (Rooms, RoomHandle) {
+        let (rooms, room, _) = table_with_tokens(clock).await;
+        (rooms, room)
+    }
+
+    /// As [`table`], with White's and Black's seat tokens.
+    async fn table_with_tokens(clock: Option<TimeControl>) -> (Rooms, RoomHandle, [String; 2]) {
+        let rooms = Rooms::new(&Config::default(), Store::open(None).unwrap());
+        let request = CreateRoom {
+            color: SeatChoice::White,
+            clock,
+            ..CreateRoom::default()
+        };
+        let white = rooms.create(request).await.unwrap();
+        let room = rooms.get(&white.room).await.unwrap();
+        let black = room.take_seat().await.unwrap().unwrap();
+        room.join(1, white.token.clone(), None)
+            .await
+            .unwrap()
+            .unwrap();
+        room.join(2, black.token.clone(), None)
+            .await
+            .unwrap()
+            .unwrap();
+        (rooms, room, [white.token, black.token])
+    }
+
+    fn turn(text: &str) -> Turn {
+        text.parse().unwrap()
+    }
+
+    /// The seats as a snapshot shows them now.
+    async fn seats(room: &RoomHandle) -> Seats {
+        match room.watch(99, None).await.unwrap().start {
+            Start::Snapshot(snapshot) => snapshot.players,
+            Start::Resumed { .. } => unreachable!("no `since` was given"),
+        }
+    }
+
+    async fn outcome(room: &RoomHandle) -> Option<Outcome> {
+        room.record().await.unwrap().0.outcome
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_player_whose_time_runs_out_loses() {
+        let control = TimeControl {
+            base: 60,
+            increment: 5,
+        };
+        let (_rooms, room) = table(Some(control)).await;
+        let mut events = room.watch(3, None).await.unwrap().events;
+        // White's first turn is free; then Black's minute runs.
+        tokio::time::sleep(Duration::from_secs(100)).await;
+        room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        room.play(2, turn("F5:F6,G6")).await.unwrap().unwrap();
+        // White has the full minute (no increment for the free turn): 59 s pass safely.
+        tokio::time::sleep(Duration::from_secs(59)).await;
+        assert_eq!(outcome(&room).await, None);
+        let Start::Snapshot(snapshot) = room.watch(4, None).await.unwrap().start else {
+            panic!("a snapshot");
+        };
+        let clock = snapshot.clock.unwrap();
+        assert_eq!((clock.white_ms, clock.black_ms), (1_000, 35_000));
+        assert_eq!(clock.running, Some(Color::White));
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let lost = Outcome::Win {
+            winner: Color::Black,
+            reason: WinReason::Time,
+        };
+        assert_eq!(outcome(&room).await, Some(lost));
+        // Everyone was told; no turn comes after.
+        let told = loop {
+            let event = events.recv().await.unwrap();
+            if event.json.contains("game_over") {
+                break event;
+            }
+        };
+        assert!(told.json.contains(r#""reason":"time""#), "{}", told.json);
+        let refused = room.play(1, turn("C6:C7,D7")).await.unwrap().unwrap_err();
+        assert_eq!(refused.rule, Some("game-over"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_win_can_be_claimed_only_after_the_grace_period() {
+        let (rooms, room) = table(None).await;
+        let grace = rooms.grace_period();
+        let claim = |conn| room.act(conn, Act::ClaimWin);
+        assert_eq!(
+            claim(2).await.unwrap().unwrap_err().code,
+            ErrorCode::NotClaimable,
+            "White is connected"
+        );
+        room.leave(1);
+        tokio::time::sleep(grace - Duration::from_secs(1)).await;
+        let early = claim(2).await.unwrap().unwrap_err();
+        assert_eq!(early.code, ErrorCode::NotClaimable);
+        assert!(early.message.contains("1 s"), "{}", early.message);
+        // The room says how long is left.
+        assert_eq!(room.summary().players.white.claim_in_ms, Some(1_000));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        claim(2).await.unwrap().unwrap();
+        assert_eq!(
+            outcome(&room).await,
+            Some(Outcome::Win {
+                winner: Color::Black,
+                reason: WinReason::Abandonment
+            })
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn coming_back_within_the_grace_period_keeps_the_game() {
+        let (rooms, room, [white, _]) = table_with_tokens(None).await;
+        room.leave(1);
+        tokio::time::sleep(rooms.grace_period() / 2).await;
+        let left = seats(&room).await.white.claim_in_ms;
+        assert_eq!(left, Some(millis(rooms.grace_period() / 2)));
+        room.join(11, white, None).await.unwrap().unwrap();
+        assert_eq!(seats(&room).await.white.claim_in_ms, None);
+        tokio::time::sleep(rooms.grace_period() * 2).await;
+        let refused = room.act(2, Act::ClaimWin).await.unwrap().unwrap_err();
+        assert_eq!(refused.code, ErrorCode::NotClaimable);
+        assert_eq!(outcome(&room).await, None);
+    }
 }

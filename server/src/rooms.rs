@@ -34,6 +34,8 @@ struct Shared {
     event_buffer: usize,
     /// How long an empty room lives on without requests.
     idle_timeout: Duration,
+    /// How long a player may be away before the opponent may claim the win.
+    grace_period: Duration,
     /// Where rooms and turns are kept.
     store: Store,
 }
@@ -55,9 +57,15 @@ impl Rooms {
                 max_rooms: config.max_rooms,
                 event_buffer: config.room_event_buffer,
                 idle_timeout: config.room_idle_timeout,
+                grace_period: config.grace_period,
                 store,
             }),
         }
+    }
+
+    /// How long a player may be away before the opponent may claim the win.
+    pub(crate) fn grace_period(&self) -> Duration {
+        self.shared.grace_period
     }
 
     /// Where rooms and turns are kept.
@@ -98,14 +106,22 @@ impl Rooms {
         let id = secret::room_id();
         let token = secret::token();
         let hash = hash_token(&token);
+        let clock = request.clock.map(crate::clock::Clock::control_ms);
         self.store()
-            .create_room(&id, request.variant, request.visibility, color, hash)
+            .create_room(&id, request.variant, request.visibility, clock, color, hash)
             .await
             .map_err(|e| {
                 tracing::error!("{e}");
                 ErrorCode::StorageFailed
             })?;
-        let setup = Setup::new(id.clone(), request.variant, request.visibility, color, hash);
+        let setup = Setup::new(
+            id.clone(),
+            request.variant,
+            request.visibility,
+            request.clock,
+            color,
+            hash,
+        );
         self.insert(setup);
         Ok(SeatGranted {
             room: id,

@@ -20,7 +20,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
-use punct_protocol::Visibility;
+use punct_protocol::{ArchivedGame, Visibility};
 
 /// The schema, one migration per version. The database's `user_version` says how many
 /// have run; those after it run at start, in order, each in its own transaction.
@@ -48,6 +48,13 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (room, number)
     ) WITHOUT ROWID;
     CREATE INDEX rooms_unfinished ON rooms(id) WHERE outcome IS NULL;",
+    // 2: time controls, and both clocks after each turn.
+    "ALTER TABLE rooms ADD COLUMN clock_base_ms INTEGER;
+    ALTER TABLE rooms ADD COLUMN clock_increment_ms INTEGER;
+    ALTER TABLE turns ADD COLUMN white_ms INTEGER;
+    ALTER TABLE turns ADD COLUMN black_ms INTEGER;",
+    // 3: the archive pages through finished games by the time they ended.
+    "CREATE INDEX rooms_finished ON rooms(finished_at, id) WHERE outcome IS NOT NULL;",
 ];
 
 /// Most jobs run in one transaction: bounds the time any one caller waits behind others.
@@ -105,6 +112,10 @@ pub(crate) struct StoredRoom {
     pub(crate) incarnation: u32,
     /// Every accepted turn, in order.
     pub(crate) turns: Vec<Turn>,
+    /// The time control, in milliseconds: base and increment.
+    pub(crate) clock: Option<[u64; 2]>,
+    /// White's and Black's time left after the last turn, if it was timed.
+    pub(crate) clocks_left: Option<[u64; 2]>,
     /// The result, if the game is over (including ends decided off the board).
     pub(crate) outcome: Option<Outcome>,
 }
@@ -154,14 +165,19 @@ impl Store {
         id: &str,
         variant: Variant,
         visibility: Visibility,
+        clock: Option<[u64; 2]>,
         color: Color,
         token: TokenHash,
     ) -> Result<(), StoreError> {
         let (id, variant, visibility) = (id.to_owned(), text(&variant), text(&visibility));
+        let [base, increment] = clock
+            .map(|c| c.map(sql_ms))
+            .map_or([None, None], |c| c.map(Some));
         self.call(move |db| {
             db.execute(
-                "INSERT INTO rooms (id, variant, visibility, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![id, variant, visibility, now()],
+                "INSERT INTO rooms (id, variant, visibility, created_at, clock_base_ms, clock_increment_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id, variant, visibility, now(), base, increment],
             )?;
             db.execute(&seat_sql(color), params![id, token])?;
             Ok(())
@@ -181,21 +197,27 @@ impl Store {
             .await
     }
 
-    /// Records turn `number` of `room`, and the result if it ended the game.
+    /// Records turn `number` of `room`, the clocks after it (White's and Black's time
+    /// left, in a timed game), and the result if it ended the game.
     pub(crate) async fn turn(
         &self,
         room: &str,
         number: usize,
         turn: Turn,
+        clocks: Option<[u64; 2]>,
         outcome: Option<Outcome>,
     ) -> Result<(), StoreError> {
         let (room, turn) = (room.to_owned(), turn.to_string());
         let number = i64::try_from(number).expect("turn numbers are small");
+        let [white, black] = clocks
+            .map(|c| c.map(sql_ms))
+            .map_or([None, None], |c| c.map(Some));
         self.call(move |db| {
             db.prepare_cached(
-                "INSERT INTO turns (room, number, turn, played_at) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO turns (room, number, turn, played_at, white_ms, black_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![room, number, turn, now()])?;
+            .execute(params![room, number, turn, now(), white, black])?;
             if let Some(outcome) = outcome {
                 finish(db, &room, outcome)?;
             }
@@ -238,6 +260,53 @@ impl Store {
     }
 }
 
+/// Where a page of the archive starts: just after the game that ended at `finished_at`
+/// (milliseconds since the Unix epoch) in room `room`, the last of the page before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ArchiveCursor {
+    /// When that game ended.
+    pub(crate) finished_at: i64,
+    /// Its room: tells apart games that ended in the same millisecond.
+    pub(crate) room: String,
+}
+
+impl Store {
+    /// Up to `limit` finished public games, the one that ended last first, starting after
+    /// `after`.
+    pub(crate) async fn archive(
+        &self,
+        after: Option<ArchiveCursor>,
+        limit: usize,
+    ) -> Result<Vec<ArchivedGame>, StoreError> {
+        let (finished_at, room) =
+            after.map_or((None, None), |c| (Some(c.finished_at), Some(c.room)));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let public = text(&Visibility::Public);
+        self.call(move |db| {
+            let mut query = db.prepare_cached(
+                "SELECT id, variant, outcome, finished_at,
+                        (SELECT COUNT(*) FROM turns WHERE turns.room = rooms.id)
+                 FROM rooms
+                 WHERE outcome IS NOT NULL AND visibility = ?1
+                   AND (?2 IS NULL OR (finished_at, id) < (?2, ?3))
+                 ORDER BY finished_at DESC, id DESC
+                 LIMIT ?4",
+            )?;
+            let games = query.query_map(params![public, finished_at, room, limit], |row| {
+                Ok(ArchivedGame {
+                    room: row.get(0)?,
+                    variant: from_text(&row.get::<_, String>(1)?)?,
+                    outcome: from_text(&row.get::<_, String>(2)?)?,
+                    finished_at: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
+                    turns: usize::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+                })
+            })?;
+            games.collect()
+        })
+        .await
+    }
+}
+
 /// The statement that stores a seat's token hash.
 fn seat_sql(color: Color) -> String {
     format!("UPDATE rooms SET {color}_token = ?2 WHERE id = ?1")
@@ -255,7 +324,8 @@ fn finish(db: &Connection, room: &str, outcome: Outcome) -> rusqlite::Result<()>
 fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>> {
     let row = db
         .query_row(
-            "SELECT variant, visibility, white_token, black_token, incarnation, outcome
+            "SELECT variant, visibility, white_token, black_token, incarnation, outcome,
+                    clock_base_ms, clock_increment_ms
              FROM rooms WHERE id = ?1",
             params![room],
             |row| {
@@ -266,19 +336,29 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
                     row.get::<_, Option<TokenHash>>(3)?,
                     row.get::<_, u32>(4)?,
                     row.get::<_, Option<String>>(5)?,
+                    both(row.get::<_, Option<i64>>(6)?, row.get::<_, Option<i64>>(7)?),
                 ))
             },
         )
         .optional()?;
-    let Some((variant, visibility, white, black, incarnation, outcome)) = row else {
+    let Some((variant, visibility, white, black, incarnation, outcome, clock)) = row else {
         return Ok(None);
     };
-    let mut query = db.prepare_cached("SELECT turn FROM turns WHERE room = ?1 ORDER BY number")?;
+    let mut query = db.prepare_cached(
+        "SELECT turn, white_ms, black_ms FROM turns WHERE room = ?1 ORDER BY number",
+    )?;
+    let mut clocks_left = None;
     let turns = query
         .query_map(params![room], |row| {
             let text: String = row.get(0)?;
-            text.parse::<Turn>().map_err(|e| corrupt(0, e))
+            let left = both(row.get(1)?, row.get(2)?);
+            Ok((text.parse::<Turn>().map_err(|e| corrupt(0, e))?, left))
         })?
+        .map(|row| {
+            let (turn, left) = row?;
+            clocks_left = left;
+            Ok(turn)
+        })
         .collect::<rusqlite::Result<Vec<Turn>>>()?;
     Ok(Some(StoredRoom {
         variant: from_text(&variant)?,
@@ -286,8 +366,21 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
         seats: [white, black],
         incarnation,
         turns,
+        clock,
+        clocks_left,
         outcome: outcome.as_deref().map(from_text).transpose()?,
     }))
+}
+
+/// Milliseconds as SQLite stores them.
+fn sql_ms(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// Two stored milliseconds, when both are there.
+fn both(a: Option<i64>, b: Option<i64>) -> Option<[u64; 2]> {
+    let ms = |v: i64| u64::try_from(v).unwrap_or(0);
+    Some([ms(a?), ms(b?)])
 }
 
 /// A stored value that does not read back: the file was changed by hand or is damaged.
@@ -387,6 +480,7 @@ mod tests {
                 "r1",
                 Variant::Basic,
                 Visibility::Private,
+                Some([60_000, 2_000]),
                 Color::White,
                 white,
             )
@@ -395,7 +489,11 @@ mod tests {
         store.take_seat("r1", Color::Black, black).await.unwrap();
         let turns: Vec<Turn> = ["C4:C5,D5", "pass"].map(|t| t.parse().unwrap()).into();
         for (n, &turn) in turns.iter().enumerate() {
-            store.turn("r1", n + 1, turn, None).await.unwrap();
+            let left = [60_000 - n as u64, 61_000];
+            store
+                .turn("r1", n + 1, turn, Some(left), None)
+                .await
+                .unwrap();
         }
         assert_eq!(store.unfinished().await.unwrap(), ["r1"]);
         let room = store.load("r1").await.unwrap().unwrap();
@@ -404,6 +502,8 @@ mod tests {
         assert_eq!(room.seats, [Some(white), Some(black)]);
         assert_eq!(room.incarnation, 1);
         assert_eq!(room.turns, turns);
+        assert_eq!(room.clock, Some([60_000, 2_000]));
+        assert_eq!(room.clocks_left, Some([59_999, 61_000]));
         assert_eq!(room.outcome, None);
         assert_eq!(store.load("r1").await.unwrap().unwrap().incarnation, 2);
         assert!(store.load("nope").await.unwrap().is_none());
@@ -417,22 +517,26 @@ mod tests {
                 "r",
                 Variant::Standard,
                 Visibility::Public,
+                None,
                 Color::White,
                 [0; 32],
             )
             .await
             .unwrap();
         let turn: Turn = "C4:C5,D5".parse().unwrap();
-        store.turn("r", 1, turn, None).await.unwrap();
+        store.turn("r", 1, turn, None, None).await.unwrap();
         let outcome = Outcome::Draw {
             reason: punct_rules::DrawReason::Repetition,
         };
-        let (again, finish) =
-            tokio::join!(store.turn("r", 1, turn, None), store.finish("r", outcome));
+        let (again, finish) = tokio::join!(
+            store.turn("r", 1, turn, None, None),
+            store.finish("r", outcome)
+        );
         assert!(again.is_err(), "turn 1 is stored already");
         finish.unwrap();
         let room = store.load("r").await.unwrap().unwrap();
         assert_eq!(room.turns, [turn]);
+        assert_eq!((room.clock, room.clocks_left), (None, None));
         assert_eq!(room.outcome, Some(outcome));
         assert!(store.unfinished().await.unwrap().is_empty());
     }

@@ -1,0 +1,119 @@
+//! The browser client: the lobby at `/`, the game page at `/room/{id}`, their assets
+//! under `/assets/`, and `GET /api/rooms/{id}/position/{after}`, which replays the first
+//! N turns with the rules engine so the page can show past positions without knowing
+//! the rules.
+//!
+//! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, compiled into
+//! the binary: there is no build step, and the server needs no files at run time.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use punct_protocol::{ApiError, ErrorCode, Reserves, StackView};
+use punct_rules::{Color, Game};
+use serde::Serialize;
+
+use crate::AppState;
+
+/// The routes of the browser client, merged into the server's router.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { Html(include_str!("../web/lobby.html")) }),
+        )
+        .route(
+            "/room/{id}",
+            get(|| async { Html(include_str!("../web/room.html")) }),
+        )
+        .route("/assets/{file}", get(asset))
+        .route("/api/rooms/{id}/position/{after}", get(position))
+}
+
+/// Every asset: its name under `/assets/`, its media type and its bytes.
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("style.css", "text/css", include_str!("../web/style.css")),
+    (
+        "lobby.js",
+        "text/javascript",
+        include_str!("../web/lobby.js"),
+    ),
+    ("room.js", "text/javascript", include_str!("../web/room.js")),
+    (
+        "board.js",
+        "text/javascript",
+        include_str!("../web/board.js"),
+    ),
+    ("api.js", "text/javascript", include_str!("../web/api.js")),
+];
+
+async fn asset(Path(file): Path<String>) -> Response {
+    match ASSETS.iter().find(|(name, _, _)| *name == file) {
+        Some((_, media, body)) => (
+            [
+                (header::CONTENT_TYPE, format!("{media}; charset=utf-8")),
+                // The assets change only with the binary; a short cache keeps a new
+                // release visible within minutes.
+                (header::CACHE_CONTROL, "max-age=300".to_owned()),
+            ],
+            *body,
+        )
+            .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// The board and reserves after some turns, in the form of a snapshot's.
+#[derive(Serialize)]
+struct PositionView {
+    /// How many turns were replayed.
+    after: usize,
+    /// Whose turn it is in that position.
+    to_move: Color,
+    /// Every cell that holds a dot, its dots topmost first.
+    board: Vec<StackView>,
+    /// Both reserves.
+    reserves: Reserves,
+}
+
+async fn position(
+    State(state): State<AppState>,
+    Path((id, after)): Path<(String, usize)>,
+) -> Response {
+    let no_room = || {
+        let body = ApiError {
+            code: ErrorCode::NoSuchRoom,
+            message: "no room has this id".into(),
+        };
+        (StatusCode::NOT_FOUND, Json(body)).into_response()
+    };
+    let Some(handle) = state.rooms.get(&id).await else {
+        return no_room();
+    };
+    let Ok((record, _)) = handle.record().await else {
+        return no_room();
+    };
+    if after > record.turns.len() {
+        let body = ApiError {
+            code: ErrorCode::BadRequest,
+            message: format!("the game has only {} turns", record.turns.len()),
+        };
+        return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+    }
+    let mut game = Game::new(record.variant);
+    for &turn in &record.turns[..after] {
+        // The room accepted every recorded turn with the same rules engine.
+        game.play(turn).expect("a recorded turn is legal");
+    }
+    let position = game.position();
+    Json(PositionView {
+        after,
+        to_move: position.to_move(),
+        board: StackView::all(position),
+        reserves: Reserves::of(position),
+    })
+    .into_response()
+}

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Browser tests of the web client, in headless Chromium driven over WebDriver.
+
+Run by `.ci/browser-tests`, which installs Chromium and builds the server first. Python
+standard library only: WebDriver is plain JSON over HTTP, so no Selenium is needed.
+
+Usage: web_test.py SERVER_BINARY SCREENSHOT_DIR
+"""
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+ROOT = os.path.dirname(os.path.abspath(__file__))
+RECORDS = os.path.join(ROOT, "..", "..", "..", "rules", "tests", "records")
+
+# White links B1 to K17 in the 11th turn (server/tests/common/games.rs, WHITE_CONNECTS).
+WHITE_CONNECTS = """B2:B1,B3 A3:A2,A4 B5:B4,B6 A6:A5,A7 B7:B8,B9 B10:C11,D12 C10:D11,E12
+C1:D1,E1 F13:G14,H15 E13:F14,G15 I15:J16,K17""".split()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(method, url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def wait_until(what, condition, timeout=15):
+    """Polls `condition` until it returns something true, and returns that."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def record(name):
+    with open(os.path.join(RECORDS, name)) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+class Browser:
+    """One WebDriver session: one Chromium window with its own storage."""
+
+    def __init__(self, driver, name, width=1280, height=1000):
+        self.driver = driver
+        self.name = name
+        profile = tempfile.mkdtemp(prefix="punct-chrome-")
+        options = {
+            "args": [
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                f"--user-data-dir={profile}",
+                f"--window-size={width},{height}",
+            ]
+        }
+        chromium = shutil.which("chromium")
+        if chromium:
+            options["binary"] = chromium
+        caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}}
+        self.session = self._call("POST", "/session", caps)["sessionId"]
+
+    def _call(self, method, path, body=None):
+        try:
+            return http(method, self.driver + path, body if body is not None or method == "GET" else {})["value"]
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"{self.name}: WebDriver {path}: {e.read().decode()}") from e
+
+    def call(self, method, path, body=None):
+        return self._call(method, f"/session/{self.session}{path}", body)
+
+    def go(self, url):
+        self.call("POST", "/url", {"url": url})
+
+    def js(self, script, *args):
+        return self.call("POST", "/execute/sync", {"script": script, "args": list(args)})
+
+    def find(self, css):
+        """The element matching `css`, waiting for it to appear."""
+        def lookup():
+            found = self.call("POST", "/elements", {"using": "css selector", "value": css})
+            return found[0][ELEMENT] if found else None
+        return wait_until(f"{self.name}: {css}", lookup)
+
+    def click(self, css):
+        self.call("POST", f"/element/{self.find(css)}/click")
+
+    def type(self, css, text):
+        """Replaces the text of the input `css` with `text`."""
+        element = self.find(css)
+        self.call("POST", f"/element/{element}/clear")
+        self.call("POST", f"/element/{element}/value", {"text": text})
+
+    def text(self, css):
+        return self.js("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
+
+    def board(self):
+        """The data attributes the game page keeps on its board."""
+        return self.js("return Object.assign({}, document.getElementById('board').dataset);")
+
+    def screenshot(self, path):
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.call("GET", "/screenshot")))
+
+    def quit(self):
+        self._call("DELETE", f"/session/{self.session}")
+
+
+class Game:
+    """A room with two players and a spectator, each in their own browser."""
+
+    def __init__(self, base, white, black, watchers):
+        self.base = base
+        self.white = white
+        self.black = black
+        self.watchers = watchers
+        self.room = None
+        self.played = []
+
+    def everyone(self):
+        return [self.white, self.black, *self.watchers]
+
+    def mover(self):
+        return self.white if len(self.played) % 2 == 0 else self.black
+
+    def wait_turns(self, n):
+        for b in self.everyone():
+            wait_until(f"{b.name} shows turn {n} (it says: {b.text('#message')!r}, {b.board()})", lambda: b.board().get("shown") == str(n) and b.board().get("turns") == str(n))
+
+    def wait_my_turn(self):
+        b = self.mover()
+        wait_until(f"{b.name} may move", lambda: b.board().get("myTurn") == "true")
+        return b
+
+    def typed(self, turn):
+        """Plays `turn` by typing it into the notation box."""
+        b = self.wait_my_turn()
+        b.type("#notation", turn + "\n")
+        self.done(turn)
+
+    def clicked(self, turn, shot=None):
+        """Plays `turn` with the mouse: pick the piece, pick the cell, rotate, place.
+        Returns the reserve kind picked for a drop. `shot`: a file for a screenshot of
+        the lit destinations of a moved piece."""
+        b = self.wait_my_turn()
+        origin = turn.split(":")[0]
+        mine = color(len(self.played))
+        shown = False
+        if "-" in origin:
+            kind = None
+            b.click(f'polygon[data-cell="{origin.split("-")[0]}"]')
+            if shot:
+                b.find("polygon.target")
+                b.screenshot(shot)
+            shown = self.reaches(b, turn)
+        else:
+            # Try each kind the reserve offers until one reaches the turn.
+            kinds = b.js(f"return [...document.querySelectorAll('#reserve-{mine} button.kind:not(:disabled)')].map(e => e.dataset.kind);")
+            for kind in kinds:
+                b.click(f'#reserve-{mine} button[data-kind="{kind}"]')
+                if b.js("return !!document.querySelector(arguments[0]);", f'polygon.target[data-cell="{origin}"]'):
+                    shown = self.reaches(b, turn)
+                    if shown:
+                        break
+        assert shown, f"no piece and orientation shows {turn}"
+        b.click("#place")
+        self.done(turn)
+        return kind
+
+    @staticmethod
+    def reaches(b, turn):
+        """Picks the PÜNCT's cell and rotates until the preview shows `turn`."""
+        punct = turn.split(":")[0].split("-")[-1]
+        b.click(f'polygon.target[data-cell="{punct}"]')
+        seen = set()
+        while b.board()["ghost"] not in seen:
+            if b.board()["ghost"] == turn:
+                return True
+            seen.add(b.board()["ghost"])
+            b.click("#rotate")
+        return False
+
+    def done(self, turn):
+        self.played.append(turn)
+        self.wait_turns(len(self.played))
+        for b in self.everyone():
+            last = b.text("#turns li:last-child")
+            assert last == turn, f"{b.name} lists {last}, not {turn}"
+
+
+def color(played):
+    return "white" if played % 2 == 0 else "black"
+
+
+def position(base, room, n):
+    return http("GET", f"{base}/api/rooms/{room}/position/{n}")
+
+
+def main():
+    server_binary, shots = sys.argv[1], sys.argv[2]
+    os.makedirs(shots, exist_ok=True)
+    port, driver_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    driver = f"http://127.0.0.1:{driver_port}"
+    database = os.path.join(tempfile.mkdtemp(prefix="punct-web-"), "punct.db")
+    server_command = [server_binary, "--listen", f"127.0.0.1:{port}", "--database", database]
+    processes = [
+        subprocess.Popen(server_command),
+        subprocess.Popen(["chromedriver", f"--port={driver_port}"], stdout=subprocess.DEVNULL),
+    ]
+
+    def restart_server():
+        processes[0].terminate()
+        processes[0].wait()
+        processes[0] = subprocess.Popen(server_command)
+
+    browsers = []
+    try:
+        wait_until("server and chromedriver", lambda: ready(base + "/healthz") and ready(driver + "/status"))
+        started = time.monotonic()
+        white = Browser(driver, "white")
+        black = Browser(driver, "black")
+        # The spectator has a phone-sized window: the page must work there too.
+        watcher = Browser(driver, "watcher", 420, 900)
+        browsers += [white, black, watcher]
+        play_and_watch(base, white, black, watcher, shots)
+        finished_game(base, white, black, watcher, shots)
+        agreed_draw(base, white, black, restart_server)
+        print(f"browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
+    finally:
+        for b in browsers:
+            b.quit()
+        for p in processes:
+            p.terminate()
+            p.wait()
+
+
+def ready(url):
+    try:
+        urllib.request.urlopen(url, timeout=1)
+        return True
+    except OSError:
+        return False
+
+
+def play_and_watch(base, white, black, watcher, shots):
+    # White creates a room from the lobby, keeping white.
+    white.go(base + "/")
+    white.js("document.querySelector('select[name=color]').value = 'white';")
+    white.click("#create-room")
+    wait_until("white in the room", lambda: white.text("#you") == "You play white")
+    room = white.js("return location.pathname.split('/')[2];")
+
+    # Black joins from the lobby; the watcher sees the room go live there.
+    black.go(base + "/")
+    black.click(f'tr[data-room="{room}"] button.join')
+    wait_until("black in the room", lambda: black.text("#you") == "You play black")
+    # An open room beside the live one, so the lobby shows both states.
+    open_room = http("POST", base + "/api/rooms", {"variant": "basic"})["room"]
+    black.go(base + "/")
+    black.find(f'tr[data-room="{room}"][data-status="live"]')
+    black.find(f'tr[data-room="{open_room}"][data-status="open"] button.join')
+    black.screenshot(os.path.join(shots, "lobby.png"))
+    black.go(f"{base}/room/{room}")
+    wait_until("black back in the room", lambda: black.text("#you") == "You play black")
+    watcher.go(base + "/")
+    watcher.click(f'tr[data-room="{room}"] a.watch')
+    wait_until("watcher in the room", lambda: watcher.text("#you") == "Watching")
+    wait_until("spectator counted", lambda: white.text("#spectators b") == "1")
+
+    game = Game(base, white, black, [watcher])
+    game.room = room
+    line = record("midgame-standard.txt")
+
+    # An illegal attempt: black cannot move out of turn, and white's typed drop into the
+    # centre is refused by the page without reaching the server.
+    assert black.board()["myTurn"] == "false"
+    game.wait_my_turn()
+    white.type("#notation", "I9:I10,J10\n")
+    wait_until("refusal shown", lambda: "not a legal turn" in (white.text("#message") or ""))
+    assert white.js("return document.getElementById('message').dataset.kind;") == "refused"
+    assert white.board()["turns"] == "0" and white.board()["pending"] == "false"
+    # Picking a piece, then a cell it cannot reach, changes nothing either.
+    white.click("#reserve-white button[data-kind=triangle]")
+    white.click('polygon[data-cell="I9"]')
+    assert "No legal turn" in white.text("#message")
+    white.click("#cancel")
+
+    # The first turns by mouse: drops of several kinds, then moves; the first move that
+    # lands on a piece (a jump) too.
+    jumped = False
+    for i, turn in enumerate(line):
+        if i < 4 or (not jumped and "-" in turn):
+            picked = game.clicked(turn, os.path.join(shots, "picking.png") if "-" in turn else None)
+            board = position(base, room, len(game.played))["board"]
+            jumped = any(s["dots"][0]["level"] >= 2 for s in board)
+            if picked:
+                # The page's reading of the kind agrees with the rules engine.
+                punct = turn.split(":")[0]
+                kind = next(s for s in board if s["cell"] == punct)["dots"][0]["kind"]
+                assert picked == kind, f"{turn}: picked {picked}, dropped {kind}"
+        else:
+            game.typed(turn)
+        if i == 20:
+            # A reload in the middle of the game resumes the seat from localStorage.
+            black.call("POST", "/refresh")
+            wait_until("black back in its seat", lambda: black.text("#you") == "You play black" and black.board().get("turns") == str(len(game.played)))
+    assert jumped, "the line has a jump played by mouse"
+
+    # The mid-game has stacks and a bridge (a stack whose levels skip under the bridge).
+    board = position(base, room, len(line))["board"]
+    levels = [[d["level"] for d in s["dots"]] for s in board]
+    assert any(ls[0] >= 3 for ls in levels), "a stack three high"
+    assert any(ls[-1] > 1 or any(a - b > 1 for a, b in zip(ls, ls[1:])) for ls in levels), "a bridge"
+    assert int(white.js("return document.querySelectorAll('#board .badge').length;")) > 0
+    white.js("document.querySelector('polygon[data-cell=\"%s\"]').dispatchEvent(new MouseEvent('pointerover', {bubbles: true}));" % next(s["cell"] for s in board if len(s["dots"]) >= 3))
+    assert len(white.js("return [...document.querySelectorAll('#inspect li')].map(e => e.textContent);")) >= 3
+    white.screenshot(os.path.join(shots, "midgame.png"))
+    watcher.js("window.scrollTo(0, 0);")
+    watcher.screenshot(os.path.join(shots, "midgame-phone.png"))
+
+    # The watcher steps back through the game while it goes on, then returns.
+    watcher.click('#turns li[data-n="3"]')
+    wait_until("watcher shows turn 3", lambda: watcher.board()["shown"] == "3")
+    assert watcher.text("#viewing b") == "3"
+    assert int(watcher.js("return document.querySelectorAll('#board .piece').length;")) == 2  # two drops, then a move
+    watcher.click("#live")
+    wait_until("watcher back live", lambda: watcher.board()["shown"] == str(len(line)))
+
+
+def finished_game(base, white, black, watcher, shots):
+    # A room shared by URL: black opens the link and takes the free seat from the page.
+    granted = http("POST", base + "/api/rooms", {"color": "white", "clock": {"base": 300, "increment": 3}})
+    white.go(base + "/")
+    white.js("localStorage.setItem(arguments[0], arguments[1]);", f"punct-seat:{granted['room']}", granted["token"])
+    white.go(f"{base}/room/{granted['room']}")
+    black.go(f"{base}/room/{granted['room']}")
+    black.click("#take-seat")
+    wait_until("black seated by link", lambda: black.text("#you") == "You play black")
+    watcher.go(f"{base}/room/{granted['room']}")
+    wait_until("watcher in the room", lambda: watcher.text("#you") == "Watching")
+    game = Game(base, white, black, [watcher])
+    for turn in WHITE_CONNECTS:
+        game.typed(turn)
+        if len(game.played) == 1:
+            # White's clock stopped with the increment added; Black's runs, everywhere.
+            for b in game.everyone():
+                clocks = b.js("return [...document.querySelectorAll('.player .clock')].map(e => [e.textContent, e.classList.contains('running'), !!e.offsetParent]);")
+                assert clocks[0][1:] == [False, True] and clocks[1][1:] == [True, True], f"{b.name}: {clocks}"
+                assert clocks[0][0] in ("5:03", "5:00"), f"{b.name}: {clocks}"
+            black_clock = "return document.querySelector('#player-black .clock').textContent;"
+            wait_until("black's clock ticks", lambda: watcher.js(black_clock) == "4:59")
+    for b in game.everyone():
+        wait_until(f"{b.name} sees the result", lambda: b.text("#banner") == "White wins (connection)")
+    for b in game.everyone():
+        assert not b.js("return ['controls', 'actions'].some(id => document.getElementById(id).offsetParent);"), f"{b.name} still offers to play"
+    assert white.js("return document.getElementById('controls').hidden;")
+    white.screenshot(os.path.join(shots, "finished.png"))
+
+    # The finished game replays turn by turn from its URL.
+    watcher.go(f"{base}/room/{granted['room']}")
+    watcher.click('#turns li[data-n="1"]')
+    wait_until("replay at turn 1", lambda: watcher.board()["shown"] == "1")
+    watcher.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));")
+    wait_until("replay at turn 2", lambda: watcher.board()["shown"] == "2")
+    watcher.click("#forward")
+    wait_until("replay at turn 3", lambda: watcher.board()["shown"] == "3")
+    watcher.click("#back")
+    wait_until("replay back at turn 2", lambda: watcher.board()["shown"] == "2")
+    assert int(watcher.js("return document.querySelectorAll('#board .piece').length;")) == 2
+
+
+def agreed_draw(base, white, black, restart_server):
+    # The server restarts mid-game; the pages reconnect by themselves and the game goes
+    # on. Resign needs a second click; a draw offer is answered from the other browser.
+    granted = http("POST", base + "/api/rooms", {"color": "white"})
+    room = granted["room"]
+    white.go(base + "/")
+    white.js("localStorage.setItem(arguments[0], arguments[1]);", f"punct-seat:{room}", granted["token"])
+    white.go(f"{base}/room/{room}")
+    black.go(f"{base}/room/{room}")
+    black.click("#take-seat")
+    wait_until("black seated", lambda: black.text("#you") == "You play black")
+    assert not black.js("return !!document.getElementById('draw-answer').offsetParent;")
+    restart_server()
+    for b in (white, black):
+        wait_until(f"{b.name} notices", lambda: b.js("return document.getElementById('connection').dataset.state;") != "online")
+    for b in (white, black):
+        wait_until(f"{b.name} reconnects", lambda: b.js("return document.getElementById('connection').dataset.state;") == "online")
+    assert white.text("#you") == "You play white" and black.text("#you") == "You play black"
+    white.click("#resign")
+    assert white.text("#resign") == "Really resign?"
+    white.click("#offer-draw")
+    black.find("#draw-answer:not([hidden]) #accept-draw")
+    black.click("#accept-draw")
+    for b in (white, black):
+        wait_until(f"{b.name} sees the draw", lambda: b.text("#banner") == "Draw (agreement)")
+
+
+if __name__ == "__main__":
+    main()

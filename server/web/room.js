@@ -1,0 +1,585 @@
+// The game page: plays or watches one room over the WebSocket protocol.
+//
+// The page never decides legality. The player to move gets every legal turn from the
+// server (`legal_turns`); picking a piece and a destination only filters that list, and
+// a turn is sent only if it is in it. Positions come from the server too: the snapshot,
+// then `/api/rooms/{id}/position/{n}` after each turn and for stepping back.
+
+import { seatToken, takeSeat, api } from './api.js';
+import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, piecesOf } from './board.js';
+
+const roomId = decodeURIComponent(location.pathname.split('/')[2] || '');
+const $ = (id) => document.getElementById(id);
+const svg = $('board');
+
+/** Everything the page knows about the room, as the server told it. */
+const room = {
+  you: null,
+  players: null,
+  toMove: 'white',
+  board: [],
+  reserves: null,
+  turns: [],
+  /** How many turns `board` and `reserves` are after; they lag `turns` while fetched. */
+  boardAfter: 0,
+  legal: null,
+  outcome: null,
+  spectators: 0,
+  drawOffer: null,
+  /** Both clocks as last told (`ClockView`), in a game with a time control. */
+  clock: null,
+  /** When `clock` was received, by `performance.now()`: the running clock counts from it. */
+  clockAt: 0,
+  /** Per colour: when the opponent may claim the win while that player is away. */
+  claimAt: {},
+};
+
+/** What the user is doing: a past position shown, a piece picked, a turn pending. */
+const ui = {
+  view: null,
+  pick: null,
+  dest: null,
+  options: [],
+  option: 0,
+  pending: null,
+  inspected: null,
+};
+
+let socket = null;
+let nextId = 1;
+let retries = 0;
+/** Set when reconnecting would be wrong: the room is gone or another tab took the seat. */
+let stopped = false;
+
+function send(message) {
+  const id = nextId++;
+  socket.send(JSON.stringify({ ...message, id }));
+  return id;
+}
+
+function setConnection(state, text) {
+  const node = $('connection');
+  node.dataset.state = state;
+  node.textContent = text;
+}
+
+function say(text, kind = 'info') {
+  const node = $('message');
+  node.textContent = text;
+  node.dataset.kind = kind;
+}
+
+function connect() {
+  setConnection('connecting', retries ? 'reconnecting…' : 'connecting…');
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  socket.onopen = () => send({ type: 'hello', version: 1 });
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onclose = () => {
+    ui.pending = null;
+    if (stopped) return;
+    setConnection('offline', 'offline — reconnecting…');
+    // Back off up to 5 s so a restarting server is not flooded.
+    setTimeout(connect, Math.min(5000, 250 * 2 ** retries++));
+  };
+}
+
+/** Whether the user may pick and place a piece now. */
+function canPlay() {
+  return (
+    room.legal !== null &&
+    ui.view === null &&
+    ui.pending === null &&
+    room.boardAfter === room.turns.length &&
+    socket?.readyState === WebSocket.OPEN
+  );
+}
+
+function myColor() {
+  return room.you === 'white' || room.you === 'black' ? room.you : null;
+}
+
+function receive(message) {
+  switch (message.type) {
+    case 'welcome': {
+      const token = seatToken(roomId);
+      send(token ? { type: 'join', room: roomId, token } : { type: 'watch', room: roomId });
+      break;
+    }
+    case 'snapshot':
+      retries = 0;
+      applySnapshot(message);
+      break;
+    case 'ack':
+      ui.pending = null;
+      clearPick();
+      say('');
+      break;
+    case 'error':
+      refused(message);
+      break;
+    case 'turn_played':
+      if (message.number === room.turns.length + 1) room.turns.push(message.turn);
+      room.toMove = message.to_move;
+      room.legal = null;
+      if (message.clock) setClock(message.clock);
+      if (room.drawOffer === message.by) room.drawOffer = null;
+      clearPick();
+      fetchPosition(message.number);
+      break;
+    case 'your_turn':
+      room.legal = message.legal_turns;
+      break;
+    case 'game_over':
+      room.outcome = message.outcome;
+      room.legal = null;
+      if (room.clock) setClock({ ...room.clock, ...clockNow(), running: null });
+      room.drawOffer = null;
+      break;
+    case 'draw_offered':
+      room.drawOffer = message.by;
+      break;
+    case 'draw_declined':
+      room.drawOffer = null;
+      say(`${message.by} declined the draw`);
+      break;
+    case 'player_joined':
+    case 'player_reconnected':
+      room.players[message.color] = { taken: true, connected: true };
+      delete room.claimAt[message.color];
+      break;
+    case 'player_left':
+      room.players[message.color].connected = false;
+      setClaim(message.color, message.claim_in_ms);
+      break;
+    case 'spectators':
+      room.spectators = message.count;
+      break;
+    case 'bye':
+      if (message.code === 'seat-taken-over') {
+        stopped = true;
+        setConnection('closed', 'closed: this seat was taken over by another window');
+      }
+      say(message.message);
+      break;
+    default:
+      // A message type added to the protocol after this page: nothing to show yet.
+      break;
+  }
+  render();
+}
+
+function applySnapshot({ you, room: snap }) {
+  Object.assign(room, {
+    you,
+    players: snap.players,
+    toMove: snap.to_move,
+    board: snap.board,
+    reserves: snap.reserves,
+    turns: snap.turns,
+    boardAfter: snap.turns.length,
+    legal: snap.legal_turns ?? null,
+    outcome: snap.outcome ?? null,
+    spectators: snap.spectators,
+    drawOffer: snap.draw_offer ?? null,
+    claimAt: {},
+  });
+  room.clock = null;
+  if (snap.clock) setClock(snap.clock);
+  for (const color of ['white', 'black']) setClaim(color, snap.players[color].claim_in_ms);
+  clearPick();
+  setConnection('online', 'online');
+  if (you === 'spectator') offerSeat();
+}
+
+function setClock(clock) {
+  room.clock = clock;
+  room.clockAt = performance.now();
+}
+
+/** Both clocks' milliseconds now: the running one counts down from when it was told. */
+function clockNow() {
+  const spent = performance.now() - room.clockAt;
+  const left = (color) =>
+    Math.max(0, room.clock[`${color}_ms`] - (room.clock.running === color ? spent : 0));
+  return { white_ms: left('white'), black_ms: left('black') };
+}
+
+function setClaim(color, ms) {
+  if (ms === undefined || ms === null) delete room.claimAt[color];
+  else room.claimAt[color] = performance.now() + ms;
+}
+
+function formatClock(ms) {
+  const seconds = Math.ceil(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+/** Redraws what changes with time alone: the clocks and the claim button. */
+function tick() {
+  for (const color of ['white', 'black']) {
+    const node = $(`player-${color}`).querySelector('.clock');
+    node.hidden = !room.clock;
+    if (room.clock) {
+      node.textContent = formatClock(clockNow()[`${color}_ms`]);
+      node.classList.toggle('running', room.clock.running === color);
+    }
+  }
+  const me = myColor();
+  const opponent = me === 'white' ? 'black' : 'white';
+  const claimAt = me && !room.outcome ? room.claimAt[opponent] : undefined;
+  const claim = $('claim-win');
+  claim.hidden = claimAt === undefined;
+  if (claimAt !== undefined) {
+    const wait = claimAt - performance.now();
+    claim.disabled = wait > 0 || ui.pending !== null;
+    claim.textContent = wait > 0 ? `Claim the win (in ${Math.ceil(wait / 1000)} s)` : 'Claim the win';
+  }
+}
+setInterval(tick, 250);
+
+function refused(message) {
+  if (message.id !== undefined && message.id === ui.pending) ui.pending = null;
+  if (message.code === 'no-such-room') {
+    stopped = true;
+    socket.close();
+    setConnection('closed', 'no such room');
+  } else if (message.code === 'bad-token') {
+    // The kept token is not a seat of this room (an old room id reused?): watch instead.
+    localStorage.removeItem(`punct-seat:${roomId}`);
+    send({ type: 'watch', room: roomId });
+  }
+  say(`The server refused: ${message.message}`, 'error');
+}
+
+async function fetchPosition(n) {
+  const position = await api('GET', `/api/rooms/${roomId}/position/${n}`);
+  // A later turn may have been played meanwhile: keep only the newest position.
+  if (n === room.turns.length) {
+    room.board = position.board;
+    room.reserves = position.reserves;
+    room.boardAfter = n;
+    render();
+  }
+}
+
+async function offerSeat() {
+  const summary = await api('GET', `/api/rooms/${roomId}`);
+  $('seat-offer').hidden = summary.status !== 'open';
+}
+
+$('take-seat').onclick = async () => {
+  try {
+    await takeSeat(roomId);
+    location.reload();
+  } catch (e) {
+    say(e.message, 'error');
+    $('seat-offer').hidden = true;
+  }
+};
+
+// ---- picking and placing -------------------------------------------------------------
+
+function legalTurns() {
+  return (room.legal || []).map(parseTurn);
+}
+
+function clearPick() {
+  ui.pick = null;
+  ui.dest = null;
+  ui.options = [];
+  ui.option = 0;
+}
+
+/** The legal turns of the picked piece. */
+function candidates() {
+  if (!ui.pick) return [];
+  return legalTurns().filter((t) =>
+    ui.pick.kind ? isDrop(t) && kindOf(t) === ui.pick.kind : t.from === ui.pick.from,
+  );
+}
+
+function pickKind(kind) {
+  if (!canPlay()) return;
+  clearPick();
+  ui.pick = { kind };
+  say(`${KINDS[kind]}: pick a lit cell for its PÜNCT`);
+  render();
+}
+
+function clickCell(cell) {
+  inspect(cell);
+  if (!canPlay()) return;
+  if (ui.dest === cell) {
+    place();
+    return;
+  }
+  if (ui.pick && candidates().some((t) => t.punct === cell)) {
+    ui.dest = cell;
+    ui.options = candidates().filter((t) => t.punct === cell);
+    ui.option = 0;
+    say(ui.options.length > 1 ? `${ui.options.length} orientations: rotate, then place` : 'Place it, or pick another cell');
+    render();
+    return;
+  }
+  const stack = room.board.find((s) => s.cell === cell);
+  const top = stack?.dots[0];
+  if (!top || top.color !== myColor()) {
+    if (ui.pick) say('No legal turn puts the PÜNCT there', 'refused');
+    return;
+  }
+  const piece = piecesOf(room.board).find((p) => p.key === `${top.color}-${top.piece}`);
+  const from = piece.dots.find((d) => d.punct).cell;
+  clearPick();
+  if (legalTurns().some((t) => t.from === from)) {
+    ui.pick = { from, cells: piece.dots.map((d) => d.cell) };
+    say('Pick a lit cell for its PÜNCT');
+  } else {
+    say('That piece cannot move: it is covered, under a bridge, or has nowhere to go', 'refused');
+  }
+  render();
+}
+
+function rotate() {
+  if (ui.options.length > 1) {
+    ui.option = (ui.option + 1) % ui.options.length;
+    render();
+  }
+}
+
+function place() {
+  if (ui.dest) sendTurn(ui.options[ui.option].text);
+}
+
+function sendTurn(text) {
+  if (!canPlay()) return;
+  // The list from the server is the only judge: anything else is never sent.
+  if (!room.legal.includes(text)) {
+    say(`${text} is not a legal turn here`, 'refused');
+    return;
+  }
+  ui.pending = send({ type: 'play', turn: text });
+  say(`Sent ${text}…`);
+  render();
+}
+
+/** A typed turn in canonical notation: upper case, minor cells in column-then-row order. */
+function canonical(input) {
+  const text = input.trim().toUpperCase();
+  const turn = parseTurn(text);
+  if (turn.punct === null) return text === 'PASS' ? 'pass' : text;
+  const order = (cell) => cell.charCodeAt(0) * 100 + Number(cell.slice(1));
+  const minors = [...turn.minors].sort((a, b) => order(a) - order(b));
+  return `${turn.from ? `${turn.from}-` : ''}${turn.punct}:${minors.join(',')}`;
+}
+
+$('notation-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = $('notation');
+  if (!canPlay()) {
+    say('It is not your turn', 'refused');
+    return;
+  }
+  sendTurn(canonical(input.value));
+  if (ui.pending !== null) input.value = '';
+});
+
+$('rotate').onclick = rotate;
+$('pass').onclick = () => sendTurn('pass');
+$('place').onclick = place;
+$('cancel').onclick = () => {
+  clearPick();
+  say('');
+  render();
+};
+
+svg.addEventListener('click', (event) => {
+  const cell = event.target.closest('[data-cell]')?.dataset.cell;
+  if (cell) clickCell(cell);
+});
+svg.addEventListener('pointerover', (event) => {
+  const cell = event.target.closest('[data-cell]')?.dataset.cell;
+  if (cell) inspect(cell);
+});
+
+document.addEventListener('keydown', (event) => {
+  if (event.target.tagName === 'INPUT') return;
+  if (event.key === 'r' || event.key === 'R') rotate();
+  else if (event.key === 'Enter') place();
+  else if (event.key === 'Escape') $('cancel').click();
+  else if (event.key === 'ArrowLeft') step(-1);
+  else if (event.key === 'ArrowRight') step(1);
+});
+
+// ---- resign and draws ---------------------------------------------------------------
+
+function act(type, button) {
+  if (socket?.readyState === WebSocket.OPEN) {
+    ui.pending = send({ type });
+    button.disabled = true;
+  }
+}
+
+$('resign').onclick = (event) => {
+  const button = event.target;
+  // Two clicks, so a slip of the finger does not lose the game.
+  if (button.dataset.confirm) act('resign', button);
+  else {
+    button.dataset.confirm = '1';
+    button.textContent = 'Really resign?';
+  }
+};
+$('offer-draw').onclick = (event) => act('offer_draw', event.target);
+$('accept-draw').onclick = (event) => act('accept_draw', event.target);
+$('decline-draw').onclick = (event) => act('decline_draw', event.target);
+$('claim-win').onclick = (event) => act('claim_win', event.target);
+
+// ---- stepping through the game ------------------------------------------------------
+
+async function view(n) {
+  if (n >= room.turns.length) {
+    ui.view = null;
+    render();
+    return;
+  }
+  const position = await api('GET', `/api/rooms/${roomId}/position/${Math.max(0, n)}`);
+  ui.view = { n: position.after, board: position.board, reserves: position.reserves };
+  render();
+}
+
+function step(delta) {
+  const at = ui.view ? ui.view.n : room.turns.length;
+  view(at + delta);
+}
+
+$('live').onclick = () => view(room.turns.length);
+$('back').onclick = () => step(-1);
+$('forward').onclick = () => step(1);
+$('turns').addEventListener('click', (event) => {
+  const n = event.target.closest('[data-n]')?.dataset.n;
+  if (n !== undefined) view(Number(n));
+});
+
+// ---- drawing --------------------------------------------------------------------------
+
+function inspect(cell) {
+  ui.inspected = cell;
+  const board = ui.view ? ui.view.board : room.board;
+  const stack = board.find((s) => s.cell === cell);
+  const list = $('inspect').querySelector('ol');
+  $('inspect').querySelector('small').textContent = stack ? `${cell}, top to bottom` : `${cell}: empty`;
+  list.replaceChildren(
+    ...(stack?.dots ?? []).map((dot) => {
+      const li = document.createElement('li');
+      li.className = `dot ${dot.color}`;
+      li.textContent = `level ${dot.level}: ${dot.color} ${KINDS[dot.kind]}${dot.punct ? ' — PÜNCT' : ''}`;
+      return li;
+    }),
+  );
+}
+
+function outcomeText(outcome) {
+  if (outcome.result === 'win') return `${cap(outcome.winner)} wins (${outcome.reason})`;
+  return `Draw (${outcome.reason})`;
+}
+
+function cap(text) {
+  return text[0].toUpperCase() + text.slice(1);
+}
+
+function render() {
+  if (!room.players) return;
+  const me = myColor();
+  $('you').textContent = me ? `You play ${me}` : 'Watching';
+  $('spectators').querySelector('b').textContent = room.spectators;
+  for (const color of ['white', 'black']) {
+    const seat = room.players[color];
+    const node = $(`player-${color}`);
+    node.classList.toggle('to-move', !room.outcome && room.toMove === color);
+    node.querySelector('.presence').textContent = !seat.taken ? 'seat free' : seat.connected ? 'online' : 'away';
+  }
+  const myTurn = canPlay();
+  $('turn-status').textContent = room.outcome
+    ? 'Game over'
+    : `Turn ${room.turns.length + 1}${myTurn ? ' — your move' : ''}`;
+  const banner = $('banner');
+  banner.hidden = !room.outcome;
+  if (room.outcome) banner.textContent = outcomeText(room.outcome);
+
+  const shown = ui.view ?? room;
+  const picked = candidates();
+  const ghostTurn = ui.dest ? ui.options[ui.option] : null;
+  drawBoard(svg, {
+    board: shown.board,
+    targets: ui.dest ? [] : picked.map((t) => t.punct),
+    source: ui.pick?.cells ?? (ui.dest ? [ui.dest] : []),
+    ghost: ghostTurn && { ...ghostTurn, color: me },
+  });
+  Object.assign(svg.dataset, {
+    turns: room.turns.length,
+    shown: ui.view ? ui.view.n : room.boardAfter,
+    myTurn,
+    pending: ui.pending !== null,
+    ghost: ghostTurn ? ghostTurn.text : '',
+  });
+
+  renderReserves(shown.reserves, myTurn ? new Set(legalTurns().filter(isDrop).map(kindOf)) : new Set());
+  renderTurns();
+
+  $('viewing').hidden = !ui.view;
+  if (ui.view) $('viewing').querySelector('b').textContent = ui.view.n;
+  const playing = me && !room.outcome;
+  $('controls').hidden = !playing;
+  $('actions').hidden = !playing;
+  $('rotate').disabled = ui.options.length < 2;
+  $('place').disabled = !ui.dest || !myTurn;
+  $('cancel').disabled = !ui.pick;
+  // Only when the server says passing is the turn to play (no other legal turn).
+  $('pass').hidden = !(myTurn && room.legal.includes('pass'));
+  $('offer-draw').disabled = room.drawOffer !== null || ui.pending !== null;
+  $('resign').disabled = ui.pending !== null;
+  $('draw-answer').hidden = !room.drawOffer || room.drawOffer === me;
+  for (const id of ['accept-draw', 'decline-draw']) $(id).disabled = ui.pending !== null;
+  if (ui.inspected) inspect(ui.inspected);
+  tick();
+}
+
+function renderReserves(reserves, droppable) {
+  if (!reserves) return;
+  for (const color of ['white', 'black']) {
+    const panel = $(`reserve-${color}`);
+    const counts = reserves[color];
+    panel.querySelector('small').textContent = `${Object.values(counts).reduce((a, b) => a + b, 0)} left`;
+    panel.querySelector('.kinds').replaceChildren(
+      ...Object.keys(KINDS).map((kind) => {
+        const button = document.createElement('button');
+        button.className = `kind ${color}`;
+        button.dataset.kind = kind;
+        button.title = KINDS[kind];
+        button.append(kindIcon(kind, color), ` ×${counts[kind]}`);
+        button.disabled = color !== myColor() || !droppable.has(kind);
+        button.classList.toggle('picked', ui.pick?.kind === kind && color === myColor());
+        button.onclick = () => pickKind(kind);
+        return button;
+      }),
+    );
+  }
+}
+
+function renderTurns() {
+  const list = $('turns');
+  const shown = ui.view ? ui.view.n : room.turns.length;
+  const items = room.turns.map((turn, i) => {
+    const li = document.createElement('li');
+    li.dataset.n = i + 1;
+    li.textContent = turn;
+    li.className = `${i % 2 ? 'black' : 'white'}${i + 1 === shown ? ' current' : ''}`;
+    return li;
+  });
+  list.replaceChildren(...items);
+  // Scroll the list only, never the page (scrollIntoView would move a phone's view).
+  const current = list.querySelector('.current');
+  if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
+}
+
+connect();
