@@ -77,6 +77,12 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
     },
+    /// After the game: ask for a rematch with colours swapped. Answered with an `ack`;
+    /// `rematch_offered` follows, or `rematch` once both players have asked.
+    Rematch {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
     /// Decline the opponent's standing draw offer. Answered with an `ack`;
     /// `draw_declined` follows.
     DeclineDraw {
@@ -97,7 +103,8 @@ impl ClientMessage {
             | ClientMessage::OfferDraw { id }
             | ClientMessage::AcceptDraw { id }
             | ClientMessage::DeclineDraw { id }
-            | ClientMessage::ClaimWin { id } => id,
+            | ClientMessage::ClaimWin { id }
+            | ClientMessage::Rematch { id } => id,
         }
     }
 

@@ -105,6 +105,23 @@ pub enum ServerMessage {
         #[schemars(with = "crate::schema::ColorDef")]
         by: Color,
     },
+    /// Room event: after the game, a player asked for a rematch; it is made when the
+    /// opponent asks too.
+    RematchOffered {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who asked.
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
+    },
+    /// Room event: both players asked for a rematch. It is played in room `room` with
+    /// colours swapped; each player joins it with the seat token they hold here.
+    Rematch {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// The id of the rematch's room.
+        room: String,
+    },
     /// Room event: a player took their seat for the first time.
     PlayerJoined {
         /// The room's sequence number of this event.
@@ -167,6 +184,8 @@ impl ServerMessage {
             | ServerMessage::GameOver { seq, .. }
             | ServerMessage::DrawOffered { seq, .. }
             | ServerMessage::DrawDeclined { seq, .. }
+            | ServerMessage::RematchOffered { seq, .. }
+            | ServerMessage::Rematch { seq, .. }
             | ServerMessage::PlayerJoined { seq, .. }
             | ServerMessage::PlayerLeft { seq, .. }
             | ServerMessage::PlayerReconnected { seq, .. }
@@ -239,6 +258,9 @@ pub enum ErrorCode {
     StorageFailed,
     /// `claim_win` while the opponent is connected or within their grace period.
     NotClaimable,
+    /// `rematch` before the game is over, while the player's own request stands, or
+    /// after the rematch was made.
+    RematchUnavailable,
 }
 
 impl ErrorCode {
@@ -268,6 +290,7 @@ impl ErrorCode {
             ErrorCode::NoDrawOffer => "no-draw-offer",
             ErrorCode::StorageFailed => "storage-failed",
             ErrorCode::NotClaimable => "not-claimable",
+            ErrorCode::RematchUnavailable => "rematch-unavailable",
         }
     }
 }
@@ -344,6 +367,13 @@ pub struct RoomSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::ColorDef>")]
     pub draw_offer: Option<Color>,
+    /// After the game: the player whose rematch request stands, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    pub rematch_offer: Option<Color>,
+    /// The id of the rematch's room, once both players asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<String>,
     /// Every legal turn: only in the snapshot sent to the player to move while the game
     /// goes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]

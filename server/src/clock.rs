@@ -14,6 +14,8 @@ use tokio::time::Instant;
 /// Both clocks of a timed game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Clock {
+    /// The time control: a rematch is played with the same.
+    control: TimeControl,
     /// Added to a player's time with each turn they play.
     increment: Duration,
     /// White's and Black's time left when the running clock started.
@@ -27,6 +29,7 @@ impl Clock {
     pub(crate) fn new(control: TimeControl) -> Clock {
         let base = Duration::from_secs(control.base.into());
         Clock {
+            control,
             increment: Duration::from_secs(control.increment.into()),
             left: [base; 2],
             running: None,
@@ -41,11 +44,21 @@ impl Clock {
         to_move: Color,
     ) -> Clock {
         let left = left_ms.unwrap_or([control_ms[0]; 2]);
+        let seconds = |ms: u64| u32::try_from(ms / 1000).unwrap_or(u32::MAX);
         Clock {
+            control: TimeControl {
+                base: seconds(control_ms[0]),
+                increment: seconds(control_ms[1]),
+            },
             increment: Duration::from_millis(control_ms[1]),
             left: left.map(Duration::from_millis),
             running: left_ms.map(|_| (to_move, Instant::now())),
         }
+    }
+
+    /// The time control the clocks started with.
+    pub(crate) fn control(&self) -> TimeControl {
+        self.control
     }
 
     /// The time control, in milliseconds: base and increment (for the store).

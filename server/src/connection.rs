@@ -318,6 +318,7 @@ impl Connection {
             ClientMessage::AcceptDraw { id } => self.act(id, Act::AcceptDraw).await,
             ClientMessage::DeclineDraw { id } => self.act(id, Act::DeclineDraw).await,
             ClientMessage::ClaimWin { id } => self.act(id, Act::ClaimWin).await,
+            ClientMessage::Rematch { id } => self.act(id, Act::Rematch).await,
         }
     }
 
@@ -392,7 +393,7 @@ impl Connection {
                 self.send(&ServerMessage::Snapshot {
                     id: Some(id),
                     you: role,
-                    room,
+                    room: *room,
                 })
             }
             Start::Resumed { since, missed } => {
@@ -450,7 +451,7 @@ impl Connection {
                         self.send(&ServerMessage::Snapshot {
                             id: None,
                             you: role,
-                            room,
+                            room: *room,
                         })
                     }
                     Ok(Ok(_)) => unreachable!("a resync always starts from a snapshot"),

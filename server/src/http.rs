@@ -82,6 +82,11 @@ async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Respo
     } else {
         serde_json::from_slice(&body).map_err(|e| Failure::bad_request(e.to_string()))?
     };
+    if request.clock.is_some_and(|clock| clock.base == 0) {
+        return Err(Failure::bad_request(
+            "a time control needs a base of at least 1 second",
+        ));
+    }
     let granted = state.rooms.create(request).await.map_err(|code| {
         let message = match code {
             ErrorCode::TooManyRooms => "the server holds as many rooms as it may",

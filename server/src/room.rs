@@ -118,6 +118,8 @@ pub(crate) enum Act {
     DeclineDraw,
     /// Claim the win from an opponent away longer than the grace period.
     ClaimWin,
+    /// After the game: ask for a rematch with colours swapped.
+    Rematch,
 }
 
 /// What a connection gets on entering a room.
@@ -136,8 +138,9 @@ pub(crate) struct Joined {
 /// Where a member's view of the room starts.
 #[derive(Debug)]
 pub(crate) enum Start {
-    /// The room as it stands after event `seq` of the snapshot.
-    Snapshot(RoomSnapshot),
+    /// The room as it stands after event `seq` of the snapshot (boxed: it is large, and
+    /// `Resumed` small).
+    Snapshot(Box<RoomSnapshot>),
     /// The member saw every event up to `since`; here are those after it.
     Resumed {
         /// The last event the member saw.
@@ -218,6 +221,8 @@ impl RoomHandle {
             game,
             ending,
             draw_offer: None,
+            rematch_offer: None,
+            rematch: None,
             seq: Seq::from(incarnation) << 32,
             seats: seats.map(|token| Seat {
                 token,
@@ -449,6 +454,10 @@ struct Room {
     ending: Option<Outcome>,
     /// The player whose draw offer stands.
     draw_offer: Option<Color>,
+    /// After the game: the player whose rematch request stands.
+    rematch_offer: Option<Color>,
+    /// The rematch's room, once made.
+    rematch: Option<String>,
     /// The clocks, in a timed game.
     clock: Option<Clock>,
     /// Sequence number of the last event published.
@@ -694,11 +703,12 @@ impl Room {
 
     async fn act(&mut self, conn: ConnId, act: Act) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
-        if self.outcome().is_some() {
-            return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
-        }
         let offer_from_opponent = self.draw_offer == Some(color.opponent());
         match act {
+            Act::Rematch => self.rematch(color).await,
+            _ if self.outcome().is_some() => {
+                Err(Refusal::new(ErrorCode::GameOver, "the game is over"))
+            }
             Act::Resign => {
                 let outcome = Outcome::Win {
                     winner: color.opponent(),
@@ -749,6 +759,43 @@ impl Room {
                 )),
             },
         }
+    }
+
+    /// After the game: `color`'s player asks for a rematch; once both have, it is made in
+    /// a new room like this one, where each player's token holds the other colour.
+    async fn rematch(&mut self, color: Color) -> Result<Seq, Refusal> {
+        let unavailable = |why: &str| Err(Refusal::new(ErrorCode::RematchUnavailable, why));
+        if self.outcome().is_none() {
+            return unavailable("the game is not over");
+        }
+        if self.rematch.is_some() {
+            return unavailable("the rematch has been made");
+        }
+        match self.rematch_offer {
+            Some(asked) if asked == color => {
+                return unavailable("your request stands; the opponent has not asked yet");
+            }
+            Some(_) => {}
+            None => {
+                self.rematch_offer = Some(color);
+                return Ok(self.publish(|seq| ServerMessage::RematchOffered { seq, by: color }));
+            }
+        }
+        let [white, black] = self.seats.each_ref().map(|seat| seat.token);
+        let room = self
+            .rooms
+            .open(
+                self.game.variant(),
+                self.visibility,
+                self.clock.as_ref().map(Clock::control),
+                [black, white],
+            )
+            .await
+            .map_err(|code| Refusal::new(code, "the rematch could not be made; try again"))?;
+        tracing::info!(rematch = %room, "rematch made");
+        self.rematch_offer = None;
+        self.rematch = Some(room.clone());
+        Ok(self.publish(|seq| ServerMessage::Rematch { seq, room }))
     }
 
     /// While the game goes on and `color`'s player is away: the time until the opponent
@@ -852,7 +899,7 @@ impl Room {
     ) -> Joined {
         let start = match since.and_then(|since| self.missed_since(since)) {
             Some((since, missed)) => Start::Resumed { since, missed },
-            None => Start::Snapshot(self.snapshot(role)),
+            None => Start::Snapshot(Box::new(self.snapshot(role))),
         };
         Joined {
             role,
@@ -901,6 +948,8 @@ impl Room {
             spectators: self.spectators.len(),
             clock: self.clock.as_ref().map(|c| c.view(Instant::now())),
             draw_offer: self.draw_offer,
+            rematch_offer: self.rematch_offer,
+            rematch: self.rematch.clone(),
             legal_turns,
         }
     }

@@ -4,11 +4,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use punct_protocol::{CreateRoom, ErrorCode, RoomSummary, SeatChoice, SeatGranted};
-use punct_rules::Color;
+use punct_protocol::{
+    CreateRoom, ErrorCode, RoomSummary, SeatChoice, SeatGranted, TimeControl, Visibility,
+};
+use punct_rules::{Color, Variant};
 
+use crate::clock::Clock;
 use crate::room::{RoomHandle, Setup};
-use crate::store::{Store, hash_token};
+use crate::store::{Store, StoreError, TokenHash, hash_token};
 use crate::{Config, secret};
 
 /// A cheap, cloneable handle on the table of rooms running now. Every room is also in the
@@ -93,41 +96,56 @@ impl Rooms {
 
     /// Creates a room and stores it; its creator gets a seat.
     pub(crate) async fn create(&self, request: CreateRoom) -> Result<SeatGranted, ErrorCode> {
-        if self.lock().rooms.len() >= self.shared.max_rooms {
-            return Err(ErrorCode::TooManyRooms);
-        }
         let color = match request.color {
             SeatChoice::White => Color::White,
             SeatChoice::Black => Color::Black,
             SeatChoice::Random if secret::coin() => Color::White,
             SeatChoice::Random => Color::Black,
         };
+        let token = secret::token();
+        let mut seats = [None; 2];
+        seats[color as usize] = Some(hash_token(&token));
+        let room = self
+            .open(request.variant, request.visibility, request.clock, seats)
+            .await?;
+        Ok(SeatGranted { room, color, token })
+    }
+
+    /// Stores and starts a new room whose seats given out are held by the tokens of
+    /// `seats` (White's, Black's; at least one); answers its id.
+    pub(crate) async fn open(
+        &self,
+        variant: Variant,
+        visibility: Visibility,
+        control: Option<TimeControl>,
+        seats: [Option<TokenHash>; 2],
+    ) -> Result<String, ErrorCode> {
+        if self.lock().rooms.len() >= self.shared.max_rooms {
+            return Err(ErrorCode::TooManyRooms);
+        }
         // 80 random bits: a clash with a stored room is refused by the store.
         let id = secret::room_id();
-        let token = secret::token();
-        let hash = hash_token(&token);
-        let clock = request.clock.map(crate::clock::Clock::control_ms);
-        self.store()
-            .create_room(&id, request.variant, request.visibility, clock, color, hash)
+        let failed = |e: StoreError| {
+            tracing::error!("{e}");
+            ErrorCode::StorageFailed
+        };
+        let mut given = Color::ALL
+            .into_iter()
+            .filter_map(|color| Some((color, seats[color as usize]?)));
+        let (color, token) = given.next().expect("a new room has a player");
+        let clock = control.map(Clock::control_ms);
+        let store = self.store();
+        store
+            .create_room(&id, variant, visibility, clock, color, token)
             .await
-            .map_err(|e| {
-                tracing::error!("{e}");
-                ErrorCode::StorageFailed
-            })?;
-        let setup = Setup::new(
-            id.clone(),
-            request.variant,
-            request.visibility,
-            request.clock,
-            color,
-            hash,
-        );
+            .map_err(failed)?;
+        for (color, token) in given {
+            store.take_seat(&id, color, token).await.map_err(failed)?;
+        }
+        let mut setup = Setup::new(id.clone(), variant, visibility, control, color, token);
+        setup.seats = seats;
         self.insert(setup);
-        Ok(SeatGranted {
-            room: id,
-            color,
-            token,
-        })
+        Ok(id)
     }
 
     /// Starts the actor of `setup` and lists it; answers the handle of the room running

@@ -81,6 +81,15 @@ async fn bad_requests_and_unknown_rooms_get_typed_errors() {
         .http("POST", "/api/rooms", r#"{"colour":"white"}"#)
         .await;
     assert_eq!(status, 400, "unknown fields are refused: {body}");
+    let (status, body) = server
+        .http(
+            "POST",
+            "/api/rooms",
+            r#"{"clock":{"base":0,"increment":5}}"#,
+        )
+        .await;
+    assert_eq!(status, 400, "no time at all is no time control: {body}");
+    assert!(body.contains(r#""code":"bad-request""#), "{body}");
     for path in [
         "/api/rooms/nowhere",
         "/api/rooms/nowhere/record",
