@@ -193,7 +193,7 @@ impl Connection {
                 () = stopping(&mut stop) => {
                     let _ = self.send(&ServerMessage::Bye {
                         code: ErrorCode::ShuttingDown,
-                        message: "the server is shutting down".into(),
+                        message: "the server is restarting or shutting down: reconnect in a moment".into(),
                     });
                     Err(End::Shutdown)
                 }

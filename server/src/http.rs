@@ -31,6 +31,7 @@ const MAX_ARCHIVE_PAGE: usize = 100;
 pub(crate) fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/api/rooms", post(create_room).get(lobby))
         .route("/api/rooms/{id}", get(room))
         .route("/api/rooms/{id}/seat", post(take_seat))
@@ -74,6 +75,20 @@ impl IntoResponse for Failure {
 
 async fn healthz() -> &'static str {
     "ok\n"
+}
+
+/// Ready to take games: the database answers and the server is not shutting down.
+async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
+    if *state.stop.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n");
+    }
+    match state.rooms.store().ping().await {
+        Ok(()) => (StatusCode::OK, "ready\n"),
+        Err(e) => {
+            tracing::error!("not ready: {e}");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n")
+        }
+    }
 }
 
 async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Response, Failure> {

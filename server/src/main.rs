@@ -1,8 +1,12 @@
 //! `punct-server`: serves PÜNCT rooms until ctrl-c or SIGTERM; `punct-server schema`
-//! prints the JSON Schema of the protocol instead.
+//! prints the JSON Schema of the protocol instead, and `punct-server healthcheck` asks a
+//! running server on the listen address whether it is ready (for container health
+//! checks, where no shell or curl exists).
 
-use std::io::IsTerminal;
-use std::net::SocketAddr;
+use std::io::{IsTerminal, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use punct_server::Config;
@@ -16,7 +20,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Address to listen on.
-    #[arg(long, env = "PUNCT_LISTEN", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "PUNCT_LISTEN", default_value = "127.0.0.1:8080", global = true)]
     listen: SocketAddr,
     /// Limits and timings.
     #[command(flatten)]
@@ -27,15 +31,67 @@ struct Cli {
 enum Command {
     /// Print the JSON Schema of every protocol message (the content of protocol/schema.json).
     Schema,
+    /// Exit 0 if the server on the listen address answers `GET /readyz` with 200, 1
+    /// otherwise.
+    Healthcheck,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Schema) => {
+            print!("{}", punct_protocol::schema_json());
+            ExitCode::SUCCESS
+        }
+        Some(Command::Healthcheck) => match ready(cli.listen) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("punct-server healthcheck: {why}");
+                ExitCode::FAILURE
+            }
+        },
+        None => match serve(cli) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("punct-server: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+/// Asks the server listening on `listen` (on loopback, if it listens on every address)
+/// whether it is ready.
+fn ready(listen: SocketAddr) -> Result<(), String> {
+    let mut addr = listen;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(Ipv4Addr::LOCALHOST.into());
+    }
+    let timeout = Duration::from_secs(2);
+    let mut stream =
+        TcpStream::connect_timeout(&addr, timeout).map_err(|e| format!("{addr}: {e}"))?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "GET /readyz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .map_err(|e| e.to_string())?;
+    let status = answer.lines().next().unwrap_or_default();
+    if status.split(' ').nth(1) == Some("200") {
+        Ok(())
+    } else {
+        Err(format!("not ready: {status}"))
+    }
 }
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let cli = Cli::parse();
-    if let Some(Command::Schema) = cli.command {
-        print!("{}", punct_protocol::schema_json());
-        return Ok(());
-    }
+async fn serve(cli: Cli) -> std::io::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

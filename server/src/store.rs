@@ -232,6 +232,12 @@ impl Store {
         self.call(move |db| finish(db, &room, outcome)).await
     }
 
+    /// Answers once the database has run a query: it is open and its thread is alive.
+    pub(crate) async fn ping(&self) -> Result<(), StoreError> {
+        self.call(|db| db.query_row("SELECT 1", [], |_| Ok(())))
+            .await
+    }
+
     /// The ids of the rooms whose game is not over.
     pub(crate) async fn unfinished(&self) -> Result<Vec<String>, StoreError> {
         self.call(|db| {

@@ -13,6 +13,10 @@ async fn health_is_reported() {
         server.http("GET", "/healthz", "").await,
         (200, "ok\n".to_owned())
     );
+    assert_eq!(
+        server.http("GET", "/readyz", "").await,
+        (200, "ready\n".to_owned())
+    );
 }
 
 #[tokio::test]
