@@ -5,6 +5,9 @@
 //! line is reported with its number on standard error, with exit status 2.
 //!
 //! `punct rules match` plays the computer against itself from the start instead.
+//!
+//! `punct play`, `punct watch` and `punct bot` talk to a server (see README.md beside
+//! this crate); their work is in the `punct_cli` library.
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -13,8 +16,13 @@ use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use punct_cli::net::{self, Entry, Server};
+use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
+use punct_cli::{bot as online_bot, script, tui};
+use punct_engine::Engine;
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
+use punct_protocol::{CreateRoom, SeatChoice, Visibility};
 use punct_rules::{Diagram, DiagramStyle, Game, Variant, perft, perft_divide};
 
 /// Play and analyse PÜNCT.
@@ -32,6 +40,101 @@ enum Command {
     /// Ask the rules engine about a position.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Play on a server: the lobby, a room, or a script of turns.
+    Play(PlayArgs),
+    /// Watch a room on a server.
+    Watch(WatchArgs),
+    /// Let the computer play a seat on a server.
+    Bot(BotArgs),
+}
+
+/// Where the server is.
+#[derive(Args, Debug)]
+struct ServerArgs {
+    /// The server, as http://HOST:PORT.
+    #[arg(long, env = "PUNCT_SERVER")]
+    server: Server,
+}
+
+/// How a player gets a seat.
+#[derive(Args, Debug)]
+struct SeatArgs {
+    /// The room to join. Without --token, a token from the seat file is used, or the
+    /// room's free seat is taken.
+    #[arg(long, conflicts_with = "create")]
+    room: Option<String>,
+    /// The seat token (from creating the room or taking the seat).
+    #[arg(long, requires = "room")]
+    token: Option<String>,
+    /// Create a room of this variant and take a seat in it.
+    #[arg(long, ignore_case = true, value_parser = variant_parser())]
+    create: Option<Variant>,
+    /// With --create: the seat to take.
+    #[arg(long, value_enum, default_value = "random", requires = "create")]
+    color: ColorChoice,
+    /// With --create: keep the room out of the lobby.
+    #[arg(long, requires = "create")]
+    private: bool,
+    /// The seat file that keeps seat tokens [default: $XDG_DATA_HOME/punct/seats.json].
+    #[arg(long, env = "PUNCT_SEATS", value_name = "FILE")]
+    seats: Option<PathBuf>,
+}
+
+/// `punct play`.
+#[derive(Args, Debug)]
+struct PlayArgs {
+    /// The server.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The seat.
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// Play the turns of FILE (`-`: standard input) and print events as JSON lines,
+    /// instead of the interactive app. Needs --room or --create.
+    #[arg(long, value_name = "FILE")]
+    script: Option<PathBuf>,
+}
+
+/// `punct watch`.
+#[derive(Args, Debug)]
+struct WatchArgs {
+    /// The server.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The room to watch.
+    #[arg(long)]
+    room: String,
+    /// Print events as JSON lines until the game ends, instead of the interactive app.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `punct bot`.
+#[derive(Args, Debug)]
+struct BotArgs {
+    /// The server.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The seat.
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// How strong: random, greedy, or 1 to 4 (4 is the strongest).
+    #[arg(long, default_value = "4")]
+    level: Level,
+    /// Thinking time per turn, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    ms_per_turn: u64,
+}
+
+/// The seat asked for with --create.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ColorChoice {
+    /// White.
+    White,
+    /// Black.
+    Black,
+    /// Either, by chance.
+    Random,
 }
 
 /// `punct rules …`: questions about the position after a record.
@@ -113,6 +216,8 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
 
 /// Why a command failed, with the exit status it gives.
 enum Failure {
+    /// Talking to the server failed: exit status 1.
+    Online(anyhow::Error),
     /// The record could not be read or replayed: exit status 2, as for a usage error.
     Record(String),
     /// Writing the output failed, usually a closed pipe: exit status 1.
@@ -129,6 +234,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Rules(command) => rules(command),
+        Command::Play(args) => online(play(args)),
+        Command::Watch(args) => online(watch(args)),
+        Command::Bot(args) => online(bot(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -138,6 +246,10 @@ fn main() -> ExitCode {
         }
         // A reader that went away (`punct rules moves | head`) is not an error worth a word.
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Online(e)) => {
+            eprintln!("punct: {e:#}");
+            ExitCode::FAILURE
+        }
         Err(Failure::Output(e)) => {
             eprintln!("punct: cannot write output: {e}");
             ExitCode::FAILURE
@@ -288,4 +400,128 @@ impl PositionArgs {
             Failure::Record(format!("{source}: {e}"))
         })
     }
+}
+
+/// Runs an online command on a runtime of its own.
+fn online(work: impl Future<Output = anyhow::Result<()>>) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(Failure::Output)?;
+    runtime.block_on(work).map_err(Failure::Online)
+}
+
+impl SeatArgs {
+    /// The seat file to use, if there is a place for one.
+    fn book(&self) -> Option<SeatBook> {
+        self.seats
+            .clone()
+            .or_else(SeatBook::default_path)
+            .map(SeatBook::at)
+    }
+
+    /// What to ask the server for.
+    fn request(&self) -> SeatRequest {
+        SeatRequest {
+            room: self.room.clone(),
+            token: self.token.clone(),
+            create: self.create.map(|variant| CreateRoom {
+                variant,
+                color: match self.color {
+                    ColorChoice::White => SeatChoice::White,
+                    ColorChoice::Black => SeatChoice::Black,
+                    ColorChoice::Random => SeatChoice::Random,
+                },
+                visibility: if self.private {
+                    Visibility::Private
+                } else {
+                    Visibility::Public
+                },
+                ..CreateRoom::default()
+            }),
+        }
+    }
+
+    /// Gets the seat, printing it as the first JSON line for scripts.
+    async fn obtain(&self, server: &Server) -> anyhow::Result<SavedSeat> {
+        let seat = punct_cli::seats::obtain(server, &self.request(), self.book().as_ref()).await?;
+        script::print_line(&mut io::stdout().lock(), &script::seat_line(&seat))?;
+        Ok(seat)
+    }
+}
+
+/// `punct play`.
+async fn play(args: PlayArgs) -> anyhow::Result<()> {
+    let server = args.server.server;
+    let Some(path) = &args.script else {
+        if args.seat.room.is_none() && args.seat.create.is_none() {
+            return tui::lobby(server, args.seat.book()).await;
+        }
+        let seat =
+            punct_cli::seats::obtain(&server, &args.seat.request(), args.seat.book().as_ref())
+                .await?;
+        return tui::room(
+            server,
+            Entry::Seat {
+                room: seat.room,
+                token: seat.token,
+            },
+        )
+        .await;
+    };
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| anyhow::anyhow!("cannot read the script from stdin: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read the script {}: {e}", path.display()))?
+    };
+    let steps = script::parse_script(&text)?;
+    if args.seat.room.is_none() && args.seat.create.is_none() {
+        anyhow::bail!("--script needs --room or --create");
+    }
+    let seat = args.seat.obtain(&server).await?;
+    let link = net::connect(
+        server,
+        Entry::Seat {
+            room: seat.room,
+            token: seat.token,
+        },
+    );
+    script::play(link, &steps, &mut io::stdout().lock()).await
+}
+
+/// `punct watch`.
+async fn watch(args: WatchArgs) -> anyhow::Result<()> {
+    let entry = Entry::Watch { room: args.room };
+    if args.json {
+        let link = net::connect(args.server.server, entry);
+        script::watch(link, &mut io::stdout().lock()).await
+    } else {
+        tui::room(args.server.server, entry).await
+    }
+}
+
+/// `punct bot`.
+async fn bot(args: BotArgs) -> anyhow::Result<()> {
+    let server = args.server.server;
+    let seat = args.seat.obtain(&server).await?;
+    let link = net::connect(
+        server,
+        Entry::Seat {
+            room: seat.room,
+            token: seat.token,
+        },
+    );
+    let per_turn = Duration::from_millis(args.ms_per_turn);
+    online_bot::run(
+        link,
+        Engine::new(args.level),
+        per_turn,
+        &mut io::stdout().lock(),
+    )
+    .await
 }

@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::stats::Stats;
 
@@ -94,7 +95,12 @@ impl Conn {
         stats: &Arc<Stats>,
     ) -> Result<Conn, String> {
         let stream = connect(server, source).await?;
-        let (ws, _) = tokio_tungstenite::client_async(format!("ws://{server}/ws"), stream)
+        // Small buffers, so tens of thousands of connections fit in memory.
+        let config = WebSocketConfig::default()
+            .read_buffer_size(8 * 1024)
+            .write_buffer_size(0);
+        let url = format!("ws://{server}/ws");
+        let (ws, _) = tokio_tungstenite::client_async_with_config(url, stream, Some(config))
             .await
             .map_err(|e| format!("WebSocket handshake from {source}: {e}"))?;
         stats.opened();

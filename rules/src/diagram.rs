@@ -115,6 +115,7 @@ impl Paint {
 }
 
 /// Something written at a board position: a cell or a coordinate label.
+#[derive(Clone)]
 struct Item {
     /// Board column, 0 and 18 being the margins.
     col: u8,
@@ -150,6 +151,13 @@ fn line_of(col: u8, row: u8) -> i32 {
     2 * i32::from(row) - i32::from(col)
 }
 
+/// The two characters a cell is drawn with: `.` or `+` when empty, else the letter of its
+/// topmost dot (`W`/`B` for a PÜNCT, `w`/`b` for a minor dot) and that dot's level when
+/// above 1 (`2`–`9`, `*` from 10). Shared with every client that draws the board.
+pub fn cell_symbol(position: &Position, cell: Cell) -> [char; 2] {
+    cell_item(position, cell).text
+}
+
 /// How a cell is drawn.
 fn cell_item(position: &Position, cell: Cell) -> Item {
     let (text, paint) = match position.top(cell) {
@@ -179,9 +187,9 @@ fn cell_item(position: &Position, cell: Cell) -> Item {
     }
 }
 
-/// The cells and coordinate labels of the board.
-fn board_items(position: &Position) -> Vec<Item> {
-    let mut items: Vec<Item> = Cell::all().map(|cell| cell_item(position, cell)).collect();
+/// The coordinate labels around the board.
+fn label_items() -> Vec<Item> {
+    let mut items = Vec::new();
     for col in 1..=17 {
         let rows = Cell::all().filter(|c| c.col() == col).map(Cell::row);
         let (low, high) = (rows.clone().min(), rows.max());
@@ -207,6 +215,87 @@ fn board_items(position: &Position) -> Vec<Item> {
     items
 }
 
+/// Where the board drawing puts each cell and coordinate label, for clients that draw the
+/// board themselves (a terminal UI placing cells on screen). [`Diagram`] draws with it.
+///
+/// ```
+/// use punct_rules::{BoardLayout, Cell};
+/// let layout = BoardLayout::new();
+/// let (x, line) = layout.cell_origin("I9".parse::<Cell>()?);
+/// assert!(x < layout.width() && line < layout.height());
+/// # Ok::<_, punct_rules::ParseCellError>(())
+/// ```
+#[derive(Clone)]
+pub struct BoardLayout {
+    /// The highest text line, as twice the height; line 0 of the drawing.
+    top: i32,
+    /// Characters per line.
+    width: usize,
+    /// Text lines.
+    height: usize,
+    /// The coordinate labels.
+    labels: Vec<Item>,
+}
+
+impl Default for BoardLayout {
+    fn default() -> BoardLayout {
+        BoardLayout::new()
+    }
+}
+
+impl BoardLayout {
+    /// The layout of the board of 211 cells.
+    pub fn new() -> BoardLayout {
+        let labels = label_items();
+        let lines = labels
+            .iter()
+            .map(|i| i.v)
+            .chain(Cell::all().map(|c| line_of(c.col(), c.row())));
+        let top = lines.clone().max().unwrap_or(0);
+        let bottom = lines.min().unwrap_or(0);
+        let width = labels
+            .iter()
+            .map(|i| i.col)
+            .chain(Cell::all().map(Cell::col))
+            .map(|col| usize::from(col) * COL_WIDTH + SLOT_WIDTH)
+            .max()
+            .unwrap_or(0);
+        BoardLayout {
+            top,
+            width,
+            height: (top - bottom + 1) as usize,
+            labels,
+        }
+    }
+
+    /// Characters per line of the drawing.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Text lines of the drawing.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Where `cell`'s two characters start: (character column, text line from the top).
+    pub fn cell_origin(&self, cell: Cell) -> (usize, usize) {
+        self.origin(cell.col(), line_of(cell.col(), cell.row()))
+    }
+
+    /// Every coordinate label: (character column, text line, two characters).
+    pub fn labels(&self) -> impl Iterator<Item = (usize, usize, [char; 2])> + '_ {
+        self.labels.iter().map(|item| {
+            let (x, line) = self.origin(item.col, item.v);
+            (x, line, item.text)
+        })
+    }
+
+    fn origin(&self, col: u8, v: i32) -> (usize, usize) {
+        (usize::from(col) * COL_WIDTH, (self.top - v) as usize)
+    }
+}
+
 /// Writes the text of a drawing, switching colours only when they change.
 struct Painter<'f, 'a> {
     /// Where the text goes.
@@ -230,19 +319,12 @@ impl Painter<'_, '_> {
 impl Diagram<'_> {
     /// Draws the board with its coordinates.
     fn board(&self, painter: &mut Painter<'_, '_>) -> fmt::Result {
-        let items = board_items(self.position);
-        let top = items.iter().map(|i| i.v).max().unwrap_or(0);
-        let bottom = items.iter().map(|i| i.v).min().unwrap_or(0);
-        let width = items
-            .iter()
-            .map(|i| usize::from(i.col) * COL_WIDTH + SLOT_WIDTH)
-            .max()
-            .unwrap_or(0);
-        let height = (top - bottom + 1) as usize;
-        let mut canvas = vec![vec![(' ', Paint::None); width]; height];
-        for item in &items {
-            let line = &mut canvas[(top - item.v) as usize];
-            let x = usize::from(item.col) * COL_WIDTH;
+        let layout = BoardLayout::new();
+        let mut canvas = vec![vec![(' ', Paint::None); layout.width()]; layout.height()];
+        let cells = Cell::all().map(|cell| cell_item(self.position, cell));
+        for item in cells.chain(label_items()) {
+            let (x, line) = layout.origin(item.col, item.v);
+            let line = &mut canvas[line];
             for (i, &ch) in item.text.iter().enumerate() {
                 // Only dots are painted as a block; elsewhere padding stays unpainted,
                 // which saves escapes.

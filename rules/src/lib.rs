@@ -55,7 +55,7 @@ mod turn;
 
 pub use cell::{CELL_COUNT, Cell, Direction, Line, ParseCellError, Side};
 pub use cellset::{CellSet, Iter as CellSetIter};
-pub use diagram::{Diagram, DiagramStyle};
+pub use diagram::{BoardLayout, Diagram, DiagramStyle, cell_symbol};
 pub use error::IllegalTurn;
 pub use game::{DrawReason, Game, Outcome, RecordError, RecordErrorKind, WinReason};
 pub use perft::{perft, perft_divide};

@@ -24,6 +24,9 @@ const MAX_BODY_BYTES: usize = 4096;
 /// Games on one page of the archive, unless the request asks for fewer.
 const ARCHIVE_PAGE: usize = 20;
 
+/// A WebSocket connection's read buffer: enough for the largest request.
+const READ_BUFFER_BYTES: usize = 4096;
+
 /// Most games on one page of the archive.
 const MAX_ARCHIVE_PAGE: usize = 100;
 
@@ -257,7 +260,12 @@ async fn websocket(
     };
     let id = state.next_connection.fetch_add(1, Ordering::Relaxed);
     let max = state.config.max_message_bytes;
+    // Small buffers: tungstenite's default of 128 KiB each way would cost 256 KiB per
+    // idle connection; requests are at most `max` bytes, and replies go out as soon as
+    // they are queued.
     upgrade
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
         .max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| {

@@ -1,0 +1,24 @@
+//! The `punct` client: play and watch games on a `punct-server`, in a full-screen
+//! terminal app or scripted, and let the engine play a seat.
+//!
+//! # Layout
+//!
+//! - [`net`]: the server's HTTP API (rooms, seats, lobby) and one WebSocket connection per
+//!   room, as a task that reconnects by itself and resumes from the last event seen.
+//! - [`session`]: the room as the client knows it, with the game replayed by the rules
+//!   crate from the turns the server reports.
+//! - [`seats`]: the seat file that keeps seat tokens between runs, and getting a seat.
+//! - [`script`]: scripted play and watching, events out as JSON lines.
+//! - [`bot`]: the engine playing a seat online.
+//! - [`app`]: the interactive app's state and key handling, free of any terminal.
+//! - [`ui`]: drawing the app with ratatui.
+//! - [`tui`]: the terminal itself: raw mode, the event loop, restoring on exit or panic.
+
+pub mod app;
+pub mod bot;
+pub mod net;
+pub mod script;
+pub mod seats;
+pub mod session;
+pub mod tui;
+pub mod ui;

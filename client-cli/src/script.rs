@@ -1,0 +1,188 @@
+//! Scripted play and watching: events out as JSON lines, turns in from a list.
+//!
+//! Every line printed is one JSON object: each server message as the protocol writes it,
+//! plus the client's own `seat`, `connected`, `disconnected` and `failed` lines.
+
+use std::io::Write;
+
+use anyhow::{Context, bail};
+use punct_protocol::ServerMessage;
+use punct_rules::Turn;
+use serde_json::json;
+
+use crate::net::{Link, NetEvent, Request};
+use crate::seats::SavedSeat;
+use crate::session::Tracker;
+
+/// One line of a script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Play this turn when it is our turn.
+    Turn(Turn),
+    /// A request without a turn (`resign`, `offer-draw`, `accept-draw`, `decline-draw`, `claim-win`),
+    /// sent when it is our turn.
+    Request(Request),
+}
+
+/// Reads a script: one turn in notation or one of `resign`, `offer-draw`, `accept-draw`,
+/// `decline-draw`, `claim-win` per line; blank lines and `#` comments are skipped.
+pub fn parse_script(text: &str) -> anyhow::Result<Vec<Step>> {
+    let mut steps = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let step = match line {
+            "" => continue,
+            "resign" => Step::Request(Request::Resign),
+            "offer-draw" => Step::Request(Request::OfferDraw),
+            "accept-draw" => Step::Request(Request::AcceptDraw),
+            "decline-draw" => Step::Request(Request::DeclineDraw),
+            "claim-win" => Step::Request(Request::ClaimWin),
+            turn => Step::Turn(
+                turn.parse()
+                    .with_context(|| format!("script line {}: '{turn}'", number + 1))?,
+            ),
+        };
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+/// Prints one JSON line.
+pub fn print_line(out: &mut impl Write, value: &serde_json::Value) -> std::io::Result<()> {
+    writeln!(out, "{value}")?;
+    out.flush()
+}
+
+/// The seat line printed first by a scripted player or bot.
+pub fn seat_line(seat: &SavedSeat) -> serde_json::Value {
+    json!({"type": "seat", "room": seat.room, "color": seat.color, "token": seat.token})
+}
+
+/// An event as a JSON line.
+pub fn event_line(event: &NetEvent) -> serde_json::Value {
+    match event {
+        NetEvent::Connected => json!({"type": "connected"}),
+        NetEvent::Message(message) => serde_json::to_value(message).unwrap_or_default(),
+        NetEvent::Disconnected(reason) => json!({"type": "disconnected", "reason": reason}),
+        NetEvent::Failed(reason) => json!({"type": "failed", "reason": reason}),
+    }
+}
+
+/// Plays `steps` in the room of `link`, printing every event, until the game ends or the
+/// steps run out (then it returns at once). A step is sent only when it is our turn and
+/// the previous one is answered, so two scripts can play each other in any timing. A
+/// step the rules refuse is an error before it is sent.
+pub async fn play(mut link: Link, steps: &[Step], out: &mut impl Write) -> anyhow::Result<()> {
+    let mut tracker = Tracker::default();
+    let mut next = 0;
+    // The step sent and not yet done, with the number of turns played when it was sent.
+    // A turn is done once the room shows it (its `turn_played` follows the `ack`), so the
+    // next step never races it; another request is done at its `ack`.
+    let mut waiting: Option<(Step, usize)> = None;
+    while let Some(event) = link.events.recv().await {
+        print_line(out, &event_line(&event))?;
+        tracker.absorb(&event)?;
+        let turns = tracker.session.as_ref().map_or(0, |s| s.game.turns().len());
+        match &event {
+            NetEvent::Failed(reason) => bail!("{reason}"),
+            NetEvent::Message(ServerMessage::Error {
+                id: Some(_),
+                code,
+                message,
+                ..
+            }) => {
+                bail!(
+                    "the server refused script step {}: {message} ({code})",
+                    next + 1
+                )
+            }
+            NetEvent::Message(ServerMessage::Ack { .. }) => {
+                if let Some((Step::Request(_), _)) = waiting {
+                    waiting = None;
+                    next += 1;
+                }
+            }
+            // A request lost with the connection is sent again.
+            NetEvent::Connected => {
+                if let Some((Step::Request(_), _)) = waiting {
+                    waiting = None;
+                }
+            }
+            _ => {}
+        }
+        if let Some((Step::Turn(_), sent_at)) = waiting {
+            if turns > sent_at {
+                waiting = None;
+                next += 1;
+            } else if matches!(event, NetEvent::Connected) {
+                waiting = None;
+            }
+        }
+        if tracker.is_over() {
+            return Ok(());
+        }
+        if waiting.is_some() || !tracker.my_turn() {
+            continue;
+        }
+        let Some(&step) = steps.get(next) else {
+            return Ok(());
+        };
+        let request = match step {
+            Step::Turn(turn) => {
+                let game = &tracker.session.as_ref().context("no room yet")?.game;
+                game.is_legal(turn).with_context(|| {
+                    format!(
+                        "script step {} ({turn}) is illegal after turn {turns}",
+                        next + 1
+                    )
+                })?;
+                Request::Play(turn)
+            }
+            Step::Request(request) => request,
+        };
+        waiting = Some((step, turns));
+        link.requests
+            .send(request)
+            .context("the connection has ended")?;
+    }
+    bail!("the connection has ended")
+}
+
+/// Prints every event of a room until the game ends.
+pub async fn watch(mut link: Link, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut tracker = Tracker::default();
+    while let Some(event) = link.events.recv().await {
+        print_line(out, &event_line(&event))?;
+        tracker.absorb(&event)?;
+        if let NetEvent::Failed(reason) = event {
+            bail!("{reason}");
+        }
+        if tracker.is_over() {
+            return Ok(());
+        }
+    }
+    bail!("the connection has ended")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_read_turns_requests_and_comments() {
+        let steps = parse_script("# white\nc4:d5,c5\n\nresign  # gives up\npass\n").unwrap();
+        assert_eq!(
+            steps,
+            [
+                Step::Turn("C4:C5,D5".parse().unwrap()),
+                Step::Request(Request::Resign),
+                Step::Turn(Turn::Pass),
+            ]
+        );
+        let error = parse_script("C4:C5,D5\nZ99:A1,A2\n").unwrap_err();
+        assert!(
+            format!("{error:#}").starts_with("script line 2: 'Z99:A1,A2'"),
+            "{error:#}"
+        );
+    }
+}

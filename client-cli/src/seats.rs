@@ -1,0 +1,182 @@
+//! The seat file: the seat tokens this user holds, so that a player can come back to a
+//! game after closing the program.
+//!
+//! A JSON array of `{"server","room","color","token"}` objects, at `$PUNCT_SEATS`, else
+//! `$XDG_DATA_HOME/punct/seats.json`, else `~/.local/share/punct/seats.json`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use punct_rules::Color;
+use serde::{Deserialize, Serialize};
+
+/// One seat held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedSeat {
+    /// The server, as `http://host:port`.
+    pub server: String,
+    /// The room's id.
+    pub room: String,
+    /// The seat's colour.
+    pub color: Color,
+    /// The secret seat token.
+    pub token: String,
+}
+
+/// The seat file at a path.
+#[derive(Clone, Debug)]
+pub struct SeatBook {
+    /// Where the file is (it need not exist yet).
+    path: PathBuf,
+}
+
+impl SeatBook {
+    /// The seat file at `path`.
+    pub fn at(path: impl Into<PathBuf>) -> SeatBook {
+        SeatBook { path: path.into() }
+    }
+
+    /// The default seat file (see the module documentation); `None` without a home.
+    pub fn default_path() -> Option<PathBuf> {
+        let env = |name| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        env("PUNCT_SEATS").or_else(|| {
+            env("XDG_DATA_HOME")
+                .or_else(|| env("HOME").map(|home| home.join(".local/share")))
+                .map(|data| data.join("punct/seats.json"))
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every seat in the file; none when it does not exist.
+    pub fn load(&self) -> anyhow::Result<Vec<SavedSeat>> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("the seat file {} is not valid", self.path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", self.path.display())),
+        }
+    }
+
+    /// The seat held in `room` on `server`, if any.
+    pub fn find(&self, server: &str, room: &str) -> anyhow::Result<Option<SavedSeat>> {
+        Ok(self
+            .load()?
+            .into_iter()
+            .find(|s| s.server == server && s.room == room))
+    }
+
+    /// Records a seat, replacing any other for the same room. The file is written whole
+    /// to a temporary file and renamed, so a crash never leaves half a file.
+    pub fn save(&self, seat: SavedSeat) -> anyhow::Result<()> {
+        let mut seats = self.load()?;
+        seats.retain(|s| !(s.server == seat.server && s.room == seat.room));
+        seats.push(seat);
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let temp = self.path.with_extension("json.tmp");
+        std::fs::write(&temp, serde_json::to_string_pretty(&seats)?)
+            .with_context(|| format!("cannot write {}", temp.display()))?;
+        std::fs::rename(&temp, &self.path)
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+}
+
+/// How a player gets a seat from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct SeatRequest {
+    /// Join this room (with `token`, a saved token, or by taking its free seat).
+    pub room: Option<String>,
+    /// The seat token, when known.
+    pub token: Option<String>,
+    /// Create a room instead, with these settings.
+    pub create: Option<punct_protocol::CreateRoom>,
+}
+
+/// Gets a seat as asked: creates a room, uses the given token, a token from the seat
+/// book, or takes the room's free seat. New seats are recorded in the book.
+pub async fn obtain(
+    server: &crate::net::Server,
+    request: &SeatRequest,
+    book: Option<&SeatBook>,
+) -> anyhow::Result<SavedSeat> {
+    let name = server.to_string();
+    let granted = match (&request.create, &request.room, &request.token) {
+        (Some(create), None, None) => server.create_room(create).await?,
+        (None, Some(room), Some(token)) => {
+            return Ok(SavedSeat {
+                server: name,
+                room: room.clone(),
+                // The colour is learnt from the snapshot; White is only a placeholder.
+                color: book
+                    .map(|b| b.find(&server.to_string(), room))
+                    .transpose()?
+                    .flatten()
+                    .map_or(Color::White, |s| s.color),
+                token: token.clone(),
+            });
+        }
+        (None, Some(room), None) => {
+            if let Some(saved) = book.map(|b| b.find(&name, room)).transpose()?.flatten() {
+                return Ok(saved);
+            }
+            server.take_seat(room).await?
+        }
+        _ => anyhow::bail!("give either --create, or --room (with or without --token)"),
+    };
+    let seat = SavedSeat {
+        server: name,
+        room: granted.room,
+        color: granted.color,
+        token: granted.token,
+    };
+    if let Some(book) = book {
+        book.save(seat.clone())?;
+    }
+    Ok(seat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_seat_is_found_again_and_replaced_per_room() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = SeatBook::at(dir.path().join("nested/seats.json"));
+        assert_eq!(book.find("http://h:1", "r1").unwrap(), None);
+        let seat = |room: &str, token: &str| SavedSeat {
+            server: "http://h:1".into(),
+            room: room.into(),
+            color: Color::Black,
+            token: token.into(),
+        };
+        book.save(seat("r1", "old")).unwrap();
+        book.save(seat("r2", "other")).unwrap();
+        book.save(seat("r1", "new")).unwrap();
+        assert_eq!(
+            book.find("http://h:1", "r1").unwrap(),
+            Some(seat("r1", "new"))
+        );
+        assert_eq!(book.find("http://elsewhere:1", "r1").unwrap(), None);
+        assert_eq!(book.load().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_damaged_seat_file_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seats.json");
+        std::fs::write(&path, "{not json").unwrap();
+        let error = SeatBook::at(&path).load().unwrap_err();
+        assert!(format!("{error:#}").contains("is not valid"), "{error:#}");
+    }
+}

@@ -1,0 +1,143 @@
+//! What a client knows of its room, kept up to date from the server's messages.
+
+use anyhow::{Context, bail};
+use punct_protocol::{Role, RoomSnapshot, Seats, ServerMessage};
+use punct_rules::{Color, Game, Outcome};
+
+use crate::net::NetEvent;
+
+/// The room as this client sees it. The game is replayed with the rules crate from the
+/// turns the server reports, so legality and drawing come from one place.
+#[derive(Clone, Debug)]
+pub struct Session {
+    /// The room's id.
+    pub room: String,
+    /// Our seat, or spectator.
+    pub you: Role,
+    /// Every turn so far and the position they lead to.
+    pub game: Game,
+    /// The result as the server announced it: it also covers resignation and agreed
+    /// draws, which the game record alone does not show.
+    pub outcome: Option<Outcome>,
+    /// Who holds each seat and whether they are online.
+    pub players: Seats,
+    /// How many watch.
+    pub spectators: usize,
+    /// The player whose draw offer stands.
+    pub draw_offer: Option<Color>,
+}
+
+impl Session {
+    /// The room of a snapshot, replaying its turns.
+    pub fn from_snapshot(you: Role, room: &RoomSnapshot) -> anyhow::Result<Session> {
+        let mut game = Game::new(room.variant);
+        for (i, &turn) in room.turns.iter().enumerate() {
+            game.play(turn)
+                .with_context(|| format!("the server's turn {} ({turn}) is illegal", i + 1))?;
+        }
+        Ok(Session {
+            room: room.room.clone(),
+            you,
+            outcome: room.outcome.or(game.outcome()),
+            game,
+            players: room.players,
+            spectators: room.spectators,
+            draw_offer: room.draw_offer,
+        })
+    }
+
+    /// Our colour, if we play.
+    pub fn color(&self) -> Option<Color> {
+        self.you.color()
+    }
+
+    /// Whether the game goes on and it is our turn. A game the rules have ended counts
+    /// as over even before the server's `game_over` arrives.
+    pub fn my_turn(&self) -> bool {
+        self.outcome.is_none() && !self.game.is_over() && self.color() == Some(self.game.to_move())
+    }
+
+    /// Takes in a room event. Events already reflected (seen again after a reconnect)
+    /// change nothing.
+    pub fn apply(&mut self, message: &ServerMessage) -> anyhow::Result<()> {
+        match message {
+            ServerMessage::TurnPlayed { turn, number, .. } if *number > self.game.turns().len() => {
+                if *number != self.game.turns().len() + 1 {
+                    bail!(
+                        "turn {number} arrived after turn {}",
+                        self.game.turns().len()
+                    );
+                }
+                self.game
+                    .play(*turn)
+                    .with_context(|| format!("the server's turn {number} ({turn}) is illegal"))?;
+                // A turn played withdraws its player's draw offer.
+                self.draw_offer = None;
+            }
+            ServerMessage::GameOver { outcome, .. } => {
+                self.outcome = Some(*outcome);
+                self.draw_offer = None;
+            }
+            ServerMessage::DrawOffered { by, .. } => self.draw_offer = Some(*by),
+            ServerMessage::DrawDeclined { .. } => self.draw_offer = None,
+            ServerMessage::PlayerJoined { color, .. }
+            | ServerMessage::PlayerReconnected { color, .. } => {
+                set_seat(&mut self.players, *color, true);
+            }
+            ServerMessage::PlayerLeft { color, .. } => set_seat(&mut self.players, *color, false),
+            ServerMessage::Spectators { count, .. } => self.spectators = *count,
+            // Replies and private messages carry no room state; new event kinds are shown
+            // by the callers as they are.
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn set_seat(players: &mut Seats, color: Color, connected: bool) {
+    let seat = match color {
+        Color::White => &mut players.white,
+        Color::Black => &mut players.black,
+    };
+    seat.taken = true;
+    seat.connected = connected;
+}
+
+/// A session that follows a connection's events: a snapshot replaces it, other
+/// messages update it.
+#[derive(Clone, Debug, Default)]
+pub struct Tracker {
+    /// The room, once a snapshot has arrived.
+    pub session: Option<Session>,
+    /// Whether the connection is in the room now.
+    pub connected: bool,
+}
+
+impl Tracker {
+    /// Takes in one event from the connection.
+    pub fn absorb(&mut self, event: &NetEvent) -> anyhow::Result<()> {
+        match event {
+            NetEvent::Connected => self.connected = true,
+            NetEvent::Disconnected(_) | NetEvent::Failed(_) => self.connected = false,
+            NetEvent::Message(ServerMessage::Snapshot { you, room, .. }) => {
+                self.session = Some(Session::from_snapshot(*you, room)?);
+            }
+            NetEvent::Message(message) => {
+                if let Some(session) = &mut self.session {
+                    session.apply(message)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether we are in the room and it is our turn.
+    pub fn my_turn(&self) -> bool {
+        self.connected && self.session.as_ref().is_some_and(Session::my_turn)
+    }
+
+    /// Whether the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.outcome.is_some())
+    }
+}

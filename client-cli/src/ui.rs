@@ -1,0 +1,193 @@
+//! Drawing the room view with ratatui: the board where the rules crate's diagram puts
+//! it, and a panel with the players, reserves, the inspected stack, turns and help.
+
+use punct_rules::{BoardLayout, Cell, Color, Kind, Turn, cell_symbol};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color as Paint, Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use crate::app::{App, Mode};
+
+/// The keys, shown on the last line.
+const HELP: &str = "arrows/g: cursor  1-6: drop kind  Enter: piece/destination/confirm  r: rotate  \
+                    t: type  p: pass  R: resign  D/A/X: offer/accept/decline draw  C: claim win  q: quit";
+
+/// Draws the whole view.
+pub fn render(app: &App, frame: &mut Frame<'_>) {
+    let layout = BoardLayout::new();
+    let [main, help] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(3)]).areas(frame.area());
+    let [board, panel] = Layout::horizontal([
+        Constraint::Length(layout.width() as u16 + 1),
+        Constraint::Min(0),
+    ])
+    .areas(main);
+    draw_board(app, &layout, board, frame.buffer_mut());
+    frame.render_widget(
+        Paragraph::new(panel_lines(app))
+            .block(Block::bordered().title(" punct "))
+            .wrap(Wrap { trim: false }),
+        panel,
+    );
+    let input = match &app.mode {
+        Mode::Typing(text) => format!("turn> {text}   {}", app.typing_hint(text)),
+        Mode::Goto(text, _) => format!("go to cell> {text}"),
+        Mode::Destination(turns) => format!(
+            "{} legal turns: pick a highlighted cell, Enter",
+            turns.len()
+        ),
+        Mode::Rotation(turns, i) => {
+            format!(
+                "{} ({}/{}): r rotates, Enter plays, Esc",
+                turns[*i],
+                i + 1,
+                turns.len()
+            )
+        }
+        Mode::Board => app.status.clone(),
+    };
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(input), Line::from(HELP)]).wrap(Wrap { trim: true }),
+        help,
+    );
+}
+
+/// The board: cells with their top dot and level, labels, cursor and highlights.
+fn draw_board(app: &App, layout: &BoardLayout, area: Rect, buf: &mut Buffer) {
+    let put = |buf: &mut Buffer, x: usize, y: usize, text: [char; 2], style: Style| {
+        let (x, y) = (area.x + x as u16, area.y + y as u16);
+        if x + 1 < area.right() && y < area.bottom() {
+            buf.set_string(x, y, text.iter().collect::<String>(), style);
+        }
+    };
+    for (x, y, text) in layout.labels() {
+        put(buf, x, y, text, Style::new().fg(Paint::DarkGray));
+    }
+    let Some(session) = app.session() else { return };
+    let position = session.game.position();
+    let targets = app.destinations();
+    let preview = app.preview().map(preview_cells).unwrap_or_default();
+    for cell in Cell::all() {
+        let (x, y) = layout.cell_origin(cell);
+        let mut style = match position.top(cell) {
+            None if cell.is_central() => Style::new().fg(Paint::Yellow),
+            None => Style::new().fg(Paint::DarkGray),
+            Some(dot) => {
+                let style = match dot.piece.color() {
+                    Color::White => Style::new().fg(Paint::Black).bg(Paint::White),
+                    Color::Black => Style::new().fg(Paint::White).bg(Paint::Black),
+                };
+                if dot.is_punct {
+                    style.add_modifier(Modifier::BOLD)
+                } else {
+                    style
+                }
+            }
+        };
+        if targets.contains(&cell) {
+            style = style.bg(Paint::Green);
+        }
+        if preview.contains(&cell) {
+            style = style.bg(Paint::Magenta);
+        }
+        if cell == app.cursor {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        put(buf, x, y, cell_symbol(position, cell), style);
+    }
+}
+
+/// The cells a turn covers, for its preview.
+fn preview_cells(turn: Turn) -> Vec<Cell> {
+    match turn {
+        Turn::Drop { punct, minors }
+        | Turn::Move {
+            to: punct, minors, ..
+        } => {
+            vec![punct, minors[0], minors[1]]
+        }
+        Turn::Pass => Vec::new(),
+    }
+}
+
+/// The side panel's text.
+fn panel_lines(app: &App) -> Vec<Line<'static>> {
+    let Some(s) = app.session() else {
+        return vec![Line::from("connecting…"), Line::from(app.status.clone())];
+    };
+    let mut lines = Vec::new();
+    let connection = if app.tracker.connected {
+        "connected"
+    } else {
+        "reconnecting…"
+    };
+    lines.push(Line::from(format!("room {}  {}", s.room, connection)));
+    let you = match s.color() {
+        Some(color) => format!("you play {color}"),
+        None => "you watch".to_owned(),
+    };
+    lines.push(Line::from(format!("{you}  spectators: {}", s.spectators)));
+    for color in Color::ALL {
+        let seat = s.players.get(color);
+        let state = match (seat.taken, seat.connected) {
+            (false, _) => "seat free",
+            (true, true) => "online",
+            (true, false) => "away",
+        };
+        lines.push(Line::from(format!("{color:<5}: {state}")));
+    }
+    let state = match (s.outcome, s.game.outcome()) {
+        (Some(outcome), _) | (None, Some(outcome)) => format!("game over: {outcome}"),
+        _ if s.my_turn() => "your turn".to_owned(),
+        _ => format!("{} to move", s.game.to_move()),
+    };
+    lines.push(Line::from(state));
+    if let Some(by) = s.draw_offer {
+        lines.push(Line::from(format!("{by} offers a draw")));
+    }
+    lines.push(Line::from(""));
+    let width = Kind::ALL
+        .iter()
+        .map(|k| k.name().chars().count())
+        .max()
+        .unwrap_or(0);
+    lines.push(Line::from(format!("  {:<width$} white black", "reserve")));
+    let position = s.game.position();
+    let [white, black] = Color::ALL.map(|c| position.reserve(c));
+    for (i, kind) in Kind::ALL.into_iter().enumerate() {
+        lines.push(Line::from(format!(
+            "{} {:<width$} {:>5} {:>5}",
+            i + 1,
+            kind.name(),
+            white.count(kind),
+            black.count(kind)
+        )));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(format!("stack at {}, top first:", app.cursor)));
+    let stack = position.stack(app.cursor);
+    if stack.is_empty() {
+        lines.push(Line::from("  empty"));
+    }
+    for dot in stack {
+        let what = if dot.is_punct { "PÜNCT" } else { "dot" };
+        lines.push(Line::from(format!(
+            "  level {}: {} {} {what}",
+            dot.level,
+            dot.piece.color(),
+            dot.piece.kind().name()
+        )));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from("turns:"));
+    let turns = s.game.turns();
+    let shown = 8;
+    let start = turns.len().saturating_sub(shown);
+    for (i, turn) in turns.iter().enumerate().skip(start) {
+        lines.push(Line::from(format!("{:>4}. {turn}", i + 1)));
+    }
+    lines
+}

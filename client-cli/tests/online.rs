@@ -1,0 +1,306 @@
+//! End to end: a real `punct-server` in this process, and `punct` processes that play,
+//! watch and let the engine play over the network.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use punct_engine::{Engine, Level};
+use punct_rules::{Game, Outcome, Turn, Variant};
+use serde_json::Value;
+
+/// A server on a free port of its own runtime, stopped when dropped.
+struct TestServer {
+    /// Where it listens.
+    url: String,
+    /// Dropping it stops the server.
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+fn start_server() -> TestServer {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let address: SocketAddr = listener.local_addr().expect("address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            let config = punct_server::Config::default();
+            punct_server::run(listener, config, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("server");
+        });
+    });
+    TestServer {
+        url: format!("http://{address}"),
+        _stop: stop,
+    }
+}
+
+/// A `punct` process with its output read line by line. A thread drains the output as it
+/// comes: a process whose pipe fills up would stall, and with it the game.
+struct Punct {
+    child: Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Punct {
+    fn spawn(args: &[&str]) -> Punct {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_punct"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("punct starts");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if tx.send(line.expect("readable")).is_err() {
+                    return;
+                }
+            }
+        });
+        Punct { child, lines }
+    }
+
+    /// The next JSON line.
+    fn next(&mut self) -> Value {
+        let line = self.lines.recv().expect("another line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Reads until a line of this type, returning it.
+    fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let line = self.next();
+            if line["type"] == kind {
+                return line;
+            }
+        }
+    }
+
+    /// Every remaining line, once the process has exited successfully.
+    fn finish(mut self) -> Vec<Value> {
+        let rest: Vec<Value> = self
+            .lines
+            .iter()
+            .map(|l| serde_json::from_str(&l).expect("JSON"))
+            .collect();
+        let status = self.child.wait().expect("exits");
+        assert!(status.success(), "punct failed: {status}");
+        rest
+    }
+}
+
+/// A finished game between two greedy engines: a real game, decided by the rules.
+fn finished_game(variant: Variant) -> Game {
+    let engine = Engine::with_seed(Level::Greedy, 3);
+    let mut game = Game::new(variant);
+    while !game.is_over() {
+        assert!(game.turns().len() < 400, "the greedy game did not end");
+        let turn = engine
+            .choose(&game, Duration::from_millis(20))
+            .expect("a turn");
+        game.play(turn).expect("legal");
+    }
+    game
+}
+
+/// The turns a watcher saw: those of its snapshot, then those of each `turn_played`,
+/// checking that they are numbered without gaps.
+fn turns_seen(snapshot: &Value, events: &[Value]) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = snapshot["room"]["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .map(|t| t.as_str().expect("text").parse().expect("notation"))
+        .collect();
+    for event in events.iter().filter(|e| e["type"] == "turn_played") {
+        assert_eq!(event["number"], turns.len() + 1, "turns arrive in order");
+        turns.push(
+            event["turn"]
+                .as_str()
+                .expect("text")
+                .parse()
+                .expect("notation"),
+        );
+    }
+    turns
+}
+
+fn write_script(dir: &Path, name: &str, turns: impl Iterator<Item = Turn>) -> String {
+    let path = dir.join(name);
+    let text: String = turns.map(|t| format!("{t}\n")).collect();
+    std::fs::write(&path, format!("# {name}\n{text}")).expect("script written");
+    path.display().to_string()
+}
+
+#[test]
+fn two_scripted_players_play_a_game_to_the_end_and_a_spectator_sees_every_turn() {
+    let server = start_server();
+    let game = finished_game(Variant::Standard);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let white_turns = game.turns().iter().copied().step_by(2);
+    let black_turns = game.turns().iter().copied().skip(1).step_by(2);
+    let white_script = write_script(dir.path(), "white.txt", white_turns);
+    let black_script = write_script(dir.path(), "black.txt", black_turns);
+    let white_seats = dir.path().join("white-seats.json").display().to_string();
+    let black_seats = dir.path().join("black-seats.json").display().to_string();
+
+    let mut white = Punct::spawn(&[
+        "play",
+        "--server",
+        &server.url,
+        "--create",
+        "standard",
+        "--color",
+        "white",
+        "--seats",
+        &white_seats,
+        "--script",
+        &white_script,
+    ]);
+    let seat = white.next();
+    assert_eq!(
+        (&seat["type"], &seat["color"]),
+        (&"seat".into(), &"white".into())
+    );
+    let room = seat["room"].as_str().expect("room id").to_owned();
+
+    let mut watcher = Punct::spawn(&["watch", "--server", &server.url, "--room", &room, "--json"]);
+    let snapshot = watcher.until("snapshot");
+    assert_eq!(snapshot["you"], "spectator");
+
+    let mut black = Punct::spawn(&[
+        "play",
+        "--server",
+        &server.url,
+        "--room",
+        &room,
+        "--seats",
+        &black_seats,
+        "--script",
+        &black_script,
+    ]);
+    let black_seat = black.next();
+    assert_eq!(black_seat["color"], "black");
+    // The seat file keeps the token, so the player can come back to the game.
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&black_seats).expect("seat file"))
+            .expect("JSON");
+    assert_eq!(saved[0]["room"], room.as_str());
+    assert_eq!(saved[0]["token"], black_seat["token"]);
+
+    let expected_outcome = serde_json::to_value(game.outcome().expect("over")).expect("JSON");
+    for (name, player) in [("white", white), ("black", black)] {
+        let lines = player.finish();
+        let last = lines.last().expect("lines");
+        assert_eq!(
+            last["type"], "game_over",
+            "{name} ends with the end of the game"
+        );
+        assert_eq!(last["outcome"], expected_outcome);
+        assert!(
+            lines.iter().all(|l| l["type"] != "error"),
+            "{name} got an error"
+        );
+    }
+
+    let events = watcher.finish();
+    assert_eq!(turns_seen(&snapshot, &events), game.turns());
+    assert_eq!(events.last().expect("events")["outcome"], expected_outcome);
+}
+
+#[test]
+fn a_script_with_an_illegal_turn_fails_before_sending_it() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // I9 is in the central hexagon: no drop may touch it in the standard game.
+    let script = write_script(
+        dir.path(),
+        "bad.txt",
+        ["I9:I10,J10".parse().expect("notation")].into_iter(),
+    );
+    let seats = dir.path().join("seats.json").display().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_punct"))
+        .args([
+            "play",
+            "--server",
+            &server.url,
+            "--create",
+            "standard",
+            "--color",
+            "white",
+        ])
+        .args(["--seats", &seats, "--script", &script])
+        .output()
+        .expect("punct runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("script step 1 (I9:I10,J10) is illegal"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("central hexagon"), "{stderr}");
+}
+
+#[test]
+fn two_bots_play_a_whole_game_online() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let white_seats = dir.path().join("white-seats.json").display().to_string();
+    let black_seats = dir.path().join("black-seats.json").display().to_string();
+    let mut white = Punct::spawn(&[
+        "bot",
+        "--server",
+        &server.url,
+        "--create",
+        "basic",
+        "--color",
+        "white",
+        "--level",
+        "1",
+        "--ms-per-turn",
+        "30",
+        "--seats",
+        &white_seats,
+    ]);
+    let room = white.next()["room"].as_str().expect("room id").to_owned();
+    let black = Punct::spawn(&[
+        "bot",
+        "--server",
+        &server.url,
+        "--room",
+        &room,
+        "--level",
+        "2",
+        "--ms-per-turn",
+        "30",
+        "--seats",
+        &black_seats,
+    ]);
+    let white_lines = white.finish();
+    let black_lines = black.finish();
+
+    // Every turn the server recorded replays legally, and the game ended as the rules say.
+    let mut game = Game::new(Variant::Basic);
+    for turn in turns_seen(&serde_json::json!({"room": {"turns": []}}), &white_lines) {
+        game.play(turn).expect("the bots play legal turns");
+    }
+    let outcome: Outcome =
+        serde_json::from_value(white_lines.last().expect("lines")["outcome"].clone())
+            .expect("outcome");
+    assert_eq!(game.outcome(), Some(outcome));
+    assert_eq!(black_lines.last(), white_lines.last());
+}
