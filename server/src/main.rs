@@ -20,7 +20,12 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Address to listen on.
-    #[arg(long, env = "PUNCT_LISTEN", default_value = "127.0.0.1:8080", global = true)]
+    #[arg(
+        long,
+        env = "PUNCT_LISTEN",
+        default_value = "127.0.0.1:8080",
+        global = true
+    )]
     listen: SocketAddr,
     /// Limits and timings.
     #[command(flatten)]
