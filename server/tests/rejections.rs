@@ -241,7 +241,13 @@ async fn an_oversized_frame_closes_the_connection() {
             ..
         })
     ));
-    assert_eq!(close.map(|frame| frame.code), Some(CloseCode::Size));
+    // The server reads no further than its limit, so the rest of the frame is still
+    // unread when it closes: the close frame then races a TCP reset, and a client may see
+    // either. The typed error above always arrives first.
+    assert!(
+        close.as_ref().is_none_or(|frame| frame.code == CloseCode::Size),
+        "{close:?}"
+    );
     // The turn inside was not played, and Bob's seat is empty until he comes back.
     let record = s.server.record(&s.room).await;
     assert_eq!(record.turns.len(), 1);
