@@ -245,7 +245,9 @@ async fn an_oversized_frame_closes_the_connection() {
     // unread when it closes: the close frame then races a TCP reset, and a client may see
     // either. The typed error above always arrives first.
     assert!(
-        close.as_ref().is_none_or(|frame| frame.code == CloseCode::Size),
+        close
+            .as_ref()
+            .is_none_or(|frame| frame.code == CloseCode::Size),
         "{close:?}"
     );
     // The turn inside was not played, and Bob's seat is empty until he comes back.
