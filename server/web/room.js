@@ -4,6 +4,9 @@
 // server (`legal_turns`); picking a piece and a destination only filters that list, and
 // a turn is sent only if it is in it. Positions come from the server too: the snapshot,
 // then `/api/rooms/{id}/position/{n}` after each turn and for stepping back.
+//
+// When the connection drops, the page reconnects with `since`, the last room event it
+// saw: the server replays the events missed (`resumed`), or sends a fresh snapshot.
 
 import { seatToken, takeSeat, api } from './api.js';
 import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, piecesOf } from './board.js';
@@ -32,6 +35,12 @@ const room = {
   clockAt: 0,
   /** Per colour: when the opponent may claim the win while that player is away. */
   claimAt: {},
+  /** After the game: the colour whose rematch request stands. */
+  rematchOffer: null,
+  /** The id of the rematch's room, once both players asked for it. */
+  rematch: null,
+  /** The `seq` of the last room event applied (or of the snapshot): `since` on reconnecting. */
+  seq: null,
 };
 
 /** What the user is doing: a past position shown, a piece picked, a turn pending. */
@@ -50,6 +59,23 @@ let nextId = 1;
 let retries = 0;
 /** Set when reconnecting would be wrong: the room is gone or another tab took the seat. */
 let stopped = false;
+/** Set once this page asked for a rematch (or saw its own request stand): the page then
+ * follows the player into the rematch's room when it is made. */
+let askedRematch = false;
+
+/** The messages that are room events: they carry the room's next `seq`. */
+const ROOM_EVENTS = new Set([
+  'turn_played',
+  'draw_offered',
+  'draw_declined',
+  'game_over',
+  'rematch_offered',
+  'rematch',
+  'player_joined',
+  'player_left',
+  'player_reconnected',
+  'spectators',
+]);
 
 function send(message) {
   const id = nextId++;
@@ -79,6 +105,7 @@ function connect() {
     ui.pending = null;
     if (stopped) return;
     setConnection('offline', 'offline — reconnecting…');
+    render();
     // Back off up to 5 s so a restarting server is not flooded.
     setTimeout(connect, Math.min(5000, 250 * 2 ** retries++));
   };
@@ -100,15 +127,28 @@ function myColor() {
 }
 
 function receive(message) {
+  if (ROOM_EVENTS.has(message.type)) {
+    // Never apply an event twice (the server sends no repeats; this is a safeguard).
+    if (room.seq !== null && message.seq <= room.seq) return;
+    room.seq = message.seq;
+  }
   switch (message.type) {
     case 'welcome': {
       const token = seatToken(roomId);
-      send(token ? { type: 'join', room: roomId, token } : { type: 'watch', room: roomId });
+      // Coming back: ask for the events missed since the last one seen.
+      const since = room.seq === null ? {} : { since: room.seq };
+      send(token ? { type: 'join', room: roomId, token, ...since } : { type: 'watch', room: roomId, ...since });
       break;
     }
     case 'snapshot':
       retries = 0;
       applySnapshot(message);
+      break;
+    case 'resumed':
+      // The missed events follow as ordinary messages, in order; nothing else changed.
+      retries = 0;
+      room.you = message.you;
+      setConnection('online', 'online');
       break;
     case 'ack':
       ui.pending = null;
@@ -142,6 +182,16 @@ function receive(message) {
     case 'draw_declined':
       room.drawOffer = null;
       say(`${message.by} declined the draw`);
+      break;
+    case 'rematch_offered':
+      room.rematchOffer = message.by;
+      if (message.by === myColor()) askedRematch = true;
+      break;
+    case 'rematch':
+      room.rematchOffer = null;
+      room.rematch = message.room;
+      // Both players asked: this page goes on in the new room.
+      if (myColor()) askedRematch = true;
       break;
     case 'player_joined':
     case 'player_reconnected':
@@ -183,7 +233,11 @@ function applySnapshot({ you, room: snap }) {
     spectators: snap.spectators,
     drawOffer: snap.draw_offer ?? null,
     claimAt: {},
+    rematchOffer: snap.rematch_offer ?? null,
+    rematch: snap.rematch ?? null,
+    seq: snap.seq,
   });
+  if (room.rematchOffer && room.rematchOffer === myColor()) askedRematch = true;
   room.clock = null;
   if (snap.clock) setClock(snap.clock);
   for (const color of ['white', 'black']) setClaim(color, snap.players[color].claim_in_ms);
@@ -433,6 +487,59 @@ $('offer-draw').onclick = (event) => act('offer_draw', event.target);
 $('accept-draw').onclick = (event) => act('accept_draw', event.target);
 $('decline-draw').onclick = (event) => act('decline_draw', event.target);
 $('claim-win').onclick = (event) => act('claim_win', event.target);
+$('rematch').onclick = (event) => {
+  askedRematch = true;
+  act('rematch', event.target);
+};
+
+// ---- the rematch ---------------------------------------------------------------------
+
+/** Where the rematch is played. For a player, this browser's seat token of this room
+ * holds the other colour there, so it is kept under the new room's id too. */
+function rematchLink() {
+  const token = seatToken(roomId);
+  if (myColor() && token) localStorage.setItem(`punct-seat:${room.rematch}`, token);
+  return `/room/${encodeURIComponent(room.rematch)}`;
+}
+
+/** Once the rematch is made: a player who asked for it from this page goes there. A
+ * player opening the old room later stays, to look at the game, with a link. */
+function followRematch() {
+  if (room.rematch && myColor() && askedRematch && !stopped) {
+    stopped = true;
+    socket?.close();
+    location.assign(rematchLink());
+  }
+}
+
+function renderRematch() {
+  const me = myColor();
+  const panel = $('after-game');
+  const status = $('rematch-status');
+  const button = $('rematch');
+  const link = $('rematch-link');
+  panel.hidden = !room.outcome || !(me || room.rematchOffer || room.rematch);
+  button.hidden = !me || room.rematch !== null;
+  link.hidden = room.rematch === null;
+  if (room.rematch) {
+    status.textContent = me ? 'The rematch is ready, with colours swapped.' : 'The players started a rematch.';
+    link.textContent = me ? 'Play the rematch' : 'Watch the rematch';
+    link.href = `/room/${encodeURIComponent(room.rematch)}`;
+  } else if (room.rematchOffer && room.rematchOffer === me) {
+    status.textContent = 'You asked for a rematch; waiting for your opponent…';
+  } else if (room.rematchOffer) {
+    status.textContent = me ? 'Your opponent asks for a rematch.' : `${cap(room.rematchOffer)} asks for a rematch.`;
+  } else {
+    status.textContent = '';
+  }
+  button.textContent = room.rematchOffer && room.rematchOffer !== me ? 'Accept the rematch' : 'Rematch';
+  button.disabled = ui.pending !== null || room.rematchOffer === me || socket?.readyState !== WebSocket.OPEN;
+}
+
+$('rematch-link').onclick = (event) => {
+  // Keep the seat token for the new room before going there.
+  event.currentTarget.href = rematchLink();
+};
 
 // ---- stepping through the game ------------------------------------------------------
 
@@ -540,8 +647,10 @@ function render() {
   $('resign').disabled = ui.pending !== null;
   $('draw-answer').hidden = !room.drawOffer || room.drawOffer === me;
   for (const id of ['accept-draw', 'decline-draw']) $(id).disabled = ui.pending !== null;
+  renderRematch();
   if (ui.inspected) inspect(ui.inspected);
   tick();
+  followRematch();
 }
 
 function renderReserves(reserves, droppable) {

@@ -28,6 +28,26 @@ WHITE_CONNECTS = """B2:B1,B3 A3:A2,A4 B5:B4,B6 A6:A5,A7 B7:B8,B9 B10:C11,D12 C10
 C1:D1,E1 F13:G14,H15 E13:F14,G15 I15:J16,K17""".split()
 
 
+# Installed in every page before its own scripts: keeps each WebSocket and the types of
+# the messages it received, and while `testBlocked` is set makes new connections fail, so
+# the test can cut a page off the server and let it come back.
+SOCKET_PROBE = """
+(() => {
+  const Native = window.WebSocket;
+  window.testSockets = [];
+  window.testReceived = [];
+  window.testBlocked = false;
+  window.WebSocket = class extends Native {
+    constructor(url, ...rest) {
+      super(window.testBlocked ? 'ws://127.0.0.1:1/' : url, ...rest);
+      window.testSockets.push(this);
+      this.addEventListener('message', (e) => window.testReceived.push(JSON.parse(e.data).type));
+    }
+  };
+})();
+"""
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -79,6 +99,7 @@ class Browser:
             options["binary"] = chromium
         caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}}
         self.session = self._call("POST", "/session", caps)["sessionId"]
+        self.call("POST", "/goog/cdp/execute", {"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": SOCKET_PROBE}})
 
     def _call(self, method, path, body=None):
         try:
@@ -117,6 +138,13 @@ class Browser:
     def board(self):
         """The data attributes the game page keeps on its board."""
         return self.js("return Object.assign({}, document.getElementById('board').dataset);")
+
+    def connection(self):
+        return self.js("return document.getElementById('connection').dataset.state;")
+
+    def received(self):
+        """The types of the messages the page received, over all its connections."""
+        return self.js("return window.testReceived;")
 
     def screenshot(self, path):
         with open(path, "wb") as f:
@@ -376,6 +404,9 @@ def finished_game(base, white, black, watcher, shots):
         assert not b.js("return ['controls', 'actions'].some(id => document.getElementById(id).offsetParent);"), f"{b.name} still offers to play"
     assert white.js("return document.getElementById('controls').hidden;")
     white.screenshot(os.path.join(shots, "finished.png"))
+    # Only players are offered a rematch.
+    assert white.js("return !!document.getElementById('rematch').offsetParent;")
+    assert not watcher.js("return !!document.getElementById('after-game').offsetParent;")
 
     # The finished game replays turn by turn from its URL.
     watcher.go(f"{base}/room/{granted['room']}")
@@ -388,6 +419,55 @@ def finished_game(base, white, black, watcher, shots):
     watcher.click("#back")
     wait_until("replay back at turn 2", lambda: watcher.board()["shown"] == "2")
     assert int(watcher.js("return document.querySelectorAll('#board .piece').length;")) == 2
+    rematch(base, white, black, watcher, granted["room"], shots)
+
+
+def rematch(base, white, black, watcher, old, shots):
+    # White asks for a rematch; Black and the watcher see it, and Black accepts.
+    white.click("#rematch")
+    wait_until("white's request stands", lambda: "waiting" in (white.text("#rematch-status") or ""))
+    assert white.js("return document.getElementById('rematch').disabled;")
+    wait_until("black sees the request", lambda: black.text("#rematch") == "Accept the rematch")
+    assert black.text("#rematch-status") == "Your opponent asks for a rematch."
+    wait_until("watcher sees the request", lambda: watcher.text("#rematch-status") == "White asks for a rematch.")
+    black.screenshot(os.path.join(shots, "rematch-offer.png"))
+    black.click("#rematch")
+
+    # Both players land in the new room, colours swapped; the watcher gets a link there.
+    def room_of(b):
+        return b.js("return location.pathname.split('/')[2];")
+    new = wait_until("white in the rematch", lambda: room_of(white) != old and room_of(white))
+    wait_until("black in the rematch", lambda: room_of(black) == new)
+    wait_until("white plays black now", lambda: white.text("#you") == "You play black")
+    wait_until("black plays white now", lambda: black.text("#you") == "You play white")
+    link = watcher.find("#rematch-link:not([hidden])")
+    assert watcher.text("#rematch-link") == "Watch the rematch"
+    assert watcher.js("return location.pathname.split('/')[2];") == old
+    watcher.call("POST", f"/element/{link}/click")
+    wait_until("watcher in the rematch", lambda: room_of(watcher) == new and watcher.text("#you") == "Watching")
+    summary = http("GET", f"{base}/api/rooms/{new}")
+    assert summary.get("status") == "live", summary
+
+    # Turns are played there. Meanwhile the new White's page loses its connection and
+    # stays away while Black plays; it comes back with `since`, the server replays the
+    # missed turn, and the page can play on.
+    game = Game(base, black, white, [watcher])
+    game.room = new
+    game.typed(WHITE_CONNECTS[0])
+    before = len(black.received())
+    black.js("window.testBlocked = true; window.testSockets.at(-1).close();")
+    wait_until("black's page offline", lambda: black.connection() != "online")
+    turn = WHITE_CONNECTS[1]
+    game.wait_my_turn().type("#notation", turn + "\n")
+    wait_until("the turn played", lambda: white.board().get("turns") == "2")
+    black.js("window.testBlocked = false;")
+    wait_until("black's page back", lambda: black.connection() == "online")
+    game.done(turn)
+    after = black.received()[before:]
+    assert "resumed" in after and "snapshot" not in after, after
+    assert after.index("turn_played") > after.index("resumed"), after
+    game.typed(WHITE_CONNECTS[2])
+    white.screenshot(os.path.join(shots, "rematch.png"))
 
 
 def agreed_draw(base, white, black, restart_server):
@@ -402,12 +482,20 @@ def agreed_draw(base, white, black, restart_server):
     black.click("#take-seat")
     wait_until("black seated", lambda: black.text("#you") == "You play black")
     assert not black.js("return !!document.getElementById('draw-answer').offsetParent;")
+    game = Game(base, white, black, [])
+    game.typed(WHITE_CONNECTS[0])
+    before = len(black.received())
     restart_server()
     for b in (white, black):
-        wait_until(f"{b.name} notices", lambda: b.js("return document.getElementById('connection').dataset.state;") != "online")
+        wait_until(f"{b.name} notices", lambda: b.connection() != "online")
     for b in (white, black):
-        wait_until(f"{b.name} reconnects", lambda: b.js("return document.getElementById('connection').dataset.state;") == "online")
+        wait_until(f"{b.name} reconnects", lambda: b.connection() == "online")
     assert white.text("#you") == "You play white" and black.text("#you") == "You play black"
+    # The sequence numbers before the restart are of another incarnation of the room:
+    # the pages came back from a snapshot, and still show the game as it stands.
+    assert "snapshot" in black.received()[before:]
+    game.wait_turns(1)
+    game.wait_my_turn()
     white.click("#resign")
     assert white.text("#resign") == "Really resign?"
     white.click("#offer-draw")
