@@ -4,8 +4,11 @@
 //! Every turn offered comes from the rules crate's list of legal turns for the position
 //! the server reported; nothing else can be sent.
 
+use std::time::{Duration, Instant};
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use punct_rules::{Cell, Kind, Placement, Turn};
+use punct_protocol::{ClockView, ServerMessage};
+use punct_rules::{Cell, Color, Kind, Placement, Turn};
 
 use crate::net::{NetEvent, Request};
 use crate::session::{Session, Tracker};
@@ -39,6 +42,11 @@ pub struct App {
     pub status: String,
     /// Set when the user quits.
     pub quit: bool,
+    /// The time the view is drawn at: the event loop sets it, tests move it by hand, so
+    /// the running clock counts down the same way in both.
+    pub now: Instant,
+    /// The last clocks the server sent and when they arrived.
+    clock: Option<(ClockView, Instant)>,
 }
 
 impl Default for App {
@@ -56,6 +64,8 @@ impl App {
             mode: Mode::Board,
             status: String::new(),
             quit: false,
+            now: Instant::now(),
+            clock: None,
         }
     }
 
@@ -64,7 +74,7 @@ impl App {
         self.tracker.session.as_ref()
     }
 
-    /// Takes in an event from the connection.
+    /// Takes in an event from the connection (at [`App::now`]).
     pub fn on_net(&mut self, event: &NetEvent) {
         let before = self.session().map(|s| s.game.turns().len());
         if let Err(e) = self.tracker.absorb(event) {
@@ -73,8 +83,24 @@ impl App {
         match event {
             NetEvent::Disconnected(reason) => self.status = format!("reconnecting: {reason}"),
             NetEvent::Failed(reason) => self.status = format!("disconnected: {reason}"),
-            NetEvent::Message(punct_protocol::ServerMessage::Error { message, code, .. }) => {
+            NetEvent::Message(ServerMessage::Error { message, code, .. }) => {
                 self.status = format!("{message} ({code})");
+            }
+            NetEvent::Message(ServerMessage::Snapshot { room, .. }) => {
+                self.clock = room.clock.map(|c| (c, self.now));
+            }
+            NetEvent::Message(ServerMessage::TurnPlayed { clock, .. }) => {
+                self.clock = clock.map(|c| (c, self.now));
+            }
+            // `game_over` carries no clocks: they stop where they stand.
+            NetEvent::Message(ServerMessage::GameOver { .. }) => {
+                let left = Color::ALL.map(|c| self.clock_left(c));
+                if let Some((clock, _)) = &mut self.clock {
+                    for (color, left) in Color::ALL.into_iter().zip(left) {
+                        *clock_field(clock, color) = left.unwrap_or(0);
+                    }
+                    clock.running = None;
+                }
             }
             _ => {}
         }
@@ -82,6 +108,37 @@ impl App {
         if self.session().map(|s| s.game.turns().len()) != before {
             self.mode = Mode::Board;
         }
+    }
+
+    /// A player's time left in milliseconds as of [`App::now`], in a game with clocks:
+    /// the running clock counts down from the server's last word.
+    pub fn clock_left(&self, color: Color) -> Option<u64> {
+        let (mut clock, at) = self.clock?;
+        let left = *clock_field(&mut clock, color);
+        if clock.running != Some(color) {
+            return Some(left);
+        }
+        let elapsed = self.now.saturating_duration_since(at);
+        Some(left.saturating_sub(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)))
+    }
+
+    /// The clocks' increment, in a game with clocks.
+    pub fn increment(&self) -> Option<Duration> {
+        self.clock
+            .map(|(clock, _)| Duration::from_millis(clock.increment_ms))
+    }
+
+    /// Whose clock runs.
+    pub fn running(&self) -> Option<Color> {
+        self.clock.and_then(|(clock, _)| clock.running)
+    }
+
+    /// The rematch's room, once made, if we play in this one: where our seat token
+    /// goes next.
+    pub fn rematch_room(&self) -> Option<&str> {
+        let session = self.session()?;
+        session.color()?;
+        session.rematch.as_deref()
     }
 
     /// The legal turns we may send now: none unless it is our turn.
@@ -259,6 +316,16 @@ impl App {
             KeyCode::Char('A') => Some(Request::AcceptDraw),
             KeyCode::Char('X') => Some(Request::DeclineDraw),
             KeyCode::Char('C') => Some(Request::ClaimWin),
+            KeyCode::Char('M') => {
+                let player = self.session().and_then(Session::color).is_some();
+                if player && self.tracker.is_over() {
+                    self.status = "rematch asked for".into();
+                    Some(Request::Rematch)
+                } else {
+                    self.status = "a rematch is for the players, after the game".into();
+                    None
+                }
+            }
             KeyCode::Char('q') => {
                 self.quit = true;
                 None
@@ -267,6 +334,14 @@ impl App {
             _ => None,
         };
         (mode, request)
+    }
+}
+
+/// A player's field of the clocks.
+fn clock_field(clock: &mut ClockView, color: Color) -> &mut u64 {
+    match color {
+        Color::White => &mut clock.white_ms,
+        Color::Black => &mut clock.black_ms,
     }
 }
 

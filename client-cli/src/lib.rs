@@ -10,12 +10,15 @@
 //! - [`seats`]: the seat file that keeps seat tokens between runs, and getting a seat.
 //! - [`script`]: scripted play and watching, events out as JSON lines.
 //! - [`bot`]: the engine playing a seat online.
-//! - [`app`]: the interactive app's state and key handling, free of any terminal.
-//! - [`ui`]: drawing the app with ratatui.
+//! - [`lobby`]: the lobby's state and key handling (list, create, join, watch), free of
+//!   any terminal.
+//! - [`app`]: the interactive room view's state and key handling, free of any terminal.
+//! - [`ui`]: drawing the lobby and the room view with ratatui.
 //! - [`tui`]: the terminal itself: raw mode, the event loop, restoring on exit or panic.
 
 pub mod app;
 pub mod bot;
+pub mod lobby;
 pub mod net;
 pub mod script;
 pub mod seats;

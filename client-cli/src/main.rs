@@ -18,11 +18,11 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use punct_cli::net::{self, Entry, Server};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
-use punct_cli::{bot as online_bot, script, tui};
+use punct_cli::{bot as online_bot, lobby, script, tui};
 use punct_engine::Engine;
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
-use punct_protocol::{CreateRoom, SeatChoice, Visibility};
+use punct_protocol::{CreateRoom, SeatChoice, TimeControl, Visibility};
 use punct_rules::{Diagram, DiagramStyle, Game, Variant, perft, perft_divide};
 
 /// Play and analyse PÜNCT.
@@ -72,6 +72,10 @@ struct SeatArgs {
     /// With --create: the seat to take.
     #[arg(long, value_enum, default_value = "random", requires = "create")]
     color: ColorChoice,
+    /// With --create: a time control, as BASE+INC (such as 5m+2s, or 300+2 in
+    /// seconds); none without it.
+    #[arg(long, value_name = "BASE+INC", requires = "create", value_parser = lobby::parse_time_control)]
+    clock: Option<TimeControl>,
     /// With --create: keep the room out of the lobby.
     #[arg(long, requires = "create")]
     private: bool,
@@ -437,7 +441,7 @@ impl SeatArgs {
                 } else {
                     Visibility::Public
                 },
-                ..CreateRoom::default()
+                clock: self.clock,
             }),
         }
     }
@@ -466,6 +470,7 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
                 room: seat.room,
                 token: seat.token,
             },
+            args.seat.book(),
         )
         .await;
     };
@@ -484,14 +489,14 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
         anyhow::bail!("--script needs --room or --create");
     }
     let seat = args.seat.obtain(&server).await?;
-    let link = net::connect(
-        server,
-        Entry::Seat {
-            room: seat.room,
-            token: seat.token,
-        },
-    );
-    script::play(link, &steps, &mut io::stdout().lock()).await
+    script::play(
+        &server,
+        seat,
+        args.seat.book().as_ref(),
+        &steps,
+        &mut io::stdout().lock(),
+    )
+    .await
 }
 
 /// `punct watch`.
@@ -501,7 +506,7 @@ async fn watch(args: WatchArgs) -> anyhow::Result<()> {
         let link = net::connect(args.server.server, entry);
         script::watch(link, &mut io::stdout().lock()).await
     } else {
-        tui::room(args.server.server, entry).await
+        tui::room(args.server.server, entry, None).await
     }
 }
 

@@ -158,6 +158,8 @@ pub enum Request {
     DeclineDraw,
     /// Claim the win after the opponent abandoned the game.
     ClaimWin,
+    /// After the game: ask for a rematch with colours swapped.
+    Rematch,
 }
 
 impl Request {
@@ -169,6 +171,7 @@ impl Request {
             Request::AcceptDraw => ClientMessage::AcceptDraw { id },
             Request::DeclineDraw => ClientMessage::DeclineDraw { id },
             Request::ClaimWin => ClientMessage::ClaimWin { id },
+            Request::Rematch => ClientMessage::Rematch { id },
         }
     }
 }

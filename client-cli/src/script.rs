@@ -10,9 +10,9 @@ use punct_protocol::ServerMessage;
 use punct_rules::Turn;
 use serde_json::json;
 
-use crate::net::{Link, NetEvent, Request};
-use crate::seats::SavedSeat;
-use crate::session::Tracker;
+use crate::net::{self, Entry, NetEvent, Request, Server};
+use crate::seats::{SavedSeat, SeatBook};
+use crate::session::{Session, Tracker};
 
 /// One line of a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,10 +22,12 @@ pub enum Step {
     /// A request without a turn (`resign`, `offer-draw`, `accept-draw`, `decline-draw`, `claim-win`),
     /// sent when it is our turn.
     Request(Request),
+    /// `rematch`: once the game is over, ask for a rematch and go on in its room.
+    Rematch,
 }
 
 /// Reads a script: one turn in notation or one of `resign`, `offer-draw`, `accept-draw`,
-/// `decline-draw`, `claim-win` per line; blank lines and `#` comments are skipped.
+/// `decline-draw`, `claim-win`, `rematch` per line; blank lines and `#` comments are skipped.
 pub fn parse_script(text: &str) -> anyhow::Result<Vec<Step>> {
     let mut steps = Vec::new();
     for (number, line) in text.lines().enumerate() {
@@ -37,6 +39,7 @@ pub fn parse_script(text: &str) -> anyhow::Result<Vec<Step>> {
             "accept-draw" => Step::Request(Request::AcceptDraw),
             "decline-draw" => Step::Request(Request::DeclineDraw),
             "claim-win" => Step::Request(Request::ClaimWin),
+            "rematch" => Step::Rematch,
             turn => Step::Turn(
                 turn.parse()
                     .with_context(|| format!("script line {}: '{turn}'", number + 1))?,
@@ -68,16 +71,26 @@ pub fn event_line(event: &NetEvent) -> serde_json::Value {
     }
 }
 
-/// Plays `steps` in the room of `link`, printing every event, until the game ends or the
-/// steps run out (then it returns at once). A step is sent only when it is our turn and
-/// the previous one is answered, so two scripts can play each other in any timing. A
-/// step the rules refuse is an error before it is sent.
-pub async fn play(mut link: Link, steps: &[Step], out: &mut impl Write) -> anyhow::Result<()> {
+/// Plays `steps` with `seat`, printing every event, until the game ends or the steps run
+/// out (then it returns at once). A step is sent only when it is our turn and the
+/// previous one is answered, so two scripts can play each other in any timing. A step
+/// the rules refuse is an error before it is sent. A `rematch` step waits for the game
+/// to end, asks, and once the rematch is made goes on in its room with the same token
+/// (printing its seat line and recording it in `book`).
+pub async fn play(
+    server: &Server,
+    mut seat: SavedSeat,
+    book: Option<&SeatBook>,
+    steps: &[Step],
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let mut link = net::connect(server.clone(), entry(&seat));
     let mut tracker = Tracker::default();
     let mut next = 0;
     // The step sent and not yet done, with the number of turns played when it was sent.
     // A turn is done once the room shows it (its `turn_played` follows the `ack`), so the
-    // next step never races it; another request is done at its `ack`.
+    // next step never races it; another request is done at its `ack`, a rematch when
+    // the rematch is made.
     let mut waiting: Option<(Step, usize)> = None;
     while let Some(event) = link.events.recv().await {
         print_line(out, &event_line(&event))?;
@@ -104,7 +117,7 @@ pub async fn play(mut link: Link, steps: &[Step], out: &mut impl Write) -> anyho
             }
             // A request lost with the connection is sent again.
             NetEvent::Connected => {
-                if let Some((Step::Request(_), _)) = waiting {
+                if let Some((Step::Request(_) | Step::Rematch, _)) = waiting {
                     waiting = None;
                 }
             }
@@ -118,17 +131,38 @@ pub async fn play(mut link: Link, steps: &[Step], out: &mut impl Write) -> anyho
                 waiting = None;
             }
         }
+        let rematch = tracker.session.as_ref().and_then(|s| s.rematch.clone());
         if tracker.is_over() {
-            return Ok(());
+            match (steps.get(next), rematch) {
+                (Some(Step::Rematch), Some(room)) => {
+                    // The colour the room gave, which a seat from `--token` only guesses.
+                    let color = tracker.session.as_ref().and_then(Session::color);
+                    seat = crate::seats::rematch_seat(server, &room, color, &seat.token, book)?;
+                    print_line(out, &seat_line(&seat))?;
+                    link = net::connect(server.clone(), entry(&seat));
+                    tracker = Tracker::default();
+                    waiting = None;
+                    next += 1;
+                }
+                (Some(Step::Rematch), None) if waiting.is_none() => {
+                    waiting = Some((Step::Rematch, turns));
+                    link.requests
+                        .send(Request::Rematch)
+                        .context("the connection has ended")?;
+                }
+                (Some(Step::Rematch), None) => {}
+                _ => return Ok(()),
+            }
+            continue;
         }
         if waiting.is_some() || !tracker.my_turn() {
             continue;
         }
-        let Some(&step) = steps.get(next) else {
-            return Ok(());
-        };
-        let request = match step {
-            Step::Turn(turn) => {
+        let request = match steps.get(next) {
+            None => return Ok(()),
+            // It waits for the game to end.
+            Some(Step::Rematch) => continue,
+            Some(&Step::Turn(turn)) => {
                 let game = &tracker.session.as_ref().context("no room yet")?.game;
                 game.is_legal(turn).with_context(|| {
                     format!(
@@ -138,9 +172,9 @@ pub async fn play(mut link: Link, steps: &[Step], out: &mut impl Write) -> anyho
                 })?;
                 Request::Play(turn)
             }
-            Step::Request(request) => request,
+            Some(&Step::Request(request)) => request,
         };
-        waiting = Some((step, turns));
+        waiting = Some((steps[next], turns));
         link.requests
             .send(request)
             .context("the connection has ended")?;
@@ -148,8 +182,16 @@ pub async fn play(mut link: Link, steps: &[Step], out: &mut impl Write) -> anyho
     bail!("the connection has ended")
 }
 
+/// How a seat enters its room.
+fn entry(seat: &SavedSeat) -> Entry {
+    Entry::Seat {
+        room: seat.room.clone(),
+        token: seat.token.clone(),
+    }
+}
+
 /// Prints every event of a room until the game ends.
-pub async fn watch(mut link: Link, out: &mut impl Write) -> anyhow::Result<()> {
+pub async fn watch(mut link: net::Link, out: &mut impl Write) -> anyhow::Result<()> {
     let mut tracker = Tracker::default();
     while let Some(event) = link.events.recv().await {
         print_line(out, &event_line(&event))?;
@@ -170,13 +212,15 @@ mod tests {
 
     #[test]
     fn scripts_read_turns_requests_and_comments() {
-        let steps = parse_script("# white\nc4:d5,c5\n\nresign  # gives up\npass\n").unwrap();
+        let steps =
+            parse_script("# white\nc4:d5,c5\n\nresign  # gives up\npass\nrematch\n").unwrap();
         assert_eq!(
             steps,
             [
                 Step::Turn("C4:C5,D5".parse().unwrap()),
                 Step::Request(Request::Resign),
                 Step::Turn(Turn::Pass),
+                Step::Rematch,
             ]
         );
         let error = parse_script("C4:C5,D5\nZ99:A1,A2\n").unwrap_err();

@@ -145,6 +145,28 @@ pub async fn obtain(
     Ok(seat)
 }
 
+/// The seat of a rematch: the same token in the new room, with the other colour (the
+/// server swaps them). It is recorded in the book, so `--room` finds it again.
+pub fn rematch_seat(
+    server: &crate::net::Server,
+    room: &str,
+    old_color: Option<Color>,
+    token: &str,
+    book: Option<&SeatBook>,
+) -> anyhow::Result<SavedSeat> {
+    let seat = SavedSeat {
+        server: server.to_string(),
+        room: room.to_owned(),
+        // Only a placeholder without the old colour: the snapshot tells.
+        color: old_color.map_or(Color::White, Color::opponent),
+        token: token.to_owned(),
+    };
+    if let Some(book) = book {
+        book.save(seat.clone())?;
+    }
+    Ok(seat)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

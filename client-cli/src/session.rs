@@ -25,6 +25,10 @@ pub struct Session {
     pub spectators: usize,
     /// The player whose draw offer stands.
     pub draw_offer: Option<Color>,
+    /// After the game: the player whose rematch request stands.
+    pub rematch_offer: Option<Color>,
+    /// The rematch's room, once both players asked for it.
+    pub rematch: Option<String>,
 }
 
 impl Session {
@@ -43,6 +47,8 @@ impl Session {
             players: room.players,
             spectators: room.spectators,
             draw_offer: room.draw_offer,
+            rematch_offer: room.rematch_offer,
+            rematch: room.rematch.clone(),
         })
     }
 
@@ -80,6 +86,11 @@ impl Session {
             }
             ServerMessage::DrawOffered { by, .. } => self.draw_offer = Some(*by),
             ServerMessage::DrawDeclined { .. } => self.draw_offer = None,
+            ServerMessage::RematchOffered { by, .. } => self.rematch_offer = Some(*by),
+            ServerMessage::Rematch { room, .. } => {
+                self.rematch_offer = None;
+                self.rematch = Some(room.clone());
+            }
             ServerMessage::PlayerJoined { color, .. }
             | ServerMessage::PlayerReconnected { color, .. } => {
                 set_seat(&mut self.players, *color, true);

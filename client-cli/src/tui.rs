@@ -1,19 +1,74 @@
 //! The terminal: raw mode and the alternate screen, always restored, and the event loop
 //! joining keys, the connection and drawing.
 
+use std::time::{Duration, Instant};
+
 use crossterm::event::{Event, KeyEventKind};
 use tokio::sync::mpsc;
 
 use crate::app::App;
+use crate::lobby::{Action, Lobby};
 use crate::net::{self, Entry, Server};
-use crate::seats::SeatBook;
+use crate::seats::{SeatBook, SeatRequest};
+use crate::session::Session;
 
-/// The lobby is not built yet: say how to get into a room instead.
-pub async fn lobby(server: Server, _book: Option<SeatBook>) -> anyhow::Result<()> {
-    anyhow::bail!(
-        "the lobby is not built yet: use `punct play --server {server} --create standard` \
-         or `--room ID` (GET {server}/api/rooms lists the rooms)"
-    )
+/// The lobby on the terminal: lists the rooms, refreshed every few seconds, until the
+/// user creates, joins or watches one, then that room's view.
+pub async fn lobby(server: Server, book: Option<SeatBook>) -> anyhow::Result<()> {
+    let mut keys = read_keys();
+    let mut terminal = ratatui::init();
+    let _restore = Restore;
+    let mut lobby = Lobby::default();
+    let mut refresh = tokio::time::interval(Duration::from_secs(5));
+    loop {
+        terminal.draw(|frame| crate::ui::render_lobby(&lobby, frame))?;
+        let action = tokio::select! {
+            _ = refresh.tick() => Some(Action::Refresh),
+            Some(event) = keys.recv() => match event {
+                Event::Key(key) if key.kind == KeyEventKind::Press => lobby.on_key(key),
+                _ => None,
+            },
+        };
+        if lobby.quit {
+            return Ok(());
+        }
+        let request = match action {
+            None => continue,
+            Some(Action::Refresh) => {
+                match server.lobby().await {
+                    Ok(list) => {
+                        lobby.set_rooms(list.rooms);
+                        lobby.status.clear();
+                    }
+                    Err(e) => lobby.status = format!("{e:#}"),
+                }
+                continue;
+            }
+            Some(Action::Watch(room)) => {
+                let entry = Entry::Watch { room };
+                return room_view(&mut terminal, keys, server, entry, None).await;
+            }
+            Some(Action::Join(room)) => SeatRequest {
+                room: Some(room),
+                ..SeatRequest::default()
+            },
+            Some(Action::Create(create)) => SeatRequest {
+                create: Some(create),
+                ..SeatRequest::default()
+            },
+        };
+        match crate::seats::obtain(&server, &request, book.as_ref()).await {
+            Ok(seat) => {
+                let entry = Entry::Seat {
+                    room: seat.room,
+                    token: seat.token,
+                };
+                return room_view(&mut terminal, keys, server, entry, book.as_ref()).await;
+            }
+            // A room filled or gone since the list was fetched: say so, stay.
+            Err(e) => lobby.status = format!("{e:#}"),
+        }
+    }
 }
 
 /// Restores the terminal when dropped, so an error return restores it too; the panic
@@ -26,11 +81,18 @@ impl Drop for Restore {
     }
 }
 
-/// The room view on the terminal until the user quits.
-pub async fn room(server: Server, entry: Entry) -> anyhow::Result<()> {
-    let mut link = net::connect(server, entry);
-    // Keys are read on a thread of their own: crossterm's reading blocks.
-    let (key_tx, mut keys) = mpsc::unbounded_channel();
+/// The room view on the terminal until the user quits. When a rematch is made, a player
+/// follows it into its room with the same seat token, recorded in `book`.
+pub async fn room(server: Server, entry: Entry, book: Option<SeatBook>) -> anyhow::Result<()> {
+    let keys = read_keys();
+    let mut terminal = ratatui::init();
+    let _restore = Restore;
+    room_view(&mut terminal, keys, server, entry, book.as_ref()).await
+}
+
+/// Terminal events, read on a thread of their own: crossterm's reading blocks.
+fn read_keys() -> mpsc::UnboundedReceiver<Event> {
+    let (key_tx, keys) = mpsc::unbounded_channel();
     std::thread::spawn(move || {
         while let Ok(event) = crossterm::event::read() {
             if key_tx.send(event).is_err() {
@@ -38,10 +100,23 @@ pub async fn room(server: Server, entry: Entry) -> anyhow::Result<()> {
             }
         }
     });
-    let mut terminal = ratatui::init();
-    let _restore = Restore;
+    keys
+}
+
+/// The room view on an initialised terminal, until the user quits.
+async fn room_view(
+    terminal: &mut ratatui::DefaultTerminal,
+    mut keys: mpsc::UnboundedReceiver<Event>,
+    server: Server,
+    mut entry: Entry,
+    book: Option<&SeatBook>,
+) -> anyhow::Result<()> {
+    let mut link = net::connect(server.clone(), entry.clone());
     let mut app = App::new();
+    // Redraws the running clock between the server's messages.
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
     while !app.quit {
+        app.now = Instant::now();
         terminal.draw(|frame| crate::ui::render(&app, frame))?;
         tokio::select! {
             event = link.events.recv() => match event {
@@ -57,6 +132,17 @@ pub async fn room(server: Server, entry: Entry) -> anyhow::Result<()> {
                     let _ = link.requests.send(request);
                 }
             }
+            _ = tick.tick() => {}
+        }
+        if let (Some(next), Entry::Seat { token, .. }) = (app.rematch_room(), &entry) {
+            let color = app.session().and_then(Session::color);
+            let seat = crate::seats::rematch_seat(&server, next, color, token, book)?;
+            entry = Entry::Seat {
+                room: seat.room,
+                token: seat.token,
+            };
+            link = net::connect(server.clone(), entry.clone());
+            app = App::new();
         }
     }
     Ok(())

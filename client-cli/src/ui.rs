@@ -1,6 +1,7 @@
 //! Drawing the room view with ratatui: the board where the rules crate's diagram puts
 //! it, and a panel with the players, reserves, the inspected stack, turns and help.
 
+use punct_protocol::{RoomStatus, SeatChoice, SeatView};
 use punct_rules::{BoardLayout, Cell, Color, Kind, Turn, cell_symbol};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -10,10 +11,115 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::app::{App, Mode};
+use crate::lobby::{Field, Lobby};
 
 /// The keys, shown on the last line.
 const HELP: &str = "arrows/g: cursor  1-6: drop kind  Enter: piece/destination/confirm  r: rotate  \
-                    t: type  p: pass  R: resign  D/A/X: offer/accept/decline draw  C: claim win  q: quit";
+                    t: type  p: pass  R: resign  D/A/X: offer/accept/decline draw  C: claim win  M: rematch  q: quit";
+
+/// The lobby's keys, shown on the last line.
+const LOBBY_HELP: &str =
+    "Up/Down: select  Enter/j: join  w: watch  c: create a room  r: refresh  q: quit";
+
+/// The form's keys.
+const FORM_HELP: &str =
+    "Up/Down/Tab: field  Left/Right: change  type the clock  Enter: create  Esc: cancel";
+
+/// Draws the lobby: the rooms, the one selected, and the creation form when open.
+pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
+    let form_height = if lobby.form.is_some() { 5 } else { 0 };
+    let [list, form, help] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(form_height),
+        Constraint::Length(2),
+    ])
+    .areas(frame.area());
+    let mut lines = vec![Line::from(format!(
+        "  {:<22}{:<10}{:<26}{:>6}{:>12}  status",
+        "room", "variant", "players", "turns", "spectators"
+    ))];
+    if lobby.rooms.is_empty() {
+        lines.push(Line::from("  no open or live rooms: c creates one"));
+    }
+    for (i, room) in lobby.rooms.iter().enumerate() {
+        let seat = |color: Color, view: SeatView| {
+            let state = match (view.taken, view.connected) {
+                (false, _) => "free",
+                (true, true) => "online",
+                (true, false) => "away",
+            };
+            format!("{color} {state}")
+        };
+        let players = format!(
+            "{}, {}",
+            seat(Color::White, room.players.white),
+            seat(Color::Black, room.players.black)
+        );
+        let status = match room.status {
+            RoomStatus::Open => "open",
+            RoomStatus::Live => "live",
+            RoomStatus::Over => "over",
+        };
+        let selected = i == lobby.selected;
+        let text = format!(
+            "{}{:<22}{:<10}{:<26}{:>6}{:>12}  {status}",
+            if selected { "> " } else { "  " },
+            room.room,
+            room.variant.name(),
+            players,
+            room.turns,
+            room.spectators
+        );
+        let style = if selected {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(text, style));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" punct: rooms ")),
+        list,
+    );
+    if let Some(f) = &lobby.form {
+        let mark = |field: Field| if f.field == field { "> " } else { "  " };
+        let color = match f.color {
+            SeatChoice::White => "white",
+            SeatChoice::Black => "black",
+            SeatChoice::Random => "random",
+        };
+        let clock = if f.clock.is_empty() && f.field != Field::Clock {
+            "none".to_owned()
+        } else {
+            f.clock.clone()
+        };
+        let lines = vec![
+            Line::from(format!(
+                "{}variant: {}",
+                mark(Field::Variant),
+                f.variant.name()
+            )),
+            Line::from(format!("{}colour:  {color}", mark(Field::Color))),
+            Line::from(format!(
+                "{}clock:   {clock}   (BASE+INC, such as 5m+2s or 300+2; empty: none)",
+                mark(Field::Clock)
+            )),
+        ];
+        frame.render_widget(
+            Paragraph::new(lines).block(Block::bordered().title(" new room ")),
+            form,
+        );
+    }
+    let keys = if lobby.form.is_some() {
+        FORM_HELP
+    } else {
+        LOBBY_HELP
+    };
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(lobby.status.clone()), Line::from(keys)]),
+        help,
+    );
+}
 
 /// Draws the whole view.
 pub fn render(app: &App, frame: &mut Frame<'_>) {
@@ -137,7 +243,18 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
             (true, true) => "online",
             (true, false) => "away",
         };
-        lines.push(Line::from(format!("{color:<5}: {state}")));
+        let clock = match app.clock_left(color) {
+            Some(ms) if app.running() == Some(color) => format!("  {} ◀", clock_text(ms)),
+            Some(ms) => format!("  {}", clock_text(ms)),
+            None => String::new(),
+        };
+        lines.push(Line::from(format!("{color:<5}: {state:<9}{clock}")));
+    }
+    if let Some(increment) = app.increment() {
+        lines.push(Line::from(format!(
+            "clocks: +{}s a turn",
+            increment.as_secs()
+        )));
     }
     let state = match (s.outcome, s.game.outcome()) {
         (Some(outcome), _) | (None, Some(outcome)) => format!("game over: {outcome}"),
@@ -147,6 +264,11 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(state));
     if let Some(by) = s.draw_offer {
         lines.push(Line::from(format!("{by} offers a draw")));
+    }
+    match (&s.rematch, s.rematch_offer) {
+        (Some(room), _) => lines.push(Line::from(format!("rematch in room {room}"))),
+        (None, Some(by)) => lines.push(Line::from(format!("{by} asks for a rematch (M)"))),
+        (None, None) => {}
     }
     lines.push(Line::from(""));
     let width = Kind::ALL
@@ -190,4 +312,14 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
         lines.push(Line::from(format!("{:>4}. {turn}", i + 1)));
     }
     lines
+}
+
+/// Time left as minutes and seconds, with tenths under ten seconds, when they count.
+fn clock_text(ms: u64) -> String {
+    if ms < 10_000 {
+        format!("0:{:02}.{}", ms / 1000, ms % 1000 / 100)
+    } else {
+        let seconds = ms / 1000;
+        format!("{}:{:02}", seconds / 60, seconds % 60)
+    }
 }

@@ -6,18 +6,26 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_cli::app::{App, Mode};
+use punct_cli::lobby::{Action, Lobby};
 use punct_cli::net::{NetEvent, Request};
 use punct_engine::{Engine, Level};
-use punct_protocol::{Reserves, ServerMessage, StackView};
-use punct_rules::{Cell, Game, Turn, Variant};
+use punct_protocol::{
+    CreateRoom, Reserves, SeatChoice, ServerMessage, StackView, TimeControl, Visibility,
+};
+use punct_rules::{Cell, Color, Game, Turn, Variant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The snapshot a server sends for `game`, as it would arrive on the wire.
 fn snapshot(game: &Game, you: &str) -> NetEvent {
+    snapshot_with(game, you, json!({}))
+}
+
+/// The snapshot of `game` with further fields of the room (clocks, rematch).
+fn snapshot_with(game: &Game, you: &str, room: Value) -> NetEvent {
     let position = game.position();
-    let value = json!({
+    let mut value = json!({
         "type": "snapshot", "id": 2, "you": you,
         "room": {
             "room": "5f0c2a9d41b7e3c86a12", "seq": game.turns().len() + 2,
@@ -32,6 +40,9 @@ fn snapshot(game: &Game, you: &str) -> NetEvent {
             "spectators": 2,
         }
     });
+    for (field, v) in room.as_object().expect("fields") {
+        value["room"][field] = v.clone();
+    }
     let message: ServerMessage = serde_json::from_value(value).expect("a snapshot");
     NetEvent::Message(message)
 }
@@ -64,10 +75,18 @@ fn greedy_game(variant: Variant, stop: impl Fn(&Game) -> bool) -> Game {
 
 /// The screen as text, one line per row.
 fn screen(app: &App) -> String {
+    drawn(|frame| punct_cli::ui::render(app, frame))
+}
+
+/// The lobby's screen as text.
+fn lobby_screen(lobby: &Lobby) -> String {
+    drawn(|frame| punct_cli::ui::render_lobby(lobby, frame))
+}
+
+/// What `draw` draws on a 110×42 terminal, one line per row.
+fn drawn(draw: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
     let mut terminal = Terminal::new(TestBackend::new(110, 42)).expect("terminal");
-    terminal
-        .draw(|frame| punct_cli::ui::render(app, frame))
-        .expect("drawn");
+    terminal.draw(draw).expect("drawn");
     let buffer = terminal.backend().buffer();
     (0..buffer.area.height)
         .map(|y| {
@@ -311,4 +330,196 @@ fn a_move_with_rotation_and_a_jump_picked_with_the_keyboard() {
     );
     assert!(!session.my_turn());
     assert!(screen(&app).contains(&format!("{:>4}. {jump}", after.turns().len())));
+}
+
+/// A room event as it arrives on the wire.
+fn event(value: Value) -> NetEvent {
+    NetEvent::Message(serde_json::from_value(value).expect("an event"))
+}
+
+#[test]
+fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
+    let rooms = json!([
+        {"room": "a1a1a1a1a1a1a1a1a1a1", "variant": "standard", "visibility": "public",
+         "status": "open", "turns": 0, "spectators": 0, "to_move": "white",
+         "players": {"white": {"taken": true, "connected": true},
+                     "black": {"taken": false, "connected": false}}},
+        {"room": "b2b2b2b2b2b2b2b2b2b2", "variant": "basic", "visibility": "public",
+         "status": "live", "turns": 17, "spectators": 3, "to_move": "black",
+         "players": {"white": {"taken": true, "connected": true},
+                     "black": {"taken": true, "connected": false}}},
+    ]);
+    let mut lobby = Lobby::default();
+    lobby.set_rooms(serde_json::from_value(rooms).expect("summaries"));
+    let text = lobby_screen(&lobby);
+    assert!(
+        text.contains(
+            "> a1a1a1a1a1a1a1a1a1a1  standard  white online, black free       0           0  open"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  b2b2b2b2b2b2b2b2b2b2  basic     white online, black away      17           3  live"
+        ),
+        "{text}"
+    );
+
+    // Down selects the live room: Enter joins it, w watches it, r fetches the list again.
+    assert_eq!(lobby.on_key(key(KeyCode::Down)), None);
+    assert!(lobby_screen(&lobby).contains("> b2b2b2b2b2b2b2b2b2b2"));
+    let id = "b2b2b2b2b2b2b2b2b2b2".to_owned();
+    assert_eq!(
+        lobby.on_key(key(KeyCode::Enter)),
+        Some(Action::Join(id.clone()))
+    );
+    assert_eq!(
+        lobby.on_key(key(KeyCode::Char('w'))),
+        Some(Action::Watch(id))
+    );
+    assert_eq!(lobby.on_key(key(KeyCode::Char('r'))), Some(Action::Refresh));
+    // A fresh list keeps the selected room selected, wherever it went.
+    let mut reordered = lobby.rooms.clone();
+    reordered.reverse();
+    lobby.set_rooms(reordered);
+    assert_eq!(lobby.selected_room(), Some("b2b2b2b2b2b2b2b2b2b2"));
+
+    // The form: basic, Black, a clock of 5 minutes plus 2 seconds.
+    assert_eq!(lobby.on_key(key(KeyCode::Char('c'))), None);
+    let mut keys = vec![KeyCode::Right, KeyCode::Down, KeyCode::Left, KeyCode::Down];
+    keys.extend("5m+2x".chars().map(KeyCode::Char));
+    for k in keys {
+        assert_eq!(lobby.on_key(key(k)), None);
+    }
+    let text = lobby_screen(&lobby);
+    assert!(text.contains("  variant: basic"), "{text}");
+    assert!(text.contains("  colour:  black"), "{text}");
+    assert!(text.contains("> clock:   5m+2x"), "{text}");
+    // A clock that does not read is refused on the status line, the form kept.
+    assert_eq!(lobby.on_key(key(KeyCode::Enter)), None);
+    assert!(lobby_screen(&lobby).contains("'5m+2x': not a time"));
+    lobby.on_key(key(KeyCode::Backspace));
+    lobby.on_key(key(KeyCode::Char('s')));
+    assert_eq!(
+        lobby.on_key(key(KeyCode::Enter)),
+        Some(Action::Create(CreateRoom {
+            variant: Variant::Basic,
+            color: SeatChoice::Black,
+            visibility: Visibility::Public,
+            clock: Some(TimeControl {
+                base: 300,
+                increment: 2
+            }),
+        }))
+    );
+
+    // Esc closes the form; q leaves the lobby.
+    lobby.on_key(key(KeyCode::Char('c')));
+    lobby.on_key(key(KeyCode::Esc));
+    assert_eq!(lobby.form, None);
+    assert!(!lobby.quit);
+    lobby.on_key(key(KeyCode::Char('q')));
+    assert!(lobby.quit);
+}
+
+/// The panel's line for `color`'s seat.
+fn seat_line(text: &str, color: Color) -> String {
+    let start = format!("{color:<5}: ");
+    text.lines()
+        .find_map(|l| {
+            l.find(&start)
+                .map(|i| l[i..].trim_end_matches('│').trim_end().to_owned())
+        })
+        .expect("a seat line")
+}
+
+#[test]
+fn clocks_show_and_the_running_one_counts_down_between_updates() {
+    let mut game = Game::new(Variant::Standard);
+    let clock = json!({"white_ms": 300_000, "black_ms": 65_400, "running": "black",
+                       "increment_ms": 2000});
+    let turn = game.legal_turns()[0];
+    game.play(turn).expect("legal");
+    let mut app = App::new();
+    app.on_net(&NetEvent::Connected);
+    app.on_net(&snapshot_with(&game, "white", json!({ "clock": clock })));
+    let text = screen(&app);
+    assert_eq!(seat_line(&text, Color::White), "white: online     5:00");
+    assert_eq!(seat_line(&text, Color::Black), "black: away       1:05 ◀");
+    assert!(text.contains("clocks: +2s a turn"));
+
+    // Only the running clock counts down, by the time since the server's word.
+    app.now += Duration::from_millis(56_000);
+    let text = screen(&app);
+    assert_eq!(seat_line(&text, Color::White), "white: online     5:00");
+    assert_eq!(seat_line(&text, Color::Black), "black: away       0:09.4 ◀");
+
+    // A turn brings fresh clocks, counted from their arrival.
+    let reply = game.legal_turns()[0];
+    game.play(reply).expect("legal");
+    app.on_net(&event(json!({
+        "type": "turn_played", "seq": 9, "turn": reply, "by": "black", "number": 2,
+        "to_move": "white",
+        "clock": {"white_ms": 300_000, "black_ms": 11_400, "running": "white",
+                  "increment_ms": 2000}})));
+    app.now += Duration::from_millis(1_000);
+    assert_eq!(app.clock_left(Color::White), Some(299_000));
+    assert_eq!(app.clock_left(Color::Black), Some(11_400));
+    assert_eq!(
+        seat_line(&screen(&app), Color::White),
+        "white: online     4:59 ◀"
+    );
+
+    // At the end of the game both stop where they stood.
+    app.now += Duration::from_millis(500);
+    app.on_net(&event(json!({"type": "game_over", "seq": 10,
+        "outcome": {"result": "draw", "reason": "agreement"}})));
+    app.now += Duration::from_secs(60);
+    assert_eq!(app.clock_left(Color::White), Some(298_500));
+    assert_eq!(app.running(), None);
+    assert_eq!(
+        seat_line(&screen(&app), Color::White),
+        "white: online     4:58"
+    );
+
+    // No clocks, no clock lines.
+    let plain = app_for(&Game::new(Variant::Standard), "white");
+    assert_eq!(plain.clock_left(Color::White), None);
+    assert!(!screen(&plain).contains("clocks:"));
+}
+
+#[test]
+fn a_rematch_is_asked_for_after_the_game_and_its_room_is_followed() {
+    let mut app = app_for(&Game::new(Variant::Standard), "white");
+    // Not while the game goes on.
+    assert!(press(&mut app, &[KeyCode::Char('M')]).is_empty());
+    app.on_net(&event(json!({"type": "game_over", "seq": 5,
+        "outcome": {"result": "win", "winner": "black", "reason": "resignation"}})));
+    assert_eq!(press(&mut app, &[KeyCode::Char('M')]), [Request::Rematch]);
+    app.on_net(&event(
+        json!({"type": "rematch_offered", "seq": 6, "by": "white"}),
+    ));
+    assert!(screen(&app).contains("white asks for a rematch (M)"));
+    assert_eq!(app.rematch_room(), None);
+    app.on_net(&event(
+        json!({"type": "rematch", "seq": 7, "room": "9e9e9e9e9e9e9e9e9e9e"}),
+    ));
+    assert_eq!(app.rematch_room(), Some("9e9e9e9e9e9e9e9e9e9e"));
+    assert!(screen(&app).contains("rematch in room 9e9e9e9e9e9e9e9e9e9e"));
+
+    // A snapshot after the rematch was made shows it too; spectators do not follow it.
+    let mut over = Game::new(Variant::Standard);
+    while !over.is_over() {
+        let legal = over.legal_turns();
+        over.play(legal[(over.turns().len() * 7919) % legal.len()])
+            .expect("legal");
+    }
+    let made = json!({"rematch": "9e9e9e9e9e9e9e9e9e9e"});
+    let mut player = App::new();
+    player.on_net(&snapshot_with(&over, "black", made.clone()));
+    assert_eq!(player.rematch_room(), Some("9e9e9e9e9e9e9e9e9e9e"));
+    let mut spectator = App::new();
+    spectator.on_net(&snapshot_with(&over, "spectator", made));
+    assert_eq!(spectator.rematch_room(), None);
+    assert!(press(&mut spectator, &[KeyCode::Char('M')]).is_empty());
 }

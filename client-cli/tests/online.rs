@@ -304,3 +304,107 @@ fn two_bots_play_a_whole_game_online() {
     assert_eq!(game.outcome(), Some(outcome));
     assert_eq!(black_lines.last(), white_lines.last());
 }
+
+#[test]
+fn both_players_ask_for_a_rematch_and_play_it_with_colours_swapped() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let script = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("script written");
+        path.display().to_string()
+    };
+    // The creator takes Black, so White's resignation comes only once both are seated.
+    // In the rematch the creator has White and resigns at once.
+    let creator_script = script("creator.txt", "rematch\nresign\n");
+    let joiner_script = script("joiner.txt", "resign\nrematch\n");
+    let creator_seats = dir.path().join("creator-seats.json").display().to_string();
+    let joiner_seats = dir.path().join("joiner-seats.json").display().to_string();
+
+    let mut creator = Punct::spawn(&[
+        "play",
+        "--server",
+        &server.url,
+        "--create",
+        "standard",
+        "--color",
+        "black",
+        "--seats",
+        &creator_seats,
+        "--script",
+        &creator_script,
+    ]);
+    let first = creator.next();
+    assert_eq!(first["color"], "black");
+    let room = first["room"].as_str().expect("room id").to_owned();
+    let mut joiner = Punct::spawn(&[
+        "play",
+        "--server",
+        &server.url,
+        "--room",
+        &room,
+        "--seats",
+        &joiner_seats,
+        "--script",
+        &joiner_script,
+    ]);
+    let joiner_first = joiner.next();
+    assert_eq!(joiner_first["color"], "white");
+
+    let mut rematch_rooms = Vec::new();
+    for (name, mut player, first, seats) in [
+        ("creator", creator, first, &creator_seats),
+        ("joiner", joiner, joiner_first, &joiner_seats),
+    ] {
+        let rematch = player.until("rematch");
+        let new_room = rematch["room"].as_str().expect("room id").to_owned();
+        assert_ne!(new_room, room);
+        // The same token takes the other colour in the rematch's room.
+        let seat = player.until("seat");
+        let swapped = if first["color"] == "white" {
+            "black"
+        } else {
+            "white"
+        };
+        assert_eq!(seat["room"], new_room.as_str(), "{name}");
+        assert_eq!(seat["token"], first["token"], "{name}");
+        assert_eq!(seat["color"], swapped, "{name}");
+        let snapshot = player.until("snapshot");
+        assert_eq!(snapshot["room"]["room"], new_room.as_str(), "{name}");
+        assert_eq!(snapshot["you"], swapped, "{name}");
+        // The seat file has the new seat too, so `--room` finds it again.
+        let saved: Value =
+            serde_json::from_str(&std::fs::read_to_string(seats).expect("seat file"))
+                .expect("JSON");
+        let saved = saved
+            .as_array()
+            .expect("seats")
+            .iter()
+            .find(|s| s["room"] == new_room.as_str())
+            .cloned()
+            .expect("the rematch's seat is saved");
+        assert_eq!(
+            (&saved["token"], &saved["color"]),
+            (&first["token"], &swapped.into())
+        );
+
+        let lines = player.finish();
+        assert!(lines.iter().all(|l| l["type"] != "error"), "{name}");
+        // The creator, White in the rematch, resigned it: its script ends with the
+        // `ack`. The joiner sees the end as `game_over`, or in its snapshot when it came
+        // in after the resignation.
+        if name == "creator" {
+            assert_eq!(lines.last().expect("lines")["type"], "ack");
+        } else {
+            let outcome = lines
+                .iter()
+                .rev()
+                .find(|l| l["type"] == "game_over")
+                .map_or(&snapshot["room"]["outcome"], |l| &l["outcome"]);
+            assert_eq!(outcome["winner"], "black");
+            assert_eq!(outcome["reason"], "resignation");
+        }
+        rematch_rooms.push(new_room);
+    }
+    assert_eq!(rematch_rooms[0], rematch_rooms[1]);
+}

@@ -1,0 +1,212 @@
+//! The lobby's state and key handling, free of any terminal: the rooms listed by
+//! `GET /api/rooms`, one selected, and the form that creates a room. Keys in, actions
+//! out, so tests drive it like a user.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use punct_protocol::{CreateRoom, RoomSummary, SeatChoice, TimeControl, Visibility};
+use punct_rules::Variant;
+
+/// What the user asked the lobby to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Fetch the list of rooms again.
+    Refresh,
+    /// Create a room and take a seat in it.
+    Create(CreateRoom),
+    /// Take a seat in this room (the saved one, or the free one).
+    Join(String),
+    /// Watch this room.
+    Watch(String),
+}
+
+/// The fields of the form that creates a room, top to bottom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// Standard or basic.
+    Variant,
+    /// The seat to take.
+    Color,
+    /// The time control, typed as `BASE+INC`.
+    Clock,
+}
+
+/// The form that creates a room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreateForm {
+    /// The field the keys change.
+    pub field: Field,
+    /// The game.
+    pub variant: Variant,
+    /// The seat asked for.
+    pub color: SeatChoice,
+    /// The time control as typed; empty for none.
+    pub clock: String,
+}
+
+impl Default for CreateForm {
+    fn default() -> CreateForm {
+        CreateForm {
+            field: Field::Variant,
+            variant: Variant::Standard,
+            color: SeatChoice::Random,
+            clock: String::new(),
+        }
+    }
+}
+
+/// The lobby screen.
+#[derive(Clone, Debug, Default)]
+pub struct Lobby {
+    /// The open and live public rooms, as last fetched.
+    pub rooms: Vec<RoomSummary>,
+    /// The index of the selected room.
+    pub selected: usize,
+    /// The room creation form, while it is open.
+    pub form: Option<CreateForm>,
+    /// The last thing to tell the user (an error, a refused request).
+    pub status: String,
+    /// Set when the user quits.
+    pub quit: bool,
+}
+
+impl Lobby {
+    /// Takes in a fresh list of rooms, keeping the selected room selected if it is
+    /// still there.
+    pub fn set_rooms(&mut self, rooms: Vec<RoomSummary>) {
+        let selected = self.selected_room().map(str::to_owned);
+        self.selected = selected
+            .and_then(|id| rooms.iter().position(|r| r.room == id))
+            .unwrap_or(0)
+            .min(rooms.len().saturating_sub(1));
+        self.rooms = rooms;
+    }
+
+    /// The selected room's id.
+    pub fn selected_room(&self) -> Option<&str> {
+        self.rooms.get(self.selected).map(|r| r.room.as_str())
+    }
+
+    /// Handles one key; returns what it asks for, if anything.
+    pub fn on_key(&mut self, key: KeyEvent) -> Option<Action> {
+        if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            self.quit = true;
+            return None;
+        }
+        match self.form.take() {
+            Some(form) => self.form_key(form, key.code),
+            None => self.list_key(key.code),
+        }
+    }
+
+    fn list_key(&mut self, key: KeyCode) -> Option<Action> {
+        let selected = self.selected_room().map(str::to_owned);
+        match key {
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => {
+                self.selected = (self.selected + 1).min(self.rooms.len().saturating_sub(1));
+            }
+            KeyCode::Char('r') => return Some(Action::Refresh),
+            KeyCode::Char('c' | 'n') => self.form = Some(CreateForm::default()),
+            KeyCode::Enter | KeyCode::Char('j') => return selected.map(Action::Join),
+            KeyCode::Char('w') => return selected.map(Action::Watch),
+            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            _ => {}
+        }
+        None
+    }
+
+    fn form_key(&mut self, mut form: CreateForm, key: KeyCode) -> Option<Action> {
+        const FIELDS: [Field; 3] = [Field::Variant, Field::Color, Field::Clock];
+        let at = FIELDS.iter().position(|&f| f == form.field).unwrap_or(0);
+        match (form.field, key) {
+            (_, KeyCode::Esc) => return None,
+            (_, KeyCode::Up) => form.field = FIELDS[at.saturating_sub(1)],
+            (_, KeyCode::Down | KeyCode::Tab) => form.field = FIELDS[(at + 1) % FIELDS.len()],
+            (_, KeyCode::Enter) => match form.create() {
+                Ok(create) => return Some(Action::Create(create)),
+                Err(e) => self.status = e,
+            },
+            (Field::Variant, KeyCode::Left | KeyCode::Right | KeyCode::Char(' ')) => {
+                form.variant = match form.variant {
+                    Variant::Standard => Variant::Basic,
+                    Variant::Basic => Variant::Standard,
+                };
+            }
+            (Field::Color, KeyCode::Left | KeyCode::Right | KeyCode::Char(' ')) => {
+                let order = [SeatChoice::Random, SeatChoice::White, SeatChoice::Black];
+                let i = order.iter().position(|&c| c == form.color).unwrap_or(0);
+                let step = if key == KeyCode::Left { 2 } else { 1 };
+                form.color = order[(i + step) % order.len()];
+            }
+            (Field::Clock, KeyCode::Backspace) => {
+                form.clock.pop();
+            }
+            (Field::Clock, KeyCode::Char(c)) => form.clock.push(c),
+            _ => {}
+        }
+        self.form = Some(form);
+        None
+    }
+}
+
+impl CreateForm {
+    /// The request the form makes, or why it cannot.
+    pub fn create(&self) -> Result<CreateRoom, String> {
+        let clock = match self.clock.trim() {
+            "" => None,
+            text => Some(parse_time_control(text)?),
+        };
+        Ok(CreateRoom {
+            variant: self.variant,
+            color: self.color,
+            visibility: Visibility::Public,
+            clock,
+        })
+    }
+}
+
+/// Reads a time control as `BASE+INC` or `BASE`: each a number of seconds, or with a
+/// unit `s`, `m` or `h` (`5m+2s`, `300+2`, `10m`).
+pub fn parse_time_control(text: &str) -> Result<TimeControl, String> {
+    let bad = |why: &str| format!("'{text}': {why} (as BASE+INC, such as 5m+2s or 300+2)");
+    let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
+    let seconds = |part: &str| -> Result<u32, String> {
+        let part = part.trim();
+        let (number, unit) = match part.char_indices().last() {
+            Some((i, unit @ ('s' | 'm' | 'h'))) => (&part[..i], unit),
+            _ => (part, 's'),
+        };
+        let number: u32 = number.parse().map_err(|_| bad("not a time"))?;
+        let scale = match unit {
+            'h' => 3600,
+            'm' => 60,
+            _ => 1,
+        };
+        number.checked_mul(scale).ok_or_else(|| bad("too long"))
+    };
+    let base = seconds(base)?;
+    if base == 0 {
+        return Err(bad("the base time must be at least one second"));
+    }
+    Ok(TimeControl {
+        base,
+        increment: seconds(increment)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls_read_with_and_without_units() {
+        let tc = |base, increment| Ok(TimeControl { base, increment });
+        assert_eq!(parse_time_control("5m+2s"), tc(300, 2));
+        assert_eq!(parse_time_control("300+2"), tc(300, 2));
+        assert_eq!(parse_time_control("1h"), tc(3600, 0));
+        assert_eq!(parse_time_control("90 + 1m"), tc(90, 60));
+        assert!(parse_time_control("0+5").is_err());
+        assert!(parse_time_control("5x+2").is_err());
+        assert!(parse_time_control("+2").is_err());
+    }
+}
