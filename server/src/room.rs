@@ -683,6 +683,7 @@ impl Room {
             .is_none()
             .then(|| (to_move, self.game.legal_turns()));
         let clock = self.clock.as_ref().map(|c| c.view(now));
+        self.forget_legal_turns();
         let seq = self.publish_with(
             |seq| ServerMessage::TurnPlayed {
                 seq,
@@ -854,6 +855,18 @@ impl Room {
                 .as_ref()
                 .is_some_and(|h| h.conn == conn)
         })
+    }
+
+    /// Drops the list of legal turns from the replay buffer once a turn makes it stale:
+    /// only the latest is still true, and each is tens of KiB.
+    fn forget_legal_turns(&mut self) {
+        if let Some(stale) = self.recent.iter_mut().rev().find(|e| e.your_turn.is_some()) {
+            *stale = Arc::new(Event {
+                seq: stale.seq,
+                json: stale.json.clone(),
+                your_turn: None,
+            });
+        }
     }
 
     /// Publishes the next event; returns its sequence number.
@@ -1058,6 +1071,38 @@ mod tests {
 
     async fn outcome(room: &RoomHandle) -> Option<Outcome> {
         room.record().await.unwrap().0.outcome
+    }
+
+    #[tokio::test]
+    async fn a_member_coming_back_gets_only_the_latest_legal_turns() {
+        let (_rooms, room) = table(None).await;
+        let since = match room.watch(3, None).await.unwrap().start {
+            Start::Snapshot(snapshot) => snapshot.seq,
+            Start::Resumed { .. } => unreachable!("no `since` was given"),
+        };
+        for (conn, text) in [(1, "C4:C5,D5"), (2, "F5:F6,G6"), (1, "C6:C7,D7")] {
+            room.play(conn, turn(text)).await.unwrap().unwrap();
+        }
+        let Start::Resumed { missed, .. } = room.watch(4, Some(since)).await.unwrap().start else {
+            panic!("the events are all kept");
+        };
+        let lists: Vec<Color> = missed
+            .iter()
+            .filter_map(|e| e.your_turn.as_ref())
+            .map(|(c, _)| *c)
+            .collect();
+        assert_eq!(
+            lists,
+            [Color::Black],
+            "only the list after the last turn is still true"
+        );
+        assert_eq!(
+            missed
+                .iter()
+                .filter(|e| e.json.contains("turn_played"))
+                .count(),
+            3
+        );
     }
 
     #[tokio::test(start_paused = true)]
