@@ -11,7 +11,9 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use punct_protocol::{ApiError, Archive, CreateRoom, ErrorCode, Lobby, RoomStatus, Visibility};
+use punct_protocol::{
+    ApiError, Archive, CreateRoom, ErrorCode, Lobby, Record, RoomStatus, Visibility,
+};
 use tracing::Instrument;
 
 use crate::AppState;
@@ -155,16 +157,21 @@ async fn take_seat(
     }
 }
 
+/// The record of room `id`, as JSON and as text, loaded from the store if need be.
+async fn room_record(state: &AppState, id: &str) -> Result<(Record, String), Failure> {
+    let handle = state
+        .rooms
+        .get(id)
+        .await
+        .ok_or_else(Failure::no_such_room)?;
+    handle.record().await.map_err(|_| Failure::no_such_room())
+}
+
 async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let handle = state
-        .rooms
-        .get(&id)
-        .await
-        .ok_or_else(Failure::no_such_room)?;
-    let (record, _) = handle.record().await.map_err(|_| Failure::no_such_room())?;
+    let (record, _) = room_record(&state, &id).await?;
     Ok(Json(record).into_response())
 }
 
@@ -172,12 +179,7 @@ async fn record_text(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let handle = state
-        .rooms
-        .get(&id)
-        .await
-        .ok_or_else(Failure::no_such_room)?;
-    let (_, text) = handle.record().await.map_err(|_| Failure::no_such_room())?;
+    let (_, text) = room_record(&state, &id).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
