@@ -20,7 +20,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::AppState;
-use crate::room::{Act, ConnId, Event, Joined, Refusal, RoomClosed, RoomHandle, Start};
+use crate::room::{Act, ConnId, Event, Joined, Refusal, Resynced, RoomClosed, RoomHandle, Start};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -441,20 +441,18 @@ impl Connection {
             FromRoom::Event(Err(broadcast::error::RecvError::Lagged(missed))) => {
                 tracing::info!(missed, "fell behind the room: resyncing");
                 match membership.handle.resync(self.id).await {
-                    Ok(Ok(Joined {
+                    Ok(Ok(Resynced {
                         role,
-                        start: Start::Snapshot(room),
+                        snapshot,
                         events,
-                        ..
                     })) => {
                         membership.events = events;
                         self.send(&ServerMessage::Snapshot {
                             id: None,
                             you: role,
-                            room: *room,
+                            room: *snapshot,
                         })
                     }
-                    Ok(Ok(_)) => unreachable!("a resync always starts from a snapshot"),
                     Ok(Err(_)) => Err(End::Replaced),
                     Err(RoomClosed) => Err(End::RoomClosed),
                 }

@@ -72,8 +72,9 @@ enum Command {
     Resync {
         /// The member.
         conn: ConnId,
-        /// Gets the new start, or `SeatTakenOver` if the member no longer holds its seat.
-        reply: oneshot::Sender<Result<Joined, ErrorCode>>,
+        /// Gets a snapshot and the events after it, or `SeatTakenOver` if the member no
+        /// longer holds its seat.
+        reply: oneshot::Sender<Result<Resynced, ErrorCode>>,
     },
     /// Play a turn for the player seated on `conn`.
     Play {
@@ -133,6 +134,17 @@ pub(crate) struct Joined {
     pub(crate) events: broadcast::Receiver<Arc<Event>>,
     /// For a player: fires when another connection takes over the seat.
     pub(crate) replaced: Option<oneshot::Receiver<()>>,
+}
+
+/// A fresh start for a member that fell behind the room's events.
+#[derive(Debug)]
+pub(crate) struct Resynced {
+    /// Who the member is in the room.
+    pub(crate) role: Role,
+    /// The room as it stands after event `snapshot.seq`.
+    pub(crate) snapshot: Box<RoomSnapshot>,
+    /// Events after the snapshot.
+    pub(crate) events: broadcast::Receiver<Arc<Event>>,
 }
 
 /// Where a member's view of the room starts.
@@ -297,7 +309,7 @@ impl RoomHandle {
     pub(crate) async fn resync(
         &self,
         conn: ConnId,
-    ) -> Result<Result<Joined, ErrorCode>, RoomClosed> {
+    ) -> Result<Result<Resynced, ErrorCode>, RoomClosed> {
         self.ask(|reply| Command::Resync { conn, reply }).await
     }
 
@@ -542,7 +554,11 @@ impl Room {
                         .map(Role::player)
                         .ok_or(ErrorCode::SeatTakenOver)
                 };
-                let _ = reply.send(role.map(|role| self.joined(role, None, None)));
+                let _ = reply.send(role.map(|role| Resynced {
+                    role,
+                    snapshot: Box::new(self.snapshot(role)),
+                    events: self.events.subscribe(),
+                }));
             }
             Command::Play { conn, turn, reply } => {
                 let _ = reply.send(self.play(conn, turn).await);
