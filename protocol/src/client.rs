@@ -108,6 +108,22 @@ impl ClientMessage {
         }
     }
 
+    /// The message's `type`, as written on the wire.
+    pub const fn type_name(&self) -> &'static str {
+        match self {
+            ClientMessage::Hello { .. } => "hello",
+            ClientMessage::Join { .. } => "join",
+            ClientMessage::Watch { .. } => "watch",
+            ClientMessage::Play { .. } => "play",
+            ClientMessage::Resign { .. } => "resign",
+            ClientMessage::OfferDraw { .. } => "offer_draw",
+            ClientMessage::AcceptDraw { .. } => "accept_draw",
+            ClientMessage::DeclineDraw { .. } => "decline_draw",
+            ClientMessage::ClaimWin { .. } => "claim_win",
+            ClientMessage::Rematch { .. } => "rematch",
+        }
+    }
+
     /// Reads one text frame. When that fails, the error still carries the request id if
     /// the frame had one, so the reply can name the request it refuses; a `play` whose
     /// turn is not notation is told apart from other malformed messages.
@@ -187,5 +203,35 @@ mod tests {
             garbage.map_err(|e| (e.id, e.code)),
             Err((None, ErrorCode::Malformed))
         );
+    }
+
+    #[test]
+    fn type_names_are_the_tags_on_the_wire() {
+        let turn = "C4:C5,D5".parse().unwrap();
+        let room = String::from("r");
+        for message in [
+            ClientMessage::Hello { id: 1, version: 1 },
+            ClientMessage::Join {
+                id: 1,
+                room: room.clone(),
+                token: "t".into(),
+                since: None,
+            },
+            ClientMessage::Watch {
+                id: 1,
+                room,
+                since: None,
+            },
+            ClientMessage::Play { id: 1, turn },
+            ClientMessage::Resign { id: 1 },
+            ClientMessage::OfferDraw { id: 1 },
+            ClientMessage::AcceptDraw { id: 1 },
+            ClientMessage::DeclineDraw { id: 1 },
+            ClientMessage::ClaimWin { id: 1 },
+            ClientMessage::Rematch { id: 1 },
+        ] {
+            let json = serde_json::to_value(&message).unwrap();
+            assert_eq!(json["type"], message.type_name());
+        }
     }
 }

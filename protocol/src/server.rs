@@ -261,6 +261,12 @@ pub enum ErrorCode {
     /// `rematch` before the game is over, while the player's own request stands, or
     /// after the rematch was made.
     RematchUnavailable,
+    /// Too many messages of one kind in too short a time, or too many rooms created from
+    /// one address; nothing was done. A connection that keeps flooding is closed.
+    RateLimited,
+    /// A browser page from an origin the server does not allow opened the WebSocket
+    /// (HTTP 403).
+    OriginNotAllowed,
 }
 
 impl ErrorCode {
@@ -291,6 +297,8 @@ impl ErrorCode {
             ErrorCode::StorageFailed => "storage-failed",
             ErrorCode::NotClaimable => "not-claimable",
             ErrorCode::RematchUnavailable => "rematch-unavailable",
+            ErrorCode::RateLimited => "rate-limited",
+            ErrorCode::OriginNotAllowed => "origin-not-allowed",
         }
     }
 }

@@ -44,6 +44,23 @@ pub struct Config {
     /// seat) before the opponent may claim the win (such as `2m`).
     #[arg(long, env = "PUNCT_GRACE_PERIOD", value_parser = parse_duration, default_value = "2m")]
     pub grace_period: Duration,
+    /// Most WebSocket connections open at once from one IP address; more are refused with
+    /// 429. 0 for no cap. (Behind a reverse proxy every client has the proxy's address.)
+    #[arg(long, env = "PUNCT_MAX_CONNECTIONS_PER_IP", default_value_t = Config::DEFAULT.max_connections_per_ip)]
+    pub max_connections_per_ip: usize,
+    /// Rooms one IP address may create a minute (and at once); more are refused with 429.
+    /// 0 for no cap.
+    #[arg(long, env = "PUNCT_ROOMS_PER_MINUTE", default_value_t = Config::DEFAULT.rooms_per_minute)]
+    pub rooms_per_minute: u32,
+    /// Multiplies every per-connection message rate and burst (`protocol/PROTOCOL.md`
+    /// lists them); 0 turns message rate limits off.
+    #[arg(long, env = "PUNCT_MESSAGE_RATE_SCALE", default_value_t = Config::DEFAULT.message_rate_scale)]
+    pub message_rate_scale: f64,
+    /// Web page origins (such as `https://punct.example`) allowed to open WebSockets,
+    /// comma-separated, besides the server's own. Empty: any origin. Clients that send no
+    /// `Origin` (programs, not browsers) are always allowed.
+    #[arg(long, env = "PUNCT_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
 }
 
 impl Config {
@@ -59,6 +76,10 @@ impl Config {
         room_event_buffer: 256,
         room_idle_timeout: Duration::from_secs(30 * 60),
         grace_period: Duration::from_secs(120),
+        max_connections_per_ip: 64,
+        rooms_per_minute: 20,
+        message_rate_scale: 1.0,
+        allowed_origins: Vec::new(),
     };
 }
 

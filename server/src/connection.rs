@@ -20,6 +20,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::AppState;
+use crate::limits::{Kind, MessageLimits, Verdict};
 use crate::room::{Act, ConnId, Event, Joined, Refusal, Resynced, RoomClosed, RoomHandle, Start};
 
 /// How long a closing connection's writer may take to flush its last messages.
@@ -34,6 +35,8 @@ enum End {
     Broken(String),
     /// The client sent a frame over the size limit.
     TooLarge,
+    /// The client sent a text frame that is not UTF-8.
+    NotUtf8,
     /// The client speaks another protocol version.
     WrongVersion,
     /// Another connection took over this one's seat.
@@ -42,6 +45,8 @@ enum End {
     Idle,
     /// The client did not read what was sent to it quickly enough.
     TooSlow,
+    /// The client went on sending faster than its rate limits after being told.
+    Flood,
     /// The room closed.
     RoomClosed,
     /// The server is shutting down.
@@ -54,6 +59,8 @@ impl End {
         let (code, reason) = match self {
             End::ClientClosed | End::Broken(_) | End::TooSlow => return None,
             End::TooLarge => (close_code::SIZE, "message too large"),
+            End::Flood => (close_code::POLICY, "too many messages"),
+            End::NotUtf8 => (close_code::INVALID, "text frame not UTF-8"),
             End::WrongVersion => (close_code::PROTOCOL, "unsupported protocol version"),
             End::Replaced => (close_code::NORMAL, "seat taken over"),
             End::Idle => (close_code::AWAY, "idle"),
@@ -67,16 +74,37 @@ impl End {
     }
 }
 
+impl End {
+    /// The reason as `/metrics` labels it.
+    fn label(&self) -> &'static str {
+        match self {
+            End::ClientClosed => "client-closed",
+            End::Broken(_) => "broken",
+            End::TooLarge => "too-large",
+            End::NotUtf8 => "not-utf8",
+            End::WrongVersion => "wrong-version",
+            End::Replaced => "replaced",
+            End::Idle => "idle",
+            End::TooSlow => "too-slow",
+            End::Flood => "flood",
+            End::RoomClosed => "room-closed",
+            End::Shutdown => "shutdown",
+        }
+    }
+}
+
 impl fmt::Display for End {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             End::ClientClosed => f.write_str("closed by the client"),
             End::Broken(e) => write!(f, "socket error: {e}"),
             End::TooLarge => f.write_str("message too large"),
+            End::NotUtf8 => f.write_str("text frame not UTF-8"),
             End::WrongVersion => f.write_str("unsupported protocol version"),
             End::Replaced => f.write_str("seat taken over by another connection"),
             End::Idle => f.write_str("idle for too long"),
             End::TooSlow => f.write_str("outbound queue full: the client does not read"),
+            End::Flood => f.write_str("went on sending over the rate limits"),
             End::RoomClosed => f.write_str("room closed"),
             End::Shutdown => f.write_str("server shutting down"),
         }
@@ -94,24 +122,40 @@ where
     tracing::info!("connected");
     let mut connection = Connection {
         id,
+        limits: MessageLimits::new(state.config.message_rate_scale, Instant::now()),
         state,
         out,
         greeted: false,
         room: None,
     };
     let end = connection.run(&mut stream).await;
+    connection.state.rooms.metrics().disconnect(end.label());
     if let Some(membership) = &connection.room {
         membership.handle.leave(id);
     }
     match &end {
-        End::TooSlow | End::Broken(_) => tracing::warn!(reason = %end, "disconnected"),
+        End::TooSlow | End::Broken(_) | End::Flood => tracing::warn!(reason = %end, "disconnected"),
         _ => tracing::info!(reason = %end, "disconnected"),
     }
     if let Some(frame) = end.close_frame() {
         let _ = connection.out.try_send(Message::Close(Some(frame)));
     }
     drop(connection);
-    if tokio::time::timeout(FLUSH_TIMEOUT, &mut writer)
+    let deadline = Instant::now() + FLUSH_TIMEOUT;
+    if matches!(end, End::Flood) {
+        // A flooder has frames in flight: closing with them unread would reset the TCP
+        // connection and could destroy the `bye` on its way. Read and drop them until
+        // the client answers the close.
+        let _ = tokio::time::timeout_at(deadline, async {
+            while let Some(Ok(frame)) = stream.next().await {
+                if matches!(frame, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+    if tokio::time::timeout_at(deadline, &mut writer)
         .await
         .is_err()
     {
@@ -139,6 +183,8 @@ struct Connection {
     state: AppState,
     /// The writer's queue.
     out: mpsc::Sender<Message>,
+    /// How fast the client may send.
+    limits: MessageLimits,
     /// Whether the client has said `hello` with the right version.
     greeted: bool,
     /// The room joined, if any.
@@ -209,30 +255,78 @@ impl Connection {
             None | Some(Ok(Message::Close(_))) => Err(End::ClientClosed),
             Some(Err(error)) => {
                 let error = error.into_inner();
-                let too_large = error
-                    .downcast_ref::<tungstenite::Error>()
-                    .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)));
-                if too_large {
-                    let max = self.state.config.max_message_bytes;
-                    let _ = self.error(
-                        None,
-                        ErrorCode::MessageTooLarge,
-                        format!("messages are limited to {max} bytes"),
-                    );
-                    Err(End::TooLarge)
-                } else {
-                    Err(End::Broken(error.to_string()))
+                match error.downcast_ref::<tungstenite::Error>() {
+                    Some(tungstenite::Error::Capacity(_)) => {
+                        let max = self.state.config.max_message_bytes;
+                        let _ = self.error(
+                            None,
+                            ErrorCode::MessageTooLarge,
+                            format!("messages are limited to {max} bytes"),
+                        );
+                        Err(End::TooLarge)
+                    }
+                    Some(tungstenite::Error::Utf8(_)) => {
+                        let _ = self.error(None, ErrorCode::Malformed, "text frames must be UTF-8");
+                        Err(End::NotUtf8)
+                    }
+                    _ => Err(End::Broken(error.to_string())),
                 }
             }
             Some(Ok(Message::Text(text))) => match ClientMessage::decode(text.as_str()) {
-                Ok(request) => self.on_request(request).await,
-                Err(e) => self.error(e.id, e.code, e.message),
+                Ok(request) => {
+                    if self.admit(Kind::of(&request), request.type_name(), Some(request.id()))? {
+                        self.on_request(request).await
+                    } else {
+                        Ok(())
+                    }
+                }
+                Err(e) => {
+                    if self.admit(Kind::Invalid, "invalid", e.id)? {
+                        self.error(e.id, e.code, e.message)
+                    } else {
+                        Ok(())
+                    }
+                }
             },
             Some(Ok(Message::Binary(_))) => {
-                self.error(None, ErrorCode::Malformed, "messages are JSON text frames")
+                if self.admit(Kind::Invalid, "invalid", None)? {
+                    self.error(None, ErrorCode::Malformed, "messages are JSON text frames")
+                } else {
+                    Ok(())
+                }
             }
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => Ok(()),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                self.admit(Kind::Control, "control", None).map(drop)
+            }
         }
+    }
+
+    /// Counts a frame of `kind` (of type `name` in `/metrics`) against the rate limits:
+    /// true to serve it; false once the client has been told `rate-limited` and the
+    /// frame is to be skipped; the end of a connection that keeps flooding.
+    fn admit(
+        &mut self,
+        kind: Kind,
+        name: &'static str,
+        id: Option<RequestId>,
+    ) -> Result<bool, End> {
+        let metrics = self.state.rooms.metrics();
+        metrics.message(name);
+        let verdict = self.limits.check(kind, Instant::now());
+        if verdict == Verdict::Pass {
+            return Ok(true);
+        }
+        metrics.rate_limited(kind.label());
+        let message = format!("too many {} messages: slow down", kind.label());
+        if verdict == Verdict::Close {
+            let _ = self.send(&ServerMessage::Bye {
+                code: ErrorCode::RateLimited,
+                message,
+            });
+            return Err(End::Flood);
+        }
+        self.error(id, ErrorCode::RateLimited, message)?;
+        Ok(false)
     }
 
     async fn on_request(&mut self, request: ClientMessage) -> Result<(), End> {
@@ -380,6 +474,7 @@ impl Connection {
     }
 
     fn enter(&mut self, id: RequestId, handle: RoomHandle, joined: Joined) -> Result<(), End> {
+        tracing::Span::current().record("room", handle.summary().room.as_str());
         let role = joined.role;
         self.room = Some(Membership {
             handle,
@@ -440,6 +535,7 @@ impl Connection {
             }
             FromRoom::Event(Err(broadcast::error::RecvError::Lagged(missed))) => {
                 tracing::info!(missed, "fell behind the room: resyncing");
+                self.state.rooms.metrics().lagged();
                 match membership.handle.resync(self.id).await {
                     Ok(Ok(Resynced {
                         role,
@@ -637,6 +733,7 @@ mod tests {
             state: state.clone(),
             out,
             greeted: true,
+            limits: MessageLimits::new(1.0, Instant::now()),
             room: Some(Membership {
                 handle: room.clone(),
                 role: joined.role,

@@ -8,7 +8,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, RawQuery, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use punct_protocol::{
@@ -18,7 +18,32 @@ use tracing::Instrument;
 
 use crate::AppState;
 use crate::connection;
+use crate::metrics::Refused;
 use crate::store::ArchiveCursor;
+
+/// Whether a WebSocket upgrade may proceed given its `Origin`: any origin when no list is
+/// set; otherwise no `Origin` (not a browser), the server's own (the `Host` asked for), or
+/// one on the list.
+fn origin_allowed(allowed: &[String], headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    if allowed.is_empty() {
+        return true;
+    }
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.trim_end_matches('/');
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let same_origin = origin
+        .split_once("://")
+        .is_some_and(|(_, authority)| host.is_some_and(|h| h.eq_ignore_ascii_case(authority)));
+    same_origin
+        || allowed
+            .iter()
+            .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+}
 
 /// Largest HTTP request body accepted: requests are a few small JSON fields.
 const MAX_BODY_BYTES: usize = 4096;
@@ -37,6 +62,7 @@ pub(crate) fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .route("/api/rooms", post(create_room).get(lobby))
         .route("/api/rooms/{id}", get(room))
         .route("/api/rooms/{id}/seat", post(take_seat))
@@ -96,7 +122,29 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
     }
 }
 
-async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Response, Failure> {
+/// The counters, in the Prometheus text format.
+async fn metrics(State(state): State<AppState>) -> Response {
+    let open = state.config.max_connections - state.connections.available_permits();
+    let rooms = state.rooms.summaries().into_iter().map(|room| room.status);
+    let page = state.rooms.metrics().render(open, rooms);
+    let content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    ([(header::CONTENT_TYPE, content_type)], page).into_response()
+}
+
+async fn create_room(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> Result<Response, Failure> {
+    if !state.addresses.create_room(peer.ip()) {
+        state.rooms.metrics().refused(Refused::RoomsPerMinute);
+        let most = state.config.rooms_per_minute;
+        return Err(Failure(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            format!("an address may create {most} rooms a minute; wait a little"),
+        ));
+    }
     let request: CreateRoom = if body.iter().all(u8::is_ascii_whitespace) {
         CreateRoom::default()
     } else {
@@ -250,9 +298,30 @@ fn archive_query(query: &str) -> Result<(usize, Option<ArchiveCursor>), Failure>
 async fn websocket(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    let metrics = state.rooms.metrics();
+    if !origin_allowed(&state.config.allowed_origins, &headers) {
+        metrics.refused(Refused::Origin);
+        return Failure(
+            StatusCode::FORBIDDEN,
+            ErrorCode::OriginNotAllowed,
+            "pages from this origin may not connect to this server".into(),
+        )
+        .into_response();
+    }
+    let Some(slot) = state.addresses.connect(peer.ip()) else {
+        metrics.refused(Refused::ConnectionsPerIp);
+        return Failure(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::TooManyConnections,
+            "this address has as many connections open as it may".into(),
+        )
+        .into_response();
+    };
     let Ok(permit) = state.connections.clone().try_acquire_owned() else {
+        metrics.refused(Refused::MaxConnections);
         return Failure(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::TooManyConnections,
@@ -271,10 +340,10 @@ async fn websocket(
         .max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| {
-            let span = tracing::info_span!("conn", id, %peer);
+            let span = tracing::info_span!("conn", conn = id, %peer, room = tracing::field::Empty);
             async move {
                 connection::serve(socket, id, state).await;
-                drop(permit);
+                drop((permit, slot));
             }
             .instrument(span)
         })

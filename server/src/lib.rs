@@ -16,6 +16,9 @@
 //!   client that does not read is dropped instead of slowing anyone down.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - [`Config`]: limits and timings, from flags or environment variables.
+//! - `limits`: token buckets for message rates per connection, and the per-address caps
+//!   on connections and new rooms.
+//! - `metrics`: the counters served at `GET /metrics`.
 //! - `secret`: seat tokens (128 random bits) and room ids.
 //! - `store`: the SQLite database of rooms, seat token hashes and turns; one thread
 //!   commits whatever is waiting in one transaction, and a turn is acknowledged only
@@ -25,6 +28,8 @@ mod clock;
 mod config;
 mod connection;
 mod http;
+mod limits;
+mod metrics;
 mod room;
 mod rooms;
 mod secret;
@@ -53,6 +58,8 @@ struct AppState {
     config: Arc<Config>,
     /// One permit per open WebSocket connection.
     connections: Arc<Semaphore>,
+    /// Connections and new rooms by client address.
+    addresses: Arc<limits::Addresses>,
     /// The next connection's id.
     next_connection: Arc<AtomicU64>,
     /// Turns true when the server shuts down.
@@ -70,6 +77,7 @@ impl AppState {
         let state = AppState {
             rooms: Rooms::new(&config, store),
             connections: Arc::new(Semaphore::new(config.max_connections)),
+            addresses: limits::Addresses::new(&config),
             config: Arc::new(config),
             next_connection: Arc::new(AtomicU64::new(1)),
             stop,

@@ -27,9 +27,23 @@ struct Cli {
         global = true
     )]
     listen: SocketAddr,
+    /// How log lines are written to stderr: `text` for people, `json` (one object a line,
+    /// with the connection and room ids of its spans) for log collectors. `RUST_LOG`
+    /// chooses what is logged (`info` by default).
+    #[arg(long, env = "PUNCT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     /// Limits and timings.
     #[command(flatten)]
     config: Config,
+}
+
+/// The shape of log lines.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// JSON lines.
+    Json,
 }
 
 #[derive(Subcommand, Debug)]
@@ -97,13 +111,15 @@ fn ready(listen: SocketAddr) -> Result<(), String> {
 
 #[tokio::main]
 async fn serve(cli: Cli) -> std::io::Result<()> {
-    tracing_subscriber::fmt()
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .init();
+        .with_env_filter(filter);
+    match cli.log_format {
+        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        // Every line carries the fields of every span it is in (`conn`, `peer`, `room`).
+        LogFormat::Json => logs.json().flatten_event(true).with_span_list(true).init(),
+    }
     let listener = tokio::net::TcpListener::bind(cli.listen).await?;
     punct_server::run(listener, cli.config, shutdown_signal()).await
 }

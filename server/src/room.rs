@@ -252,7 +252,7 @@ impl RoomHandle {
         let (summary_tx, summary) = watch::channel(room.summary());
         room.summary = Some(summary_tx);
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
-        let span = tracing::info_span!("room", id = %id);
+        let span = tracing::info_span!("room", room = %id);
         tokio::spawn(room.run(inbox).instrument(span));
         RoomHandle { commands, summary }
     }
@@ -561,7 +561,10 @@ impl Room {
                 }));
             }
             Command::Play { conn, turn, reply } => {
-                let _ = reply.send(self.play(conn, turn).await);
+                let played = self.play(conn, turn).await;
+                let refused = played.as_ref().err().map(|refusal| refusal.code);
+                self.rooms.metrics().turn(refused);
+                let _ = reply.send(played);
             }
             Command::Act { conn, act, reply } => {
                 let _ = reply.send(self.act(conn, act).await);

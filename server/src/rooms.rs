@@ -10,6 +10,7 @@ use punct_protocol::{
 use punct_rules::{Color, Variant};
 
 use crate::clock::Clock;
+use crate::metrics::Metrics;
 use crate::room::{RoomHandle, Setup};
 use crate::store::{Store, StoreError, TokenHash, hash_token};
 use crate::{Config, secret};
@@ -41,6 +42,8 @@ struct Shared {
     grace_period: Duration,
     /// Where rooms and turns are kept.
     store: Store,
+    /// The counters of `/metrics`.
+    metrics: Metrics,
 }
 
 #[derive(Debug, Default)]
@@ -61,6 +64,7 @@ impl Rooms {
                 event_buffer: config.room_event_buffer,
                 idle_timeout: config.room_idle_timeout,
                 grace_period: config.grace_period,
+                metrics: Metrics::new(store.commit_times()),
                 store,
             }),
         }
@@ -74,6 +78,11 @@ impl Rooms {
     /// Where rooms and turns are kept.
     pub(crate) fn store(&self) -> &Store {
         &self.shared.store
+    }
+
+    /// The counters of `/metrics`.
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
     }
 
     /// Room events kept for members that fall behind.

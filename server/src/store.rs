@@ -15,6 +15,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::mpsc as channel;
 
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use punct_rules::{Color, Outcome, Turn, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
@@ -97,6 +98,8 @@ type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 pub(crate) struct Store {
     /// Where jobs go; the thread ends when every handle is gone.
     jobs: channel::Sender<Job>,
+    /// How long each commit took, for `/metrics`.
+    commits: Histogram,
 }
 
 /// A room as the database has it: enough to rebuild it exactly.
@@ -133,11 +136,19 @@ impl Store {
         db.pragma_update(None, "foreign_keys", "ON")?;
         migrate(&mut db)?;
         let (jobs, inbox) = channel::channel();
+        // From half a millisecond to about two seconds.
+        let commits = Histogram::new(exponential_buckets(0.0005, 2.0, 13));
+        let timed = commits.clone();
         std::thread::Builder::new()
             .name("punct-store".into())
-            .spawn(move || serve(db, inbox))
+            .spawn(move || serve(db, inbox, &timed))
             .map_err(|e| StoreError(format!("cannot start the database thread: {e}")))?;
-        Ok(Store { jobs })
+        Ok(Store { jobs, commits })
+    }
+
+    /// The histogram of commit times.
+    pub(crate) fn commit_times(&self) -> Histogram {
+        self.commits.clone()
     }
 
     /// Runs `job` in the next transaction; answers its result once that is committed.
@@ -440,13 +451,15 @@ fn migrate(db: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// The database thread: runs the waiting jobs in one transaction, then answers them.
-fn serve(mut db: Connection, jobs: channel::Receiver<Job>) {
+fn serve(mut db: Connection, jobs: channel::Receiver<Job>, commits: &Histogram) {
     while let Ok(first) = jobs.recv() {
         let batch: Vec<Job> = std::iter::once(first)
             .chain(jobs.try_iter().take(MAX_BATCH - 1))
             .collect();
         let mut replies = Vec::with_capacity(batch.len());
+        let started = std::time::Instant::now();
         let committed = run_batch(&mut db, batch, &mut replies).map_err(StoreError::from);
+        commits.observe(started.elapsed().as_secs_f64());
         if let Err(e) = &committed {
             tracing::error!("commit failed: {e}");
         }

@@ -114,20 +114,10 @@ async fn connections_beyond_the_limit_are_refused() {
     };
     let server = TestServer::with(config).await;
     let first = server.client().await;
-    let url = format!("ws://{}/ws", server.addr);
-    match tokio_tungstenite::connect_async(&url).await {
-        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-            assert_eq!(response.status(), 503);
-        }
-        other => panic!("expected 503, got {:?}", other.map(|_| ())),
-    }
+    assert_eq!(server.upgrade_status(None).await, 503);
     // Once the first has gone, there is room again.
     drop(first);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while tokio_tungstenite::connect_async(&url).await.is_err() {
-        assert!(Instant::now() < deadline, "the slot was never freed");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    server.await_free_slot().await;
 }
 
 #[tokio::test]

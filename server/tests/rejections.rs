@@ -102,23 +102,9 @@ async fn a_wrong_token_takes_no_seat() {
     let s = scene().await;
     let mut mallory = s.server.client().await;
     let wrong = "0".repeat(32);
-    let reply = mallory
-        .request(|id| ClientMessage::Join {
-            id,
-            room: s.room.clone(),
-            token: wrong,
-            since: None,
-        })
-        .await;
-    assert!(
-        matches!(
-            reply,
-            ServerMessage::Error {
-                code: ErrorCode::BadToken,
-                ..
-            }
-        ),
-        "{reply:?}"
+    assert_eq!(
+        mallory.join_refused(&s.room, &wrong).await,
+        ErrorCode::BadToken
     );
     // Without a seat Mallory cannot play either.
     assert_eq!(

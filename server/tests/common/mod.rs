@@ -21,6 +21,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
@@ -149,6 +150,38 @@ impl Endpoint {
         self.get(&format!("/api/rooms/{room}")).await
     }
 
+    /// The HTTP status of a WebSocket upgrade, sent with `origin` as its `Origin`:
+    /// 101 when it is accepted.
+    pub(crate) async fn upgrade_status(&self, origin: Option<&str>) -> u16 {
+        let mut request = format!("ws://{}/ws", self.addr)
+            .into_client_request()
+            .unwrap();
+        if let Some(origin) = origin {
+            request
+                .headers_mut()
+                .insert("Origin", origin.parse().unwrap());
+        }
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((_, response)) => response.status().as_u16(),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                response.status().as_u16()
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Waits until a WebSocket upgrade is accepted again, after a slot was given back.
+    pub(crate) async fn await_free_slot(&self) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while self.upgrade_status(None).await != 101 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the slot was never given back"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// A WebSocket connection that has not said hello yet.
     pub(crate) async fn connect(&self) -> Client {
         let url = format!("ws://{}/ws", self.addr);
@@ -223,6 +256,11 @@ impl Client {
     /// Sends a binary frame.
     pub(crate) async fn send_binary(&mut self, bytes: &[u8]) {
         self.ws.send(Message::binary(bytes.to_vec())).await.unwrap();
+    }
+
+    /// Sends any WebSocket message, raw frames included.
+    pub(crate) async fn send_raw(&mut self, message: Message) {
+        self.ws.send(message).await.unwrap();
     }
 
     /// Sends a request.
@@ -313,17 +351,28 @@ impl Client {
         assert!(matches!(reply, ServerMessage::Welcome { .. }), "{reply:?}");
     }
 
+    /// Asks for a seat with `token`; answers the reply, whatever it is.
+    async fn ask_seat(&mut self, room: &str, token: &str) -> ServerMessage {
+        self.request(|id| ClientMessage::Join {
+            id,
+            room: room.into(),
+            token: token.into(),
+            since: None,
+        })
+        .await
+    }
+
+    /// Tries to take a seat with `token` that the server must refuse; answers why.
+    pub(crate) async fn join_refused(&mut self, room: &str, token: &str) -> ErrorCode {
+        match self.ask_seat(room, token).await {
+            ServerMessage::Error { code, .. } => code,
+            other => panic!("join accepted: {other:?}"),
+        }
+    }
+
     /// Takes a seat with its token; answers the snapshot.
     pub(crate) async fn join(&mut self, room: &str, token: &str) -> RoomSnapshot {
-        let reply = self
-            .request(|id| ClientMessage::Join {
-                id,
-                room: room.into(),
-                token: token.into(),
-                since: None,
-            })
-            .await;
-        match reply {
+        match self.ask_seat(room, token).await {
             ServerMessage::Snapshot { room, .. } => room,
             other => panic!("join refused: {other:?}"),
         }

@@ -1,0 +1,232 @@
+//! The counters behind `GET /metrics`, in the Prometheus (OpenMetrics) text format.
+//!
+//! Counters are bumped where things happen; gauges that are cheaper to read than to keep
+//! (connections open, rooms by state) are set when the page is asked for.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use punct_protocol::{ErrorCode, RoomStatus};
+
+/// One label and its value.
+type Label = [(&'static str, &'static str); 1];
+
+/// Everything `/metrics` shows.
+#[derive(Debug)]
+pub(crate) struct Metrics {
+    registry: Registry,
+    connections: Gauge,
+    rooms: Family<Label, Gauge>,
+    turns_accepted: Counter,
+    turns_rejected: Family<Label, Counter>,
+    messages: Family<Label, Counter>,
+    rate_limited: Family<Label, Counter>,
+    refused: Family<Label, Counter>,
+    disconnects: Family<Label, Counter>,
+    lagged: Counter,
+}
+
+/// Why the server turned a WebSocket or a new room away before it existed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Refused {
+    /// The server holds as many connections as it may.
+    MaxConnections,
+    /// The address holds as many connections as it may.
+    ConnectionsPerIp,
+    /// The address created as many rooms as it may lately.
+    RoomsPerMinute,
+    /// A browser page from an origin not allowed.
+    Origin,
+}
+
+impl Metrics {
+    /// Counters at zero; `commits` is the database's commit-time histogram.
+    pub(crate) fn new(commits: Histogram) -> Metrics {
+        let mut registry = Registry::with_prefix("punct");
+        let metrics = Metrics {
+            connections: Gauge::default(),
+            rooms: Family::default(),
+            turns_accepted: Counter::default(),
+            turns_rejected: Family::default(),
+            messages: Family::default(),
+            rate_limited: Family::default(),
+            refused: Family::default(),
+            disconnects: Family::default(),
+            lagged: Counter::default(),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "connections",
+            "WebSocket connections open",
+            metrics.connections.clone(),
+        );
+        registry.register(
+            "rooms",
+            "Rooms held in memory, by state (open: a seat is free)",
+            metrics.rooms.clone(),
+        );
+        registry.register(
+            "turns_accepted",
+            "Turns accepted and stored",
+            metrics.turns_accepted.clone(),
+        );
+        registry.register(
+            "turns_rejected",
+            "Turns refused, by error code",
+            metrics.turns_rejected.clone(),
+        );
+        registry.register(
+            "messages",
+            "WebSocket requests received, by type (invalid: frames that are not a request)",
+            metrics.messages.clone(),
+        );
+        registry.register(
+            "rate_limited",
+            "Frames refused for exceeding their kind's rate, by kind",
+            metrics.rate_limited.clone(),
+        );
+        registry.register(
+            "refused",
+            "WebSocket upgrades and room creations turned away, by reason",
+            metrics.refused.clone(),
+        );
+        registry.register(
+            "disconnects",
+            "WebSocket connections ended, by reason (too-slow: its outbound queue was full)",
+            metrics.disconnects.clone(),
+        );
+        registry.register(
+            "lagged",
+            "Times a member fell behind its room's event buffer and was sent a fresh snapshot",
+            metrics.lagged.clone(),
+        );
+        registry.register(
+            "db_commit_seconds",
+            "Time to commit one batch of database writes",
+            commits,
+        );
+        Metrics {
+            registry,
+            ..metrics
+        }
+    }
+
+    /// A turn was accepted, or refused with `code`.
+    pub(crate) fn turn(&self, refused: Option<ErrorCode>) {
+        match refused {
+            None => {
+                self.turns_accepted.inc();
+            }
+            Some(code) => {
+                self.turns_rejected
+                    .get_or_create(&[("reason", code.as_str())])
+                    .inc();
+            }
+        }
+    }
+
+    /// A frame came in: a request of type `kind`, or `invalid`.
+    pub(crate) fn message(&self, kind: &'static str) {
+        self.messages.get_or_create(&[("type", kind)]).inc();
+    }
+
+    /// A frame of `kind` was over its rate.
+    pub(crate) fn rate_limited(&self, kind: &'static str) {
+        self.rate_limited.get_or_create(&[("kind", kind)]).inc();
+    }
+
+    /// A connection or a room was turned away.
+    pub(crate) fn refused(&self, why: Refused) {
+        let reason = match why {
+            Refused::MaxConnections => "max-connections",
+            Refused::ConnectionsPerIp => "connections-per-ip",
+            Refused::RoomsPerMinute => "rooms-per-minute",
+            Refused::Origin => "origin",
+        };
+        self.refused.get_or_create(&[("reason", reason)]).inc();
+    }
+
+    /// A connection ended, for `reason`.
+    pub(crate) fn disconnect(&self, reason: &'static str) {
+        self.disconnects.get_or_create(&[("reason", reason)]).inc();
+    }
+
+    /// A member fell behind its room.
+    pub(crate) fn lagged(&self) {
+        self.lagged.inc();
+    }
+
+    /// The page, with the gauges set to `connections` and the states of `rooms`.
+    pub(crate) fn render(
+        &self,
+        connections: usize,
+        rooms: impl IntoIterator<Item = RoomStatus>,
+    ) -> String {
+        self.connections.set(gauge(connections));
+        let mut counts = [("open", 0), ("live", 0), ("over", 0)];
+        for status in rooms {
+            let slot = match status {
+                RoomStatus::Open => 0,
+                RoomStatus::Live => 1,
+                RoomStatus::Over => 2,
+            };
+            counts[slot].1 += 1;
+        }
+        for (state, count) in counts {
+            self.rooms
+                .get_or_create(&[("state", state)])
+                .set(gauge(count));
+        }
+        let mut page = String::new();
+        encode(&mut page, &self.registry).expect("writing to a String cannot fail");
+        page
+    }
+}
+
+fn gauge(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_names_every_metric_with_its_labels() {
+        let commits = Histogram::new([0.001, 0.01, 0.1]);
+        let metrics = Metrics::new(commits.clone());
+        commits.observe(0.004);
+        metrics.turn(None);
+        metrics.turn(None);
+        metrics.turn(Some(ErrorCode::NotYourTurn));
+        metrics.message("play");
+        metrics.rate_limited("play");
+        metrics.refused(Refused::ConnectionsPerIp);
+        metrics.disconnect("too-slow");
+        metrics.lagged();
+        let page = metrics.render(7, [RoomStatus::Live, RoomStatus::Live, RoomStatus::Open]);
+        for line in [
+            "punct_connections 7",
+            "punct_rooms{state=\"live\"} 2",
+            "punct_rooms{state=\"open\"} 1",
+            "punct_rooms{state=\"over\"} 0",
+            "punct_turns_accepted_total 2",
+            "punct_turns_rejected_total{reason=\"not-your-turn\"} 1",
+            "punct_messages_total{type=\"play\"} 1",
+            "punct_rate_limited_total{kind=\"play\"} 1",
+            "punct_refused_total{reason=\"connections-per-ip\"} 1",
+            "punct_disconnects_total{reason=\"too-slow\"} 1",
+            "punct_lagged_total 1",
+            "punct_db_commit_seconds_count 1",
+            "punct_db_commit_seconds_bucket{le=\"0.01\"} 1",
+        ] {
+            assert!(
+                page.lines().any(|l| l == line),
+                "no line {line:?} in\n{page}"
+            );
+        }
+    }
+}
