@@ -280,9 +280,11 @@ async fn session(
     };
     let send =
         |message: &ClientMessage| Message::text(serde_json::to_string(message).unwrap_or_default());
+    // The client finds the legal turns with the rules crate: the server need not.
     ws.send(send(&ClientMessage::Hello {
         id: id(),
         version: PROTOCOL_VERSION,
+        legal_turns: false,
     }))
     .await?;
     let enter = match entry {

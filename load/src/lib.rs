@@ -74,6 +74,11 @@ pub struct LoadConfig {
     /// Print a line of progress every second (on standard error).
     #[arg(long)]
     pub progress: bool,
+    /// Have the server send the players every legal turn (`your_turn`), as it does for
+    /// the web page. By default the simulated players find their turns with the rules
+    /// crate and say so in `hello`, as the terminal client does.
+    #[arg(long)]
+    pub legal_turns: bool,
 }
 
 impl Default for LoadConfig {
@@ -89,6 +94,7 @@ impl Default for LoadConfig {
             connect_concurrency: 64,
             server_pid: None,
             progress: false,
+            legal_turns: false,
         }
     }
 }
@@ -167,6 +173,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         stats: Arc::clone(&stats),
         start,
         next_source: AtomicUsize::new(0),
+        legal_turns: config.legal_turns,
     });
     let mut tasks = Vec::new();
     for n in 0..config.rooms {

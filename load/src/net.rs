@@ -88,10 +88,12 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    /// Connects from `source` to the server's WebSocket endpoint and says hello.
+    /// Connects from `source` to the server's WebSocket endpoint and says hello, asking
+    /// for the legal turns or not.
     pub(crate) async fn open(
         server: SocketAddr,
         source: Ipv4Addr,
+        legal_turns: bool,
         stats: &Arc<Stats>,
     ) -> Result<Conn, String> {
         let stream = connect(server, source).await?;
@@ -112,6 +114,7 @@ impl Conn {
         conn.request(|id| ClientMessage::Hello {
             id,
             version: PROTOCOL_VERSION,
+            legal_turns,
         })
         .await?;
         Ok(conn)

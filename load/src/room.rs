@@ -40,6 +40,8 @@ pub(crate) struct Plan {
     pub(crate) start: watch::Receiver<Option<Stop>>,
     /// Spreads sockets over the sources.
     pub(crate) next_source: AtomicUsize,
+    /// Whether connections ask for the legal turns.
+    pub(crate) legal_turns: bool,
 }
 
 impl Plan {
@@ -50,7 +52,7 @@ impl Plan {
 
     async fn connect(&self) -> Result<Conn, String> {
         let _permit = self.connecting.acquire().await.expect("never closed");
-        Conn::open(self.server, self.source(), &self.stats).await
+        Conn::open(self.server, self.source(), self.legal_turns, &self.stats).await
     }
 
     async fn http<T: serde::de::DeserializeOwned>(

@@ -19,6 +19,11 @@ pub enum ClientMessage {
         id: RequestId,
         /// The client's [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION).
         version: u32,
+        /// Whether a player on this connection is sent the legal turns (`your_turn`, and
+        /// `legal_turns` in snapshots); true if left out. A client with the rules engine
+        /// can say false: generating the list is most of the server's work per turn.
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        legal_turns: bool,
     },
     /// Take one's seat in a room with the seat token got over HTTP. A connection that
     /// already holds the seat is replaced (reconnect). Answered with a snapshot.
@@ -89,6 +94,14 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
     },
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 impl ClientMessage {
@@ -178,7 +191,26 @@ mod tests {
     #[test]
     fn messages_read_as_documented() {
         let hello = ClientMessage::decode(r#"{"type":"hello","id":1,"version":1}"#);
-        assert_eq!(hello, Ok(ClientMessage::Hello { id: 1, version: 1 }));
+        assert_eq!(
+            hello,
+            Ok(ClientMessage::Hello {
+                id: 1,
+                version: 1,
+                legal_turns: true
+            })
+        );
+        let quiet =
+            ClientMessage::decode(r#"{"type":"hello","id":1,"version":1,"legal_turns":false}"#);
+        assert!(matches!(
+            quiet,
+            Ok(ClientMessage::Hello {
+                legal_turns: false,
+                ..
+            })
+        ));
+        // The default is left out when written.
+        let written = serde_json::to_string(&hello.unwrap()).unwrap();
+        assert_eq!(written, r#"{"type":"hello","id":1,"version":1}"#);
         let play = ClientMessage::decode(r#"{"type":"play","id":7,"turn":"c4:d5,c5"}"#);
         assert_eq!(
             play.map(|m| serde_json::to_string(&m).unwrap()),
@@ -210,7 +242,11 @@ mod tests {
         let turn = "C4:C5,D5".parse().unwrap();
         let room = String::from("r");
         for message in [
-            ClientMessage::Hello { id: 1, version: 1 },
+            ClientMessage::Hello {
+                id: 1,
+                version: 1,
+                legal_turns: false,
+            },
             ClientMessage::Join {
                 id: 1,
                 room: room.clone(),

@@ -126,6 +126,7 @@ where
         state,
         out,
         greeted: false,
+        legal_turns: true,
         room: None,
     };
     let end = connection.run(&mut stream).await;
@@ -187,6 +188,8 @@ struct Connection {
     limits: MessageLimits,
     /// Whether the client has said `hello` with the right version.
     greeted: bool,
+    /// Whether the client wants the legal turns when it is its turn to play.
+    legal_turns: bool,
     /// The room joined, if any.
     room: Option<Membership>,
 }
@@ -332,14 +335,19 @@ impl Connection {
     async fn on_request(&mut self, request: ClientMessage) -> Result<(), End> {
         if !self.greeted {
             return match request {
-                ClientMessage::Hello { id, version } if version == PROTOCOL_VERSION => {
+                ClientMessage::Hello {
+                    id,
+                    version,
+                    legal_turns,
+                } if version == PROTOCOL_VERSION => {
                     self.greeted = true;
+                    self.legal_turns = legal_turns;
                     self.send(&ServerMessage::Welcome {
                         id,
                         version: PROTOCOL_VERSION,
                     })
                 }
-                ClientMessage::Hello { id, version } => {
+                ClientMessage::Hello { id, version, .. } => {
                     self.error(
                         Some(id),
                         ErrorCode::UnsupportedVersion,
@@ -373,7 +381,7 @@ impl Connection {
                 let Some(handle) = self.room_to_enter(id, &room).await? else {
                     return Ok(());
                 };
-                match handle.join(self.id, token, since).await {
+                match handle.join(self.id, token, since, self.legal_turns).await {
                     Ok(Ok(joined)) => self.enter(id, handle, joined),
                     Ok(Err(code)) => self.error(Some(id), code, describe(code)),
                     Err(RoomClosed) => self.error(
@@ -491,7 +499,11 @@ impl Connection {
                     room: *room,
                 })
             }
-            Start::Resumed { since, missed } => {
+            Start::Resumed {
+                since,
+                missed,
+                your_turn,
+            } => {
                 tracing::info!(?role, since, missed = missed.len(), "came back to the room");
                 self.send(&ServerMessage::Resumed {
                     id,
@@ -500,7 +512,8 @@ impl Connection {
                 })?;
                 missed
                     .iter()
-                    .try_for_each(|event| self.forward(event, role))
+                    .try_for_each(|event| self.forward(event, role))?;
+                your_turn.map_or(Ok(()), |json| self.push(Message::Text(json.into())))
             }
         }
     }
@@ -687,8 +700,14 @@ mod tests {
         let room = state.rooms.get(&white.room).await.unwrap();
         let black = room.take_seat().await.unwrap().unwrap();
         let (alice, bob) = (1001, 1002);
-        room.join(alice, white.token, None).await.unwrap().unwrap();
-        room.join(bob, black.token, None).await.unwrap().unwrap();
+        room.join(alice, white.token, None, true)
+            .await
+            .unwrap()
+            .unwrap();
+        room.join(bob, black.token, None, true)
+            .await
+            .unwrap()
+            .unwrap();
 
         // Sam says hello and watches, then reads nothing.
         let (sam, incoming) = mpsc::unbounded_channel();
@@ -733,6 +752,7 @@ mod tests {
             state: state.clone(),
             out,
             greeted: true,
+            legal_turns: true,
             limits: MessageLimits::new(1.0, Instant::now()),
             room: Some(Membership {
                 handle: room.clone(),

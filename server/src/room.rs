@@ -56,6 +56,8 @@ enum Command {
         token: String,
         /// The last event the client saw, when it comes back.
         since: Option<Seq>,
+        /// Whether it wants the legal turns when it is to move.
+        lists: bool,
         /// Gets the snapshot (or the missed events) and the events, or `BadToken`.
         reply: oneshot::Sender<Result<Joined, ErrorCode>>,
     },
@@ -159,6 +161,9 @@ pub(crate) enum Start {
         since: Seq,
         /// The events after it, in order.
         missed: Vec<Arc<Event>>,
+        /// A `your_turn` to send after them, for a player to move whose list none of
+        /// them brings.
+        your_turn: Option<String>,
     },
 }
 
@@ -279,17 +284,20 @@ impl RoomHandle {
         self.ask(|reply| Command::TakeSeat { reply }).await
     }
 
-    /// Seats `conn` by token; `since` is the last event it saw, if it comes back.
+    /// Seats `conn` by token; `since` is the last event it saw, if it comes back;
+    /// `lists` whether it wants the legal turns when it is to move.
     pub(crate) async fn join(
         &self,
         conn: ConnId,
         token: String,
         since: Option<Seq>,
+        lists: bool,
     ) -> Result<Result<Joined, ErrorCode>, RoomClosed> {
         self.ask(|reply| Command::Join {
             conn,
             token,
             since,
+            lists,
             reply,
         })
         .await
@@ -450,6 +458,8 @@ struct Seat {
 struct Holder {
     /// Which connection.
     conn: ConnId,
+    /// Whether it wants the legal turns when it is to move.
+    lists: bool,
     /// Fired when another connection takes the seat over.
     replaced: oneshot::Sender<()>,
 }
@@ -536,9 +546,10 @@ impl Room {
                 conn,
                 token,
                 since,
+                lists,
                 reply,
             } => {
-                let _ = reply.send(self.join(conn, &token, since));
+                let _ = reply.send(self.join(conn, &token, since, lists));
             }
             Command::Watch { conn, since, reply } => {
                 self.spectators.insert(conn);
@@ -621,7 +632,13 @@ impl Room {
         })
     }
 
-    fn join(&mut self, conn: ConnId, token: &str, since: Option<Seq>) -> Result<Joined, ErrorCode> {
+    fn join(
+        &mut self,
+        conn: ConnId,
+        token: &str,
+        since: Option<Seq>,
+        lists: bool,
+    ) -> Result<Joined, ErrorCode> {
         let presented = hash_token(token);
         let color = Color::ALL
             .into_iter()
@@ -634,7 +651,11 @@ impl Room {
         let (replaced, on_replaced) = oneshot::channel();
         let seat = &mut self.seats[color as usize];
         seat.away = None;
-        if let Some(old) = seat.holder.replace(Holder { conn, replaced }) {
+        if let Some(old) = seat.holder.replace(Holder {
+            conn,
+            lists,
+            replaced,
+        }) {
             tracing::info!(%color, old = old.conn, new = conn, "seat taken over");
             let _ = old.replaced.send(());
         }
@@ -698,8 +719,9 @@ impl Room {
         }
         let to_move = self.game.to_move();
         tracing::debug!(%turn, number, "turn played");
-        let your_turn = outcome
-            .is_none()
+        // Nobody to send the list to, or a client that finds the turns itself: skip the
+        // largest cost of a turn. A player who comes back gets the list then.
+        let your_turn = (outcome.is_none() && self.wants_lists(Role::player(to_move)))
             .then(|| (to_move, self.game.legal_turns()));
         let clock = self.clock.as_ref().map(|c| c.view(now));
         self.forget_legal_turns();
@@ -930,7 +952,28 @@ impl Room {
         replaced: Option<oneshot::Receiver<()>>,
     ) -> Joined {
         let start = match since.and_then(|since| self.missed_since(since)) {
-            Some((since, missed)) => Start::Resumed { since, missed },
+            Some((since, missed)) => {
+                // The list after the last turn, if the player is to move and none of the
+                // missed events brings it (it was not made while they were away).
+                let to_move = self.game.to_move();
+                let brought = missed
+                    .iter()
+                    .any(|e| e.your_turn.as_ref().is_some_and(|(c, _)| *c == to_move));
+                let your_turn = (role.color() == Some(to_move)
+                    && self.outcome().is_none()
+                    && self.wants_lists(role)
+                    && !brought)
+                    .then(|| {
+                        let legal_turns = self.game.legal_turns();
+                        let seq = self.seq;
+                        to_json(&ServerMessage::YourTurn { seq, legal_turns })
+                    });
+                Start::Resumed {
+                    since,
+                    missed,
+                    your_turn,
+                }
+            }
             None => Start::Snapshot(Box::new(self.snapshot(role))),
         };
         Joined {
@@ -962,11 +1005,22 @@ impl Room {
         Some((since, missed))
     }
 
+    /// Whether `role` is a seated player whose connection wants the legal turns.
+    fn wants_lists(&self, role: Role) -> bool {
+        role.color().is_some_and(|color| {
+            self.seats[color as usize]
+                .holder
+                .as_ref()
+                .is_some_and(|h| h.lists)
+        })
+    }
+
     fn snapshot(&self, role: Role) -> RoomSnapshot {
         let position = self.game.position();
         let to_move = self.game.to_move();
-        let legal_turns = (role.color() == Some(to_move) && self.outcome().is_none())
-            .then(|| self.game.legal_turns());
+        let legal_turns =
+            (role.color() == Some(to_move) && self.outcome().is_none() && self.wants_lists(role))
+                .then(|| self.game.legal_turns());
         RoomSnapshot {
             room: self.id.clone(),
             seq: self.seq,
@@ -1065,11 +1119,11 @@ mod tests {
         let white = rooms.create(request).await.unwrap();
         let room = rooms.get(&white.room).await.unwrap();
         let black = room.take_seat().await.unwrap().unwrap();
-        room.join(1, white.token.clone(), None)
+        room.join(1, white.token.clone(), None, true)
             .await
             .unwrap()
             .unwrap();
-        room.join(2, black.token.clone(), None)
+        room.join(2, black.token.clone(), None, true)
             .await
             .unwrap()
             .unwrap();
@@ -1199,7 +1253,7 @@ mod tests {
         tokio::time::sleep(rooms.grace_period() / 2).await;
         let left = seats(&room).await.white.claim_in_ms;
         assert_eq!(left, Some(millis(rooms.grace_period() / 2)));
-        room.join(11, white, None).await.unwrap().unwrap();
+        room.join(11, white, None, true).await.unwrap().unwrap();
         assert_eq!(seats(&room).await.white.claim_in_ms, None);
         tokio::time::sleep(rooms.grace_period() * 2).await;
         let refused = room.act(2, Act::ClaimWin).await.unwrap().unwrap_err();

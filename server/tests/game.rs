@@ -180,3 +180,47 @@ async fn a_player_rejoining_gets_the_snapshot_of_their_seat() {
         other => panic!("expected a snapshot, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_player_who_finds_the_turns_itself_is_sent_no_lists() {
+    let server = TestServer::start().await;
+    let table = server.table("standard").await;
+    let mut alice = server.connect().await;
+    alice
+        .send_text(r#"{"type":"hello","id":1,"version":1,"legal_turns":false}"#)
+        .await;
+    assert!(matches!(
+        alice.reply_to(1).await,
+        ServerMessage::Welcome { .. }
+    ));
+    let snapshot = alice.join(&table.room, &table.white).await;
+    assert_eq!(
+        snapshot.legal_turns, None,
+        "White is to move but asked for none"
+    );
+    let mut bob = server.player(&table.room, &table.black).await;
+
+    // Bob asked for lists (the default) and gets his.
+    alice.play("C4:C5,D5").await.unwrap();
+    loop {
+        if let ServerMessage::YourTurn { legal_turns, .. } = bob.recv().await {
+            assert!(!legal_turns.is_empty());
+            break;
+        }
+    }
+    // Alice gets Bob's turn and nothing more: the reply to a later request comes next.
+    bob.play("J14:J15,K15").await.unwrap();
+    alice.send_text(r#"{"type":"dance","id":77}"#).await;
+    let mut turns = 0;
+    loop {
+        match alice.recv().await {
+            ServerMessage::Error { id: Some(77), .. } => break,
+            ServerMessage::YourTurn { .. } => panic!("Alice asked for no lists"),
+            ServerMessage::TurnPlayed { .. } => turns += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(turns, 2);
+    // She plays all the same.
+    alice.play("C7:C8,D8").await.unwrap();
+}

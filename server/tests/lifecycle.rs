@@ -66,6 +66,10 @@ async fn a_player_who_comes_back_gets_exactly_the_events_missed() {
                     }
                 }
             }
+            // The list was not made while Bob was away: it comes after the missed events.
+            if let ServerMessage::YourTurn { legal_turns, .. } = bob.recv().await {
+                told_legal_turns = !legal_turns.is_empty();
+            }
             assert!(told_legal_turns, "Bob learns what he may play");
             // Then Carol's view catches up with Bob's return, and the two agree.
             loop {

@@ -346,6 +346,7 @@ impl Client {
             .request(|id| ClientMessage::Hello {
                 id,
                 version: PROTOCOL_VERSION,
+                legal_turns: true,
             })
             .await;
         assert!(matches!(reply, ServerMessage::Welcome { .. }), "{reply:?}");
