@@ -161,6 +161,7 @@ impl CreateForm {
             color: self.color,
             visibility: Visibility::Public,
             clock,
+            computer: None,
         })
     }
 }

@@ -79,6 +79,10 @@ struct SeatArgs {
     /// With --create: keep the room out of the lobby.
     #[arg(long, requires = "create")]
     private: bool,
+    /// With --create: play the computer at this level (1, the easiest, to 4); the server
+    /// takes the other seat at once.
+    #[arg(long, value_name = "LEVEL", requires = "create", value_parser = clap::value_parser!(u8).range(1..=4))]
+    computer: Option<u8>,
     /// The seat file that keeps seat tokens [default: $XDG_DATA_HOME/punct/seats.json].
     #[arg(long, env = "PUNCT_SEATS", value_name = "FILE")]
     seats: Option<PathBuf>,
@@ -442,6 +446,7 @@ impl SeatArgs {
                     Visibility::Public
                 },
                 clock: self.clock,
+                computer: self.computer,
             }),
         }
     }

@@ -410,6 +410,7 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
                 base: 300,
                 increment: 2
             }),
+            computer: None,
         }))
     );
 

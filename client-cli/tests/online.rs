@@ -32,7 +32,11 @@ fn start_server() -> TestServer {
             .expect("runtime");
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            let config = punct_server::Config::default();
+            // The server's computer thinks briefly, so games against it are quick.
+            let config = punct_server::Config {
+                computer_think_time: std::time::Duration::from_millis(20),
+                ..punct_server::Config::default()
+            };
             punct_server::run(listener, config, async move {
                 let _ = stopped.await;
             })
@@ -255,6 +259,19 @@ fn a_script_with_an_illegal_turn_fails_before_sending_it() {
     assert!(stderr.contains("central hexagon"), "{stderr}");
 }
 
+/// The game a bot's output lines tell of: every turn the server recorded replays
+/// legally, and the game ended as the rules say.
+fn played_out(variant: Variant, lines: &[Value]) -> Game {
+    let mut game = Game::new(variant);
+    for turn in turns_seen(&serde_json::json!({"room": {"turns": []}}), lines) {
+        game.play(turn).expect("both sides play legal turns");
+    }
+    let outcome: Outcome = serde_json::from_value(lines.last().expect("lines")["outcome"].clone())
+        .expect("the game ended");
+    assert_eq!(game.outcome(), Some(outcome));
+    game
+}
+
 #[test]
 fn two_bots_play_a_whole_game_online() {
     let server = start_server();
@@ -293,16 +310,37 @@ fn two_bots_play_a_whole_game_online() {
     let white_lines = white.finish();
     let black_lines = black.finish();
 
-    // Every turn the server recorded replays legally, and the game ended as the rules say.
-    let mut game = Game::new(Variant::Basic);
-    for turn in turns_seen(&serde_json::json!({"room": {"turns": []}}), &white_lines) {
-        game.play(turn).expect("the bots play legal turns");
-    }
-    let outcome: Outcome =
-        serde_json::from_value(white_lines.last().expect("lines")["outcome"].clone())
-            .expect("outcome");
-    assert_eq!(game.outcome(), Some(outcome));
+    played_out(Variant::Basic, &white_lines);
     assert_eq!(black_lines.last(), white_lines.last());
+}
+
+#[test]
+fn a_bot_plays_the_server_s_computer_to_the_end() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let seats = dir.path().join("seats.json").display().to_string();
+    let bot = Punct::spawn(&[
+        "bot",
+        "--server",
+        &server.url,
+        "--create",
+        "basic",
+        "--color",
+        "white",
+        "--computer",
+        "1",
+        "--level",
+        "2",
+        "--ms-per-turn",
+        "30",
+        "--seats",
+        &seats,
+    ]);
+    let game = played_out(Variant::Basic, &bot.finish());
+    assert!(
+        game.turns().len() >= 2,
+        "the server's computer played Black"
+    );
 }
 
 #[test]

@@ -23,6 +23,10 @@ pub struct CreateRoom {
     /// The time control; none (no clocks) if left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<TimeControl>,
+    /// Play the computer at this level (1, the easiest, to 4): the server takes the
+    /// other seat at once. Left out, the other seat waits for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<u8>,
 }
 
 /// A time control: each player has `base` seconds for the game and gains `increment`
@@ -49,6 +53,7 @@ impl Default for CreateRoom {
             color: SeatChoice::Random,
             visibility: Visibility::Public,
             clock: None,
+            computer: None,
         }
     }
 }

@@ -419,6 +419,9 @@ pub struct SeatView {
     /// may claim the win (0: now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_in_ms: Option<u64>,
+    /// The level the server's engine plays at, when this seat is the computer's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<u8>,
 }
 
 /// Both clocks, as they stood when the message was made.

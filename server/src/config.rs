@@ -61,6 +61,11 @@ pub struct Config {
     /// `Origin` (programs, not browsers) are always allowed.
     #[arg(long, env = "PUNCT_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
+    /// How long the computer thinks about each turn in rooms created against it (such as
+    /// `1s`); in a timed game never more than a twentieth of its clock plus half the
+    /// increment.
+    #[arg(long, env = "PUNCT_COMPUTER_THINK_TIME", value_parser = parse_duration, default_value = "1s")]
+    pub computer_think_time: Duration,
 }
 
 impl Config {
@@ -80,6 +85,7 @@ impl Config {
         rooms_per_minute: 20,
         message_rate_scale: 1.0,
         allowed_origins: Vec::new(),
+        computer_think_time: Duration::from_secs(1),
     };
 }
 

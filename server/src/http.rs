@@ -150,6 +150,14 @@ async fn create_room(
     } else {
         serde_json::from_slice(&body).map_err(|e| Failure::bad_request(e.to_string()))?
     };
+    if let Some(level) = request.computer
+        && punct_engine::Level::new(level).is_none()
+    {
+        return Err(Failure::bad_request(format!(
+            "the computer plays at levels 1 to {}, not {level}",
+            punct_engine::Level::STRONGEST
+        )));
+    }
     if request.clock.is_some_and(|clock| clock.base == 0) {
         return Err(Failure::bad_request(
             "a time control needs a base of at least 1 second",

@@ -15,6 +15,8 @@
 //! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
 //!   client that does not read is dropped instead of slowing anyone down.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
+//! - `computer`: the engine that plays a room created against the computer; it thinks
+//!   on a blocking thread and its turns go through the room's actor like anyone's.
 //! - [`Config`]: limits and timings, from flags or environment variables.
 //! - `limits`: token buckets for message rates per connection, and the per-address caps
 //!   on connections and new rooms.
@@ -25,6 +27,7 @@
 //!   once it is committed.
 
 mod clock;
+mod computer;
 mod config;
 mod connection;
 mod http;

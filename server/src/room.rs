@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::clock::Clock;
+use crate::computer::{self, Computer, Thinking};
 use crate::rooms::Rooms;
 use crate::secret;
 use crate::store::{StoredRoom, TokenHash, hash_token};
@@ -231,7 +232,9 @@ impl RoomHandle {
             game,
             ending,
             clock,
+            computer,
         } = room;
+        let computer = computer.and_then(|(color, level)| Computer::new(color, level));
         let mut room = Room {
             id: id.clone(),
             visibility,
@@ -241,12 +244,19 @@ impl RoomHandle {
             rematch_offer: None,
             rematch: None,
             seq: Seq::from(incarnation) << 32,
-            seats: seats.map(|token| Seat {
-                token,
-                // A seat given out but not joined yet counts as away.
-                away: token.map(|_| Instant::now()),
-                ..Seat::default()
+            seats: Color::ALL.map(|color| {
+                let token = seats[color as usize];
+                let engine = computer.as_ref().is_some_and(|c| c.color == color);
+                Seat {
+                    token,
+                    // A seat given out but not joined yet counts as away; the computer
+                    // is never away.
+                    away: token.filter(|_| !engine).map(|_| Instant::now()),
+                    ..Seat::default()
+                }
             }),
+            computer,
+            thinking: None,
             clock,
             spectators: HashSet::new(),
             events,
@@ -374,6 +384,8 @@ pub(crate) struct Setup {
     pub(crate) ending: Option<Outcome>,
     /// The clocks, in a timed game.
     pub(crate) clock: Option<Clock>,
+    /// The seat the server's engine plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
 }
 
 impl Setup {
@@ -396,6 +408,7 @@ impl Setup {
             game: Game::new(variant),
             ending: None,
             clock: control.map(Clock::new),
+            computer: None,
         }
     }
 
@@ -436,6 +449,7 @@ impl Setup {
             game,
             ending: room.outcome.filter(off_the_board),
             clock,
+            computer: room.computer,
         })
     }
 }
@@ -496,6 +510,10 @@ struct Room {
     summary: Option<watch::Sender<RoomSummary>>,
     /// The table the room leaves when it closes.
     rooms: Rooms,
+    /// The seat the server's engine plays, if any.
+    computer: Option<Computer>,
+    /// The engine's search for its next turn, while it runs.
+    thinking: Option<Thinking>,
 }
 
 impl Room {
@@ -503,27 +521,30 @@ impl Room {
         tracing::info!(variant = %self.game.variant(), turns = self.game.turns().len(), "room opened");
         let idle_timeout = self.rooms.idle_timeout();
         loop {
+            self.think_if_due();
             let empty = self.is_empty();
             let flag_falls = self
                 .clock
                 .as_ref()
                 .and_then(Clock::deadline)
                 .filter(|_| self.outcome().is_none());
-            let command = tokio::select! {
+            let wake = tokio::select! {
                 command = inbox.recv() => match command {
-                    Some(command) => Some(command),
+                    Some(command) => Wake::Command(command),
                     None => break,
                 },
-                () = sleep_until(flag_falls), if flag_falls.is_some() => None,
+                () = sleep_until(flag_falls), if flag_falls.is_some() => Wake::FlagFell,
+                turn = chosen(&mut self.thinking) => Wake::Chosen(turn),
                 () = tokio::time::sleep(idle_timeout), if empty => {
                     tracing::info!("nobody came for {idle_timeout:?}: closing");
                     self.rooms.remove(&self.id);
                     break;
                 }
             };
-            match command {
-                Some(command) => self.handle(command).await,
-                None => self.time_out().await,
+            match wake {
+                Wake::Command(command) => self.handle(command).await,
+                Wake::FlagFell => self.time_out().await,
+                Wake::Chosen(turn) => self.computer_plays(turn).await,
             }
             if let Some(summary) = &self.summary {
                 summary.send_if_modified(|old| {
@@ -683,6 +704,47 @@ impl Room {
 
     async fn play(&mut self, conn: ConnId, turn: Turn) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
+        self.play_as(color, turn).await
+    }
+
+    /// Starts the computer thinking if it is to move and is not thinking yet; stops it
+    /// once the game is over.
+    fn think_if_due(&mut self) {
+        let Some(computer) = &self.computer else {
+            return;
+        };
+        if self.outcome().is_some() {
+            self.thinking = None;
+        } else if self.thinking.is_none() && self.game.to_move() == computer.color {
+            let think_time = self.rooms.computer_think_time();
+            let budget = computer::budget(
+                think_time,
+                self.clock.as_ref(),
+                computer.color,
+                Instant::now(),
+            );
+            self.thinking = Some(computer.think(&self.game, budget));
+        }
+    }
+
+    /// Plays the turn the computer chose, as a player's turn is played.
+    async fn computer_plays(&mut self, turn: Option<Turn>) {
+        self.thinking = None;
+        let (Some(computer), Some(turn)) = (&self.computer, turn) else {
+            return;
+        };
+        let played = self.play_as(computer.color, turn).await;
+        self.rooms
+            .metrics()
+            .turn(played.as_ref().err().map(|refusal| refusal.code));
+        if let Err(refusal) = played {
+            // Only a storage failure can refuse it: it is tried again, as a person would.
+            tracing::error!(%turn, code = %refusal.code, "the computer's turn was refused");
+        }
+    }
+
+    /// Plays `turn` for the player of `color`.
+    async fn play_as(&mut self, color: Color, turn: Turn) -> Result<Seq, Refusal> {
         self.time_out().await;
         if self.outcome().is_some() {
             return Err(Refusal::illegal(IllegalTurn::GameOver));
@@ -764,7 +826,13 @@ impl Room {
             )),
             Act::OfferDraw => {
                 self.draw_offer = Some(color);
-                Ok(self.publish(|seq| ServerMessage::DrawOffered { seq, by: color }))
+                let seq = self.publish(|seq| ServerMessage::DrawOffered { seq, by: color });
+                if let Some(computer) = self.computer.as_ref().map(|c| c.color) {
+                    // The engine plays every game out.
+                    self.draw_offer = None;
+                    self.publish(|seq| ServerMessage::DrawDeclined { seq, by: computer });
+                }
+                Ok(seq)
             }
             Act::AcceptDraw | Act::DeclineDraw if !offer_from_opponent => Err(Refusal::new(
                 ErrorCode::NoDrawOffer,
@@ -820,17 +888,29 @@ impl Room {
             Some(_) => {}
             None => {
                 self.rematch_offer = Some(color);
-                return Ok(self.publish(|seq| ServerMessage::RematchOffered { seq, by: color }));
+                let seq = self.publish(|seq| ServerMessage::RematchOffered { seq, by: color });
+                return match self.computer.as_ref().map(|c| c.color) {
+                    // The computer always takes a rematch.
+                    Some(computer) => Box::pin(self.rematch(computer)).await.map(|_| seq),
+                    None => Ok(seq),
+                };
             }
         }
         let [white, black] = self.seats.each_ref().map(|seat| seat.token);
+        let computer = self.computer.as_ref();
+        // Colours swap; the computer's seat gets a fresh token in the new room.
+        let mut seats = [black, white];
+        if let Some(computer) = computer {
+            seats[computer.color.opponent() as usize] = None;
+        }
         let room = self
             .rooms
             .open(
                 self.game.variant(),
                 self.visibility,
                 self.clock.as_ref().map(Clock::control),
-                [black, white],
+                seats,
+                computer.map(|c| (c.color.opponent(), c.level)),
             )
             .await
             .map_err(|code| Refusal::new(code, "the rematch could not be made; try again"))?;
@@ -1043,10 +1123,12 @@ impl Room {
     fn seats(&self) -> Seats {
         let view = |color: Color| {
             let seat = &self.seats[color as usize];
+            let computer = self.computer.as_ref().filter(|c| c.color == color);
             SeatView {
                 taken: seat.token.is_some(),
-                connected: seat.holder.is_some(),
+                connected: seat.holder.is_some() || computer.is_some(),
                 claim_in_ms: self.claim_in(color).map(millis),
+                computer: computer.map(|c| c.level),
             }
         };
         Seats {
@@ -1079,6 +1161,24 @@ impl Room {
 }
 
 /// Sleeps until `deadline`, or forever without one.
+/// What woke a room's actor.
+enum Wake {
+    /// A request.
+    Command(Command),
+    /// The running clock ran out.
+    FlagFell,
+    /// The computer chose its turn.
+    Chosen(Option<Turn>),
+}
+
+/// The computer's turn once it has chosen; never while it is not thinking.
+async fn chosen(thinking: &mut Option<Thinking>) -> Option<Turn> {
+    match thinking {
+        Some(thinking) => thinking.answer().await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline).await,

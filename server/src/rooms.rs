@@ -44,6 +44,8 @@ struct Shared {
     store: Store,
     /// The counters of `/metrics`.
     metrics: Metrics,
+    /// How long the computer thinks about a turn.
+    computer_think_time: Duration,
 }
 
 #[derive(Debug, Default)]
@@ -65,6 +67,7 @@ impl Rooms {
                 idle_timeout: config.room_idle_timeout,
                 grace_period: config.grace_period,
                 metrics: Metrics::new(store.commit_times()),
+                computer_think_time: config.computer_think_time,
                 store,
             }),
         }
@@ -78,6 +81,12 @@ impl Rooms {
     /// Where rooms and turns are kept.
     pub(crate) fn store(&self) -> &Store {
         &self.shared.store
+    }
+
+    /// How long the computer thinks about a turn (less in a timed game when its clock is
+    /// short).
+    pub(crate) fn computer_think_time(&self) -> Duration {
+        self.shared.computer_think_time
     }
 
     /// The counters of `/metrics`.
@@ -114,8 +123,15 @@ impl Rooms {
         let token = secret::token();
         let mut seats = [None; 2];
         seats[color as usize] = Some(hash_token(&token));
+        let computer = request.computer.map(|level| (color.opponent(), level));
         let room = self
-            .open(request.variant, request.visibility, request.clock, seats)
+            .open(
+                request.variant,
+                request.visibility,
+                request.clock,
+                seats,
+                computer,
+            )
             .await?;
         Ok(SeatGranted { room, color, token })
     }
@@ -127,7 +143,8 @@ impl Rooms {
         variant: Variant,
         visibility: Visibility,
         control: Option<TimeControl>,
-        seats: [Option<TokenHash>; 2],
+        mut seats: [Option<TokenHash>; 2],
+        computer: Option<(Color, u8)>,
     ) -> Result<String, ErrorCode> {
         if self.lock().rooms.len() >= self.shared.max_rooms {
             return Err(ErrorCode::TooManyRooms);
@@ -151,8 +168,19 @@ impl Rooms {
         for (color, token) in given {
             store.take_seat(&id, color, token).await.map_err(failed)?;
         }
+        if let Some((color, level)) = computer {
+            // The computer's seat is taken by a token nobody is ever given.
+            let token = hash_token(&secret::token());
+            seats[color as usize] = Some(token);
+            store.take_seat(&id, color, token).await.map_err(failed)?;
+            store
+                .seat_computer(&id, color, level)
+                .await
+                .map_err(failed)?;
+        }
         let mut setup = Setup::new(id.clone(), variant, visibility, control, color, token);
         setup.seats = seats;
+        setup.computer = computer;
         self.insert(setup);
         Ok(id)
     }

@@ -56,6 +56,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE turns ADD COLUMN black_ms INTEGER;",
     // 3: the archive pages through finished games by the time they ended.
     "CREATE INDEX rooms_finished ON rooms(finished_at, id) WHERE outcome IS NOT NULL;",
+    // 4: a seat the server's engine plays, and its level.
+    "ALTER TABLE rooms ADD COLUMN computer_color TEXT;
+    ALTER TABLE rooms ADD COLUMN computer_level INTEGER;",
 ];
 
 /// Most jobs run in one transaction: bounds the time any one caller waits behind others.
@@ -121,6 +124,8 @@ pub(crate) struct StoredRoom {
     pub(crate) clocks_left: Option<[u64; 2]>,
     /// The result, if the game is over (including ends decided off the board).
     pub(crate) outcome: Option<Outcome>,
+    /// The seat the computer plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
 }
 
 impl Store {
@@ -192,6 +197,24 @@ impl Store {
             )?;
             db.execute(&seat_sql(color), params![id, token])?;
             Ok(())
+        })
+        .await
+    }
+
+    /// Records that the computer plays the seat of `color` in `room`, at `level`.
+    pub(crate) async fn seat_computer(
+        &self,
+        room: &str,
+        color: Color,
+        level: u8,
+    ) -> Result<(), StoreError> {
+        let (room, color) = (room.to_owned(), text(&color));
+        self.call(move |db| {
+            db.execute(
+                "UPDATE rooms SET computer_color = ?2, computer_level = ?3 WHERE id = ?1",
+                params![room, color, level],
+            )
+            .map(drop)
         })
         .await
     }
@@ -342,7 +365,7 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
     let row = db
         .query_row(
             "SELECT variant, visibility, white_token, black_token, incarnation, outcome,
-                    clock_base_ms, clock_increment_ms
+                    clock_base_ms, clock_increment_ms, computer_color, computer_level
              FROM rooms WHERE id = ?1",
             params![room],
             |row| {
@@ -354,11 +377,14 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
                     row.get::<_, u32>(4)?,
                     row.get::<_, Option<String>>(5)?,
                     both(row.get::<_, Option<i64>>(6)?, row.get::<_, Option<i64>>(7)?),
+                    row.get::<_, Option<String>>(8)?
+                        .zip(row.get::<_, Option<u8>>(9)?),
                 ))
             },
         )
         .optional()?;
-    let Some((variant, visibility, white, black, incarnation, outcome, clock)) = row else {
+    let Some((variant, visibility, white, black, incarnation, outcome, clock, computer)) = row
+    else {
         return Ok(None);
     };
     let mut query = db.prepare_cached(
@@ -386,6 +412,11 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
         clock,
         clocks_left,
         outcome: outcome.as_deref().map(from_text).transpose()?,
+        computer: computer
+            .map(|(color, level)| -> rusqlite::Result<(Color, u8)> {
+                Ok((from_text(&color)?, level))
+            })
+            .transpose()?,
     }))
 }
 

@@ -80,6 +80,7 @@ fn help_names_every_setting_and_its_variable() {
         "PUNCT_MESSAGE_RATE_SCALE",
         "PUNCT_ALLOWED_ORIGINS",
         "PUNCT_LOG_FORMAT",
+        "PUNCT_COMPUTER_THINK_TIME",
     ] {
         assert!(help.contains(variable), "{variable} is not in --help");
     }

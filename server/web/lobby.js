@@ -6,6 +6,7 @@ const REFRESH_MS = 3000;
 
 function seat(view, color) {
   if (!view.taken) return `<span class="seat free">${color}: free</span>`;
+  if (view.computer) return `<span class="seat online">${color}: computer (level ${view.computer})</span>`;
   return `<span class="seat ${view.connected ? 'online' : 'offline'}">${color}${view.connected ? '' : ' (away)'}</span>`;
 }
 
@@ -63,6 +64,9 @@ document.getElementById('create').addEventListener('submit', async (event) => {
     const [base, increment] = request.clock.split('+').map(Number);
     request.clock = { base, increment };
   } else delete request.clock;
+  // "Play the computer" names its level; a person leaves the field out.
+  if (request.computer) request.computer = Number(request.computer);
+  else delete request.computer;
   try {
     const granted = await createRoom(request);
     location.href = `/room/${granted.room}`;

@@ -603,7 +603,9 @@ function render() {
     const seat = room.players[color];
     const node = $(`player-${color}`);
     node.classList.toggle('to-move', !room.outcome && room.toMove === color);
-    node.querySelector('.presence').textContent = !seat.taken ? 'seat free' : seat.connected ? 'online' : 'away';
+    node.querySelector('.presence').textContent = seat.computer
+      ? `computer, level ${seat.computer}`
+      : !seat.taken ? 'seat free' : seat.connected ? 'online' : 'away';
   }
   const myTurn = canPlay();
   $('turn-status').textContent = room.outcome

@@ -274,6 +274,7 @@ def main():
         play_and_watch(base, white, black, watcher, shots)
         finished_game(base, white, black, watcher, shots)
         agreed_draw(base, white, black, restart_server)
+        against_the_computer(base, white, shots)
         print(f"browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
     finally:
         for b in browsers:
@@ -281,6 +282,24 @@ def main():
         for p in processes:
             p.terminate()
             p.wait()
+
+
+def against_the_computer(base, white, shots):
+    # "Play the computer" from the lobby: the server takes Black and answers White's turn.
+    white.go(base + "/")
+    white.js("document.querySelector('select[name=color]').value = 'white';")
+    white.js("document.querySelector('select[name=computer]').value = '1';")
+    white.click("#create-room")
+    wait_until("white in the room", lambda: white.text("#you") == "You play white")
+    wait_until("the computer seated", lambda: white.text("#player-black .presence") == "computer, level 1")
+    wait_until("white to move", lambda: white.board()["myTurn"] == "true")
+    white.type("#notation", "C4:C5,D5\n")
+    wait_until("the computer answers", lambda: white.board()["turns"] == "2")
+    wait_until("white to move again", lambda: white.board()["myTurn"] == "true")
+    white.screenshot(os.path.join(shots, "computer.png"))
+    room = white.js("return location.pathname.split('/')[2];")
+    turns = http("GET", f"{base}/api/rooms/{room}/record")["turns"]
+    assert turns[0] == "C4:C5,D5" and len(turns) == 2, turns
 
 
 def ready(url):
