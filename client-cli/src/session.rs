@@ -96,7 +96,15 @@ impl Session {
                 set_seat(&mut self.players, *color, true);
             }
             ServerMessage::PlayerLeft { color, .. } => set_seat(&mut self.players, *color, false),
-            ServerMessage::Spectators { count, .. } => self.spectators = *count,
+            ServerMessage::Spectators { count } => self.spectators = *count,
+            ServerMessage::Resumed {
+                players,
+                spectators,
+                ..
+            } => {
+                self.players = *players;
+                self.spectators = *spectators;
+            }
             // Replies and private messages carry no room state; new event kinds are shown
             // by the callers as they are.
             _ => {}

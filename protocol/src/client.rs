@@ -137,18 +137,23 @@ impl ClientMessage {
         }
     }
 
-    /// Reads one text frame. When that fails, the error still carries the request id if
-    /// the frame had one, so the reply can name the request it refuses; a `play` whose
-    /// turn is not notation is told apart from other malformed messages.
+    /// Reads one text frame. A message is one JSON object whose keys are all different;
+    /// anything else (an array, a string, a repeated key) is malformed. When reading
+    /// fails, the error still carries the request id if the frame had one, so the reply
+    /// can name the request it refuses; a `play` whose turn is not notation is told apart
+    /// from other malformed messages.
     pub fn decode(text: &str) -> Result<ClientMessage, DecodeError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
+        let Object(object) = serde_json::from_str(text).map_err(|e| DecodeError {
             id: None,
             code: ErrorCode::Malformed,
-            message: format!("not JSON: {e}"),
+            message: match e.classify() {
+                serde_json::error::Category::Data => e.to_string(),
+                _ => format!("not JSON: {e}"),
+            },
         })?;
-        let id = value.get("id").and_then(serde_json::Value::as_u64);
-        if value.get("type").and_then(|t| t.as_str()) == Some("play")
-            && let Some(turn) = value.get("turn").and_then(|t| t.as_str())
+        let id = object.get("id").and_then(serde_json::Value::as_u64);
+        if object.get("type").and_then(|t| t.as_str()) == Some("play")
+            && let Some(turn) = object.get("turn").and_then(|t| t.as_str())
             && let Err(e) = turn.parse::<Turn>()
         {
             return Err(DecodeError {
@@ -157,11 +162,44 @@ impl ClientMessage {
                 message: e.to_string(),
             });
         }
-        serde_json::from_value(value).map_err(|e| DecodeError {
+        serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| DecodeError {
             id,
             code: ErrorCode::Malformed,
             message: e.to_string(),
         })
+    }
+}
+
+/// A JSON object read strictly: serde would otherwise take an array as a message (its
+/// first element the tag) and let the last of two equal keys win.
+struct Object(serde_json::Map<String, serde_json::Value>);
+
+impl<'de> Deserialize<'de> for Object {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Object, D::Error> {
+        deserializer.deserialize_map(ObjectVisitor)
+    }
+}
+
+/// Reads a map into an [`Object`], refusing a key seen before.
+struct ObjectVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ObjectVisitor {
+    type Value = Object;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a message: a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Object, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
+            }
+            let value = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Object(object))
     }
 }
 
@@ -235,6 +273,26 @@ mod tests {
             garbage.map_err(|e| (e.id, e.code)),
             Err((None, ErrorCode::Malformed))
         );
+    }
+
+    #[test]
+    fn only_an_object_with_distinct_keys_is_a_message() {
+        // serde alone reads an array as an internally tagged enum: the first element is
+        // the tag, the others the fields in order.
+        let array = ClientMessage::decode(r#"["play",3,"C4:C5,D5"]"#).unwrap_err();
+        assert_eq!((array.id, array.code), (None, ErrorCode::Malformed));
+        assert!(array.message.contains("JSON object"), "{}", array.message);
+        let twice =
+            ClientMessage::decode(r#"{"type":"play","id":3,"turn":"C4:C5,D5","turn":"pass"}"#)
+                .unwrap_err();
+        assert_eq!((twice.id, twice.code), (None, ErrorCode::Malformed));
+        assert!(
+            twice.message.contains(r#"duplicate key "turn""#),
+            "{}",
+            twice.message
+        );
+        let id_twice = ClientMessage::decode(r#"{"type":"resign","id":3,"id":4}"#).unwrap_err();
+        assert_eq!(id_twice.code, ErrorCode::Malformed);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use punct_rules::{Cell, Color, Kind, Outcome, Position, Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use strum::IntoStaticStr;
 
 use crate::{RequestId, Seq};
 
@@ -39,6 +40,10 @@ pub enum ServerMessage {
         you: Role,
         /// The `since` of the request: the events replayed start after it.
         since: Seq,
+        /// Both seats as they are now: presence is not replayed.
+        players: Seats,
+        /// How many spectators watch now.
+        spectators: usize,
     },
     /// A request was accepted: for a `play`, the `turn_played` event with this `seq`
     /// follows; for `resign` and the draw requests, the event they caused.
@@ -122,18 +127,15 @@ pub enum ServerMessage {
         /// The id of the rematch's room.
         room: String,
     },
-    /// Room event: a player took their seat for the first time.
+    /// Presence: a player took their seat for the first time. Presence notices are not
+    /// room events: they have no `seq` and are not replayed to a member coming back.
     PlayerJoined {
-        /// The room's sequence number of this event.
-        seq: Seq,
         /// The seat.
         #[schemars(with = "crate::schema::ColorDef")]
         color: Color,
     },
-    /// Room event: a player's connection ended; the seat stays theirs.
+    /// Presence: a player's connection ended; the seat stays theirs.
     PlayerLeft {
-        /// The room's sequence number of this event.
-        seq: Seq,
         /// The seat.
         #[schemars(with = "crate::schema::ColorDef")]
         color: Color,
@@ -142,19 +144,16 @@ pub enum ServerMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         claim_in_ms: Option<u64>,
     },
-    /// Room event: a player came back with their token (possibly replacing a connection
+    /// Presence: a player came back with their token (possibly replacing a connection
     /// that was still open).
     PlayerReconnected {
-        /// The room's sequence number of this event.
-        seq: Seq,
         /// The seat.
         #[schemars(with = "crate::schema::ColorDef")]
         color: Color,
     },
-    /// Room event: the number of spectators changed.
+    /// Presence: the number of spectators changed. Sent at most about once a second, with
+    /// the latest count.
     Spectators {
-        /// The room's sequence number of this event.
-        seq: Seq,
         /// How many spectators watch now.
         count: usize,
     },
@@ -177,7 +176,7 @@ pub enum ServerMessage {
 }
 
 impl ServerMessage {
-    /// The room sequence number, for room events.
+    /// The room sequence number, for room events (presence notices have none).
     pub fn seq(&self) -> Option<Seq> {
         match *self {
             ServerMessage::TurnPlayed { seq, .. }
@@ -185,11 +184,7 @@ impl ServerMessage {
             | ServerMessage::DrawOffered { seq, .. }
             | ServerMessage::DrawDeclined { seq, .. }
             | ServerMessage::RematchOffered { seq, .. }
-            | ServerMessage::Rematch { seq, .. }
-            | ServerMessage::PlayerJoined { seq, .. }
-            | ServerMessage::PlayerLeft { seq, .. }
-            | ServerMessage::PlayerReconnected { seq, .. }
-            | ServerMessage::Spectators { seq, .. } => Some(seq),
+            | ServerMessage::Rematch { seq, .. } => Some(seq),
             _ => None,
         }
     }
@@ -206,8 +201,11 @@ impl ServerMessage {
 }
 
 /// Stable, machine-readable reasons, written in kebab-case on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoStaticStr,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 #[non_exhaustive]
 pub enum ErrorCode {
     /// The frame is not JSON, or not a known message with the right fields.
@@ -271,35 +269,8 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// The code as written on the wire.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::Malformed => "malformed",
-            ErrorCode::BadNotation => "bad-notation",
-            ErrorCode::MessageTooLarge => "message-too-large",
-            ErrorCode::HelloRequired => "hello-required",
-            ErrorCode::DuplicateHello => "duplicate-hello",
-            ErrorCode::UnsupportedVersion => "unsupported-version",
-            ErrorCode::AlreadyJoined => "already-joined",
-            ErrorCode::NotJoined => "not-joined",
-            ErrorCode::NoSuchRoom => "no-such-room",
-            ErrorCode::BadToken => "bad-token",
-            ErrorCode::NotAPlayer => "not-a-player",
-            ErrorCode::NotYourTurn => "not-your-turn",
-            ErrorCode::IllegalTurn => "illegal-turn",
-            ErrorCode::RoomFull => "room-full",
-            ErrorCode::TooManyRooms => "too-many-rooms",
-            ErrorCode::TooManyConnections => "too-many-connections",
-            ErrorCode::BadRequest => "bad-request",
-            ErrorCode::SeatTakenOver => "seat-taken-over",
-            ErrorCode::ShuttingDown => "shutting-down",
-            ErrorCode::GameOver => "game-over",
-            ErrorCode::NoDrawOffer => "no-draw-offer",
-            ErrorCode::StorageFailed => "storage-failed",
-            ErrorCode::NotClaimable => "not-claimable",
-            ErrorCode::RematchUnavailable => "rematch-unavailable",
-            ErrorCode::RateLimited => "rate-limited",
-            ErrorCode::OriginNotAllowed => "origin-not-allowed",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 
@@ -575,12 +546,14 @@ mod tests {
             serde_json::to_string(&error).unwrap(),
             r#"{"type":"error","id":3,"code":"illegal-turn","rule":"drop-in-centre","message":"no"}"#
         );
-        for code in [
-            ErrorCode::MessageTooLarge,
-            ErrorCode::NotYourTurn,
-            ErrorCode::SeatTakenOver,
-        ] {
-            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        // Every code: the name strum gives is the one serde writes.
+        let schema: serde_json::Value = serde_json::from_str(&crate::schema_json()).unwrap();
+        let codes = schema["$defs"]["ErrorCode"]["oneOf"].as_array().unwrap();
+        assert!(codes.len() >= 26, "{} codes", codes.len());
+        for code in codes {
+            let name = code["const"].as_str().unwrap();
+            let code: ErrorCode = serde_json::from_value(name.into()).unwrap();
+            assert_eq!(code.as_str(), name);
         }
     }
 }

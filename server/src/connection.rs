@@ -503,12 +503,16 @@ impl Connection {
                 since,
                 missed,
                 your_turn,
+                players,
+                spectators,
             } => {
                 tracing::info!(?role, since, missed = missed.len(), "came back to the room");
                 self.send(&ServerMessage::Resumed {
                     id,
                     you: role,
                     since,
+                    players,
+                    spectators,
                 })?;
                 missed
                     .iter()

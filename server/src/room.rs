@@ -165,6 +165,10 @@ pub(crate) enum Start {
         /// A `your_turn` to send after them, for a player to move whose list none of
         /// them brings.
         your_turn: Option<String>,
+        /// Both seats now.
+        players: Seats,
+        /// Spectators now.
+        spectators: usize,
     },
 }
 
@@ -575,7 +579,7 @@ impl Room {
             Command::Watch { conn, since, reply } => {
                 self.spectators.insert(conn);
                 let count = self.spectators.len();
-                self.publish(|seq| ServerMessage::Spectators { seq, count });
+                self.notify(&ServerMessage::Spectators { count });
                 let _ = reply.send(self.joined(Role::Spectator, since, None));
             }
             Command::Resync { conn, reply } => {
@@ -681,9 +685,9 @@ impl Room {
             let _ = old.replaced.send(());
         }
         let again = std::mem::replace(&mut seat.joined_before, true);
-        self.publish(|seq| match again {
-            true => ServerMessage::PlayerReconnected { seq, color },
-            false => ServerMessage::PlayerJoined { seq, color },
+        self.notify(&match again {
+            true => ServerMessage::PlayerReconnected { color },
+            false => ServerMessage::PlayerJoined { color },
         });
         Ok(self.joined(Role::player(color), since, Some(on_replaced)))
     }
@@ -949,17 +953,13 @@ impl Room {
     fn leave(&mut self, conn: ConnId) {
         if self.spectators.remove(&conn) {
             let count = self.spectators.len();
-            self.publish(|seq| ServerMessage::Spectators { seq, count });
+            self.notify(&ServerMessage::Spectators { count });
         } else if let Some(color) = self.seat_of(conn) {
             let seat = &mut self.seats[color as usize];
             seat.holder = None;
             seat.away = Some(Instant::now());
             let claim_in_ms = self.claim_in(color).map(millis);
-            self.publish(|seq| ServerMessage::PlayerLeft {
-                seq,
-                color,
-                claim_in_ms,
-            });
+            self.notify(&ServerMessage::PlayerLeft { color, claim_in_ms });
         }
     }
 
@@ -988,6 +988,18 @@ impl Room {
                 your_turn: None,
             });
         }
+    }
+
+    /// Tells every member about presence: not a room event, so it takes no sequence
+    /// number and is not kept for members coming back.
+    fn notify(&self, message: &ServerMessage) {
+        let event = Arc::new(Event {
+            seq: self.seq,
+            json: to_json(message),
+            your_turn: None,
+        });
+        // No receiver is fine: nobody is in the room to hear it.
+        let _ = self.events.send(event);
     }
 
     /// Publishes the next event; returns its sequence number.
@@ -1052,6 +1064,8 @@ impl Room {
                     since,
                     missed,
                     your_turn,
+                    players: self.seats(),
+                    spectators: self.spectators.len(),
                 }
             }
             None => Start::Snapshot(Box::new(self.snapshot(role))),

@@ -63,7 +63,8 @@ let stopped = false;
  * follows the player into the rematch's room when it is made. */
 let askedRematch = false;
 
-/** The messages that are room events: they carry the room's next `seq`. */
+/** The messages that are room events: they carry the room's next `seq`. (Presence
+ * notices, such as `player_left` and `spectators`, have none.) */
 const ROOM_EVENTS = new Set([
   'turn_played',
   'draw_offered',
@@ -71,10 +72,6 @@ const ROOM_EVENTS = new Set([
   'game_over',
   'rematch_offered',
   'rematch',
-  'player_joined',
-  'player_left',
-  'player_reconnected',
-  'spectators',
 ]);
 
 function send(message) {
@@ -145,9 +142,13 @@ function receive(message) {
       applySnapshot(message);
       break;
     case 'resumed':
-      // The missed events follow as ordinary messages, in order; nothing else changed.
+      // The missed events follow as ordinary messages, in order; presence is as it is now.
       retries = 0;
       room.you = message.you;
+      room.players = message.players;
+      room.spectators = message.spectators;
+      room.claimAt = {};
+      for (const color of ['white', 'black']) setClaim(color, message.players[color].claim_in_ms);
       setConnection('online', 'online');
       break;
     case 'ack':
