@@ -237,7 +237,8 @@ pub enum ErrorCode {
     IllegalTurn,
     /// Both seats of the room are taken (HTTP).
     RoomFull,
-    /// The server holds as many rooms as it may (HTTP).
+    /// The server holds as many rooms as it may: creating a room, or entering (or taking
+    /// the seat of) one that is not in memory.
     TooManyRooms,
     /// The server has as many connections as it may.
     TooManyConnections,

@@ -310,13 +310,20 @@ impl Game {
     /// The record as text: a comment naming the variant, then one turn per line in
     /// canonical notation. [`Game::from_record`] reads it back.
     pub fn record(&self) -> String {
-        let mut text = format!("# PÜNCT, {} game\n", self.variant());
-        for turn in &self.turns {
-            text.push_str(&turn.to_string());
-            text.push('\n');
-        }
-        text
+        record_text(self.variant(), &self.turns)
     }
+}
+
+/// The text of the record of `turns` played in a game of `variant`, as
+/// [`Game::record`] writes it, for turns already known legal (a stored game, say)
+/// without replaying them.
+pub fn record_text(variant: Variant, turns: &[Turn]) -> String {
+    let mut text = format!("# PÜNCT, {variant} game\n");
+    for turn in turns {
+        text.push_str(&turn.to_string());
+        text.push('\n');
+    }
+    text
 }
 
 /// A record line that could not be replayed.

@@ -36,8 +36,9 @@ pub struct Config {
     /// snapshot.
     #[arg(long, env = "PUNCT_ROOM_EVENT_BUFFER", default_value_t = Config::DEFAULT.room_event_buffer)]
     pub room_event_buffer: usize,
-    /// How long a room with nobody in it lives on without any request before it closes
-    /// (such as `30m`); bounds how long abandoned rooms count against `max_rooms`.
+    /// How long a room with nobody in it (and no clock or computer to time) stays in
+    /// memory without any request (such as `30m`); it stays in the database and is
+    /// loaded again when someone enters it.
     #[arg(long, env = "PUNCT_ROOM_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "30m")]
     pub room_idle_timeout: Duration,
     /// How long a player may be away (disconnected, or never connected after taking a
@@ -66,6 +67,20 @@ pub struct Config {
     /// increment.
     #[arg(long, env = "PUNCT_COMPUTER_THINK_TIME", value_parser = parse_duration, default_value = "1s")]
     pub computer_think_time: Duration,
+    /// Searches the computer runs at once, each on a thread of its own; more wait their
+    /// turn, so that each keeps its strength. 0: one less than the machine's cores (at
+    /// least one).
+    #[arg(long, env = "PUNCT_COMPUTER_THREADS", default_value_t = Config::DEFAULT.computer_threads)]
+    pub computer_threads: usize,
+    /// How long a room may wait for someone to take its free seat (such as `24h`); it is
+    /// then deleted, unless someone is in it.
+    #[arg(long, env = "PUNCT_OPEN_ROOM_EXPIRY", value_parser = parse_duration, default_value = "24h")]
+    pub open_room_expiry: Duration,
+    /// How long a game with both seats taken may go without a turn while nobody is in its
+    /// room (such as `7d`); it then ends, the player to move losing by abandonment, as if
+    /// the opponent had claimed the win.
+    #[arg(long, env = "PUNCT_ABANDONED_GAME_EXPIRY", value_parser = parse_duration, default_value = "7d")]
+    pub abandoned_game_expiry: Duration,
 }
 
 impl Config {
@@ -86,6 +101,9 @@ impl Config {
         message_rate_scale: 1.0,
         allowed_origins: Vec::new(),
         computer_think_time: Duration::from_secs(1),
+        computer_threads: 0,
+        open_room_expiry: Duration::from_secs(24 * 3600),
+        abandoned_game_expiry: Duration::from_secs(7 * 24 * 3600),
     };
 }
 
@@ -95,24 +113,16 @@ impl Default for Config {
     }
 }
 
-/// Reads `250ms`, `20s`, `2m`, `1h`, or a bare number of seconds.
+/// Reads a duration such as `250ms`, `20s`, `2m`, `1h`, `7d` or `1h 30m` (humantime's
+/// format), or a bare number of seconds.
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration such as 500ms, 20s, 2m or 1h"))?;
-    let seconds = match unit {
-        "ms" => number / 1000.0,
-        "" | "s" => number,
-        "m" => number * 60.0,
-        "h" => number * 3600.0,
-        _ => return Err(format!("unknown unit '{unit}': use ms, s, m or h")),
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())
+    match text.parse::<u64>() {
+        Ok(seconds) => Ok(Duration::from_secs(seconds)),
+        Err(_) => humantime::parse_duration(text).map_err(|e| {
+            format!("'{text}' is not a duration such as 500ms, 20s, 2m, 1h or 7d: {e}")
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -126,7 +136,9 @@ mod tests {
         assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("7d"), Ok(Duration::from_secs(7 * 86_400)));
+        assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));
         assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("5d").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
     }
 }

@@ -26,8 +26,9 @@ use crate::room::{Act, ConnId, Event, Joined, Refusal, Resynced, RoomClosed, Roo
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Why a connection ended.
-#[derive(Debug)]
+/// Why a connection ended; its kebab-case name labels `/metrics`.
+#[derive(Debug, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 enum End {
     /// The client closed it or went away.
     ClientClosed,
@@ -36,6 +37,7 @@ enum End {
     /// The client sent a frame over the size limit.
     TooLarge,
     /// The client sent a text frame that is not UTF-8.
+    #[strum(serialize = "not-utf8")]
     NotUtf8,
     /// The client speaks another protocol version.
     WrongVersion,
@@ -71,25 +73,6 @@ impl End {
             code,
             reason: reason.into(),
         })
-    }
-}
-
-impl End {
-    /// The reason as `/metrics` labels it.
-    fn label(&self) -> &'static str {
-        match self {
-            End::ClientClosed => "client-closed",
-            End::Broken(_) => "broken",
-            End::TooLarge => "too-large",
-            End::NotUtf8 => "not-utf8",
-            End::WrongVersion => "wrong-version",
-            End::Replaced => "replaced",
-            End::Idle => "idle",
-            End::TooSlow => "too-slow",
-            End::Flood => "flood",
-            End::RoomClosed => "room-closed",
-            End::Shutdown => "shutdown",
-        }
     }
 }
 
@@ -130,7 +113,12 @@ where
         room: None,
     };
     let end = connection.run(&mut stream).await;
-    connection.state.rooms.metrics().disconnect(end.label());
+    connection
+        .state
+        .rooms
+        .context()
+        .metrics
+        .disconnect((&end).into());
     if let Some(membership) = &connection.room {
         membership.handle.leave(id);
     }
@@ -141,7 +129,11 @@ where
     if let Some(frame) = end.close_frame() {
         let _ = connection.out.try_send(Message::Close(Some(frame)));
     }
-    drop(connection);
+    // The writer ends once its queue is closed. `run` waits for the state's guard: it is
+    // let go only after the writer has written its last frame (the `bye` and the close
+    // frame when shutting down), or given up.
+    let Connection { state, out, .. } = connection;
+    drop(out);
     let deadline = Instant::now() + FLUSH_TIMEOUT;
     if matches!(end, End::Flood) {
         // A flooder has frames in flight: closing with them unread would reset the TCP
@@ -162,6 +154,7 @@ where
     {
         writer.abort();
     }
+    drop(state);
 }
 
 /// Drains the outbound queue into the socket until the queue closes or a close frame has
@@ -313,7 +306,7 @@ impl Connection {
         name: &'static str,
         id: Option<RequestId>,
     ) -> Result<bool, End> {
-        let metrics = self.state.rooms.metrics();
+        let metrics = &self.state.rooms.context().metrics;
         metrics.message(name);
         let verdict = self.limits.check(kind, Instant::now());
         if verdict == Verdict::Pass {
@@ -372,36 +365,46 @@ impl Connection {
                 ErrorCode::DuplicateHello,
                 "this connection has said hello already",
             ),
+            ClientMessage::Join { .. } | ClientMessage::Watch { .. } if self.room.is_some() => {
+                let code = ErrorCode::AlreadyJoined;
+                self.error(Some(request.id()), code, describe(code))
+            }
             ClientMessage::Join {
                 id,
                 room,
                 token,
                 since,
             } => {
-                let Some(handle) = self.room_to_enter(id, &room).await? else {
-                    return Ok(());
-                };
-                match handle.join(self.id, token, since, self.legal_turns).await {
-                    Ok(Ok(joined)) => self.enter(id, handle, joined),
-                    Ok(Err(code)) => self.error(Some(id), code, describe(code)),
-                    Err(RoomClosed) => self.error(
-                        Some(id),
-                        ErrorCode::NoSuchRoom,
-                        describe(ErrorCode::NoSuchRoom),
-                    ),
+                let (conn, lists) = (self.id, self.legal_turns);
+                let entered = self
+                    .state
+                    .rooms
+                    .ask(&room, |handle| {
+                        let token = token.clone();
+                        async move {
+                            let joined = handle.join(conn, token, since, lists).await?;
+                            Ok((handle, joined))
+                        }
+                    })
+                    .await;
+                match entered {
+                    Ok((handle, Ok(joined))) => self.enter(id, handle, joined),
+                    Ok((_, Err(code))) | Err(code) => self.error(Some(id), code, describe(code)),
                 }
             }
             ClientMessage::Watch { id, room, since } => {
-                let Some(handle) = self.room_to_enter(id, &room).await? else {
-                    return Ok(());
-                };
-                match handle.watch(self.id, since).await {
-                    Ok(joined) => self.enter(id, handle, joined),
-                    Err(RoomClosed) => self.error(
-                        Some(id),
-                        ErrorCode::NoSuchRoom,
-                        describe(ErrorCode::NoSuchRoom),
-                    ),
+                let conn = self.id;
+                let entered = self
+                    .state
+                    .rooms
+                    .ask(&room, |handle| async move {
+                        let joined = handle.watch(conn, since).await?;
+                        Ok((handle, joined))
+                    })
+                    .await;
+                match entered {
+                    Ok((handle, joined)) => self.enter(id, handle, joined),
+                    Err(code) => self.error(Some(id), code, describe(code)),
                 }
             }
             ClientMessage::Play { id, turn } => {
@@ -454,31 +457,6 @@ impl Connection {
             }),
             Err(RoomClosed) => Err(End::RoomClosed),
         }
-    }
-
-    /// The room a `join` or `watch` names, or `None` after telling the client why not.
-    async fn room_to_enter(
-        &mut self,
-        id: RequestId,
-        room: &str,
-    ) -> Result<Option<RoomHandle>, End> {
-        if self.room.is_some() {
-            self.error(
-                Some(id),
-                ErrorCode::AlreadyJoined,
-                describe(ErrorCode::AlreadyJoined),
-            )?;
-            return Ok(None);
-        }
-        let handle = self.state.rooms.get(room).await;
-        if handle.is_none() {
-            self.error(
-                Some(id),
-                ErrorCode::NoSuchRoom,
-                describe(ErrorCode::NoSuchRoom),
-            )?;
-        }
-        Ok(handle)
     }
 
     fn enter(&mut self, id: RequestId, handle: RoomHandle, joined: Joined) -> Result<(), End> {
@@ -552,7 +530,7 @@ impl Connection {
             }
             FromRoom::Event(Err(broadcast::error::RecvError::Lagged(missed))) => {
                 tracing::info!(missed, "fell behind the room: resyncing");
-                self.state.rooms.metrics().lagged();
+                self.state.rooms.context().metrics.lagged();
                 match membership.handle.resync(self.id).await {
                     Ok(Ok(Resynced {
                         role,
@@ -635,6 +613,10 @@ fn describe(code: ErrorCode) -> &'static str {
         ErrorCode::NoSuchRoom => "no room has this id",
         ErrorCode::BadToken => "this is not a seat token of this room",
         ErrorCode::SeatTakenOver => "another connection took over this seat with its token",
+        ErrorCode::TooManyRooms => {
+            "the server holds as many rooms as it may; try again when one has closed"
+        }
+        ErrorCode::StorageFailed => "the server could not read this room; try again",
         _ => "refused",
     }
 }
@@ -701,7 +683,7 @@ mod tests {
             })
             .await
             .unwrap();
-        let room = state.rooms.get(&white.room).await.unwrap();
+        let room = state.rooms.enter(&white.room).await.unwrap();
         let black = room.take_seat().await.unwrap().unwrap();
         let (alice, bob) = (1001, 1002);
         room.join(alice, white.token, None, true)
@@ -748,7 +730,7 @@ mod tests {
         let (state, _stop, _all_done) =
             AppState::new(Config::default(), Store::open(None).unwrap());
         let granted = state.rooms.create(CreateRoom::default()).await.unwrap();
-        let room = state.rooms.get(&granted.room).await.unwrap();
+        let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();
         let (out, mut queue) = mpsc::channel(8);
         let mut connection = Connection {

@@ -6,19 +6,19 @@ use std::sync::atomic::Ordering;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, RawQuery, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use punct_protocol::{
-    ApiError, Archive, CreateRoom, ErrorCode, Lobby, Record, RoomStatus, Visibility,
-};
+use punct_protocol::{ApiError, Archive, CreateRoom, ErrorCode, Lobby};
+use serde::Deserialize;
 use tracing::Instrument;
 
 use crate::AppState;
 use crate::connection;
-use crate::metrics::Refused;
+use crate::metrics::{Gauges, Refused};
 use crate::store::ArchiveCursor;
 
 /// Whether a WebSocket upgrade may proceed given its `Origin`: any origin when no list is
@@ -76,19 +76,30 @@ pub(crate) fn router(state: AppState) -> Router {
 }
 
 /// An HTTP error with its JSON body.
-struct Failure(StatusCode, ErrorCode, String);
+pub(crate) struct Failure(StatusCode, ErrorCode, String);
 
-impl Failure {
-    fn no_such_room() -> Failure {
-        Failure(
-            StatusCode::NOT_FOUND,
-            ErrorCode::NoSuchRoom,
-            "no room has this id".into(),
-        )
+impl From<ErrorCode> for Failure {
+    /// The status and message of an error a room or the registry answered.
+    fn from(code: ErrorCode) -> Failure {
+        let (status, message) = match code {
+            ErrorCode::NoSuchRoom => (StatusCode::NOT_FOUND, "no room has this id"),
+            ErrorCode::RoomFull => (StatusCode::CONFLICT, "both seats are taken"),
+            ErrorCode::TooManyRooms => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server holds as many rooms as it may",
+            ),
+            _ => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the database could not answer; try again",
+            ),
+        };
+        Failure(status, code, message.into())
     }
 }
+
 impl Failure {
-    fn bad_request(message: impl Into<String>) -> Failure {
+    /// A `400 bad-request`.
+    pub(crate) fn bad_request(message: impl Into<String>) -> Failure {
         Failure(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
@@ -113,7 +124,7 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
     if *state.stop.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n");
     }
-    match state.rooms.store().ping().await {
+    match state.rooms.context().store.ping().await {
         Ok(()) => (StatusCode::OK, "ready\n"),
         Err(e) => {
             tracing::error!("not ready: {e}");
@@ -124,9 +135,17 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
 
 /// The counters, in the Prometheus text format.
 async fn metrics(State(state): State<AppState>) -> Response {
-    let open = state.config.max_connections - state.connections.available_permits();
-    let rooms = state.rooms.summaries().into_iter().map(|room| room.status);
-    let page = state.rooms.metrics().render(open, rooms);
+    let context = state.rooms.context();
+    let page = context.metrics.render(Gauges {
+        connections: state.config.max_connections - state.connections.available_permits(),
+        rooms: state
+            .rooms
+            .running_summaries()
+            .iter()
+            .map(|room| room.status)
+            .collect(),
+        computers: context.computers.load(),
+    });
     let content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
     ([(header::CONTENT_TYPE, content_type)], page).into_response()
 }
@@ -137,7 +156,11 @@ async fn create_room(
     body: Bytes,
 ) -> Result<Response, Failure> {
     if !state.addresses.create_room(peer.ip()) {
-        state.rooms.metrics().refused(Refused::RoomsPerMinute);
+        state
+            .rooms
+            .context()
+            .metrics
+            .refused(Refused::RoomsPerMinute);
         let most = state.config.rooms_per_minute;
         return Err(Failure(
             StatusCode::TOO_MANY_REQUESTS,
@@ -163,96 +186,89 @@ async fn create_room(
             "a time control needs a base of at least 1 second",
         ));
     }
-    let granted = state.rooms.create(request).await.map_err(|code| {
-        let message = match code {
-            ErrorCode::TooManyRooms => "the server holds as many rooms as it may",
-            _ => "the room could not be stored; try again",
-        };
-        Failure(StatusCode::SERVICE_UNAVAILABLE, code, message.into())
-    })?;
+    let granted = state.rooms.create(request).await?;
     tracing::info!(room = %granted.room, color = %granted.color, "room created");
     Ok((StatusCode::CREATED, Json(granted)).into_response())
 }
 
-async fn lobby(State(state): State<AppState>) -> Json<Lobby> {
-    let rooms = state
-        .rooms
-        .summaries()
-        .into_iter()
-        .filter(|r| r.visibility == Visibility::Public && r.status != RoomStatus::Over)
-        .collect();
-    Json(Lobby { rooms })
+async fn lobby(State(state): State<AppState>) -> Result<Json<Lobby>, Failure> {
+    Ok(Json(Lobby {
+        rooms: state.rooms.lobby().await?,
+    }))
 }
 
 async fn room(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, Failure> {
-    let handle = state
-        .rooms
-        .get(&id)
-        .await
-        .ok_or_else(Failure::no_such_room)?;
-    Ok(Json(handle.summary()).into_response())
+    Ok(Json(state.rooms.summary(&id).await?).into_response())
 }
 
 async fn take_seat(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let handle = state
-        .rooms
-        .get(&id)
-        .await
-        .ok_or_else(Failure::no_such_room)?;
-    match handle.take_seat().await {
-        Ok(Ok(granted)) => Ok(Json(granted).into_response()),
-        Ok(Err(code)) => Err(Failure(
-            StatusCode::CONFLICT,
-            code,
-            "both seats are taken".into(),
-        )),
-        Err(_) => Err(Failure::no_such_room()),
-    }
-}
-
-/// The record of room `id`, as JSON and as text, loaded from the store if need be.
-async fn room_record(state: &AppState, id: &str) -> Result<(Record, String), Failure> {
-    let handle = state
-        .rooms
-        .get(id)
-        .await
-        .ok_or_else(Failure::no_such_room)?;
-    handle.record().await.map_err(|_| Failure::no_such_room())
+    Ok(Json(state.rooms.take_seat(&id).await?).into_response())
 }
 
 async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let (record, _) = room_record(&state, &id).await?;
-    Ok(Json(record).into_response())
+    Ok(Json(state.rooms.record(&id).await?).into_response())
 }
 
 async fn record_text(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let (_, text) = room_record(&state, &id).await?;
+    let record = state.rooms.record(&id).await?;
+    let text = punct_rules::record_text(record.variant, &record.turns);
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+/// The query of `GET /api/games`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArchiveQuery {
+    /// Games on the page.
+    limit: Option<usize>,
+    /// The `next` of the page before.
+    after: Option<String>,
 }
 
 /// `GET /api/games?limit=N&after=CURSOR`: a page of finished public games.
 async fn archive(
     State(state): State<AppState>,
-    RawQuery(query): RawQuery,
+    query: Result<Query<ArchiveQuery>, QueryRejection>,
 ) -> Result<Json<Archive>, Failure> {
-    let (limit, after) = archive_query(query.as_deref().unwrap_or(""))?;
+    let Query(query) = query.map_err(|e| Failure::bad_request(e.body_text()))?;
+    let limit = query.limit.unwrap_or(ARCHIVE_PAGE);
+    if !(1..=MAX_ARCHIVE_PAGE).contains(&limit) {
+        return Err(Failure::bad_request(format!(
+            "limit must be a number from 1 to {MAX_ARCHIVE_PAGE}"
+        )));
+    }
+    let after = query
+        .after
+        .map(|cursor| {
+            let (at, room) = cursor.split_once('.')?;
+            Some(ArchiveCursor {
+                finished_at: at.parse().ok()?,
+                room: room.to_owned(),
+            })
+        })
+        .map(|cursor| {
+            cursor.ok_or_else(|| Failure::bad_request("after must be the next of an earlier page"))
+        })
+        .transpose()?;
     // One more than asked for tells whether there is a next page.
     let mut games = state
         .rooms
-        .store()
+        .context()
+        .store
         .archive(after, limit + 1)
         .await
         .map_err(|e| {
-            tracing::error!("{e}");
+            let error: &dyn std::error::Error = &e;
+            tracing::error!(error, "reading the archive");
             Failure(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::StorageFailed,
@@ -267,49 +283,13 @@ async fn archive(
     Ok(Json(Archive { games, next }))
 }
 
-/// The page size and the cursor of an archive request; anything else is refused.
-fn archive_query(query: &str) -> Result<(usize, Option<ArchiveCursor>), Failure> {
-    let (mut limit, mut after) = (ARCHIVE_PAGE, None);
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        match pair.split_once('=') {
-            Some(("limit", n)) => {
-                limit = n
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_ARCHIVE_PAGE).contains(n))
-                    .ok_or_else(|| {
-                        Failure::bad_request(format!(
-                            "limit must be a number from 1 to {MAX_ARCHIVE_PAGE}"
-                        ))
-                    })?;
-            }
-            Some(("after", cursor)) => {
-                let parsed = cursor.split_once('.').and_then(|(at, room)| {
-                    let finished_at = at.parse().ok()?;
-                    let room = room.to_owned();
-                    Some(ArchiveCursor { finished_at, room })
-                });
-                after = Some(parsed.ok_or_else(|| {
-                    Failure::bad_request("after must be the next of an earlier page")
-                })?);
-            }
-            _ => {
-                return Err(Failure::bad_request(format!(
-                    "unknown query parameter {pair:?}: only limit and after"
-                )));
-            }
-        }
-    }
-    Ok((limit, after))
-}
-
 async fn websocket(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let metrics = state.rooms.metrics();
+    let metrics = &state.rooms.context().metrics;
     if !origin_allowed(&state.config.allowed_origins, &headers) {
         metrics.refused(Refused::Origin);
         return Failure(

@@ -7,16 +7,17 @@
 //! - `http`: the routes (`server/API.md` documents them); `POST /api/rooms` creates a room
 //!   and gives the creator a seat token, `GET /ws` upgrades to the protocol of
 //!   `punct-protocol`.
-//! - `rooms`: the table of rooms by id, behind a std mutex that is never held across an
-//!   `.await` and never touched on the move path.
-//! - `room`: one room, owned by one task (an actor). Commands come in over an mpsc
-//!   channel, each answered on a oneshot; events go out over a broadcast channel with a
-//!   sequence number per room. The actor is the one place a turn is accepted.
 //! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
 //!   client that does not read is dropped instead of slowing anyone down.
+//! - `registry`: every room's life: created, loaded when someone enters it, forgotten
+//!   when its task ends, expired or finished when nobody came back. Rooms not running
+//!   are read from the database, read only.
+//! - `room`: one room, owned by one task (an actor), a module with a file per concern
+//!   (its `mod.rs` says which file handles each request). The actor is the one place a
+//!   turn is accepted.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
-//! - `computer`: the engine that plays a room created against the computer; it thinks
-//!   on a blocking thread and its turns go through the room's actor like anyone's.
+//! - `computer`: the engine that plays a room created against the computer, on a small
+//!   pool of search threads shared by every such room.
 //! - [`Config`]: limits and timings, from flags or environment variables.
 //! - `limits`: token buckets for message rates per connection, and the per-address caps
 //!   on connections and new rooms.
@@ -25,6 +26,7 @@
 //! - `store`: the SQLite database of rooms, seat token hashes and turns; one thread
 //!   commits whatever is waiting in one transaction, and a turn is acknowledged only
 //!   once it is committed.
+//! - `web`: the browser client's pages and assets.
 
 mod clock;
 mod computer;
@@ -33,30 +35,34 @@ mod connection;
 mod http;
 mod limits;
 mod metrics;
+mod registry;
 mod room;
-mod rooms;
 mod secret;
 mod store;
 mod web;
 
-use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
-use tokio::net::TcpListener;
+use axum::serve::{Listener, ListenerExt, TapIo};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, mpsc, watch};
 
 pub use config::Config;
 
-use rooms::Rooms;
+use registry::Registry;
 use store::Store;
+
+/// How often rooms nobody came back to are looked for.
+const SWEEP_PERIOD: Duration = Duration::from_secs(600);
 
 /// What every handler shares. Cheap to clone.
 #[derive(Clone)]
 struct AppState {
     /// Every room.
-    rooms: Rooms,
+    rooms: Registry,
     /// Limits and timings.
     config: Arc<Config>,
     /// One permit per open WebSocket connection.
@@ -67,7 +73,8 @@ struct AppState {
     next_connection: Arc<AtomicU64>,
     /// Turns true when the server shuts down.
     stop: watch::Receiver<bool>,
-    /// Held by every connection: [`run`] returns once every clone is dropped.
+    /// Held by every connection until its last frame is written: [`run`] returns once
+    /// every clone is dropped.
     _running: mpsc::Sender<()>,
 }
 
@@ -78,7 +85,7 @@ impl AppState {
         let (stop_tx, stop) = watch::channel(false);
         let (running, all_done) = mpsc::channel::<()>(1);
         let state = AppState {
-            rooms: Rooms::new(&config, store),
+            rooms: Registry::new(&config, store),
             connections: Arc::new(Semaphore::new(config.max_connections)),
             addresses: limits::Addresses::new(&config),
             config: Arc::new(config),
@@ -90,9 +97,9 @@ impl AppState {
     }
 }
 
-/// Opens the database of `config`, loads every unfinished game from it, serves on
-/// `listener` until `shutdown` completes, then tells every connection to close and
-/// returns once they all have.
+/// Opens the database of `config`, loads the unfinished games that need a timer (a
+/// clock running, or the computer to move), serves on `listener` until `shutdown`
+/// completes, then tells every connection to close and returns once they all have.
 ///
 /// ```no_run
 /// # async fn example() -> std::io::Result<()> {
@@ -111,8 +118,15 @@ pub async fn run(
     let store = Store::open(config.database.as_deref()).map_err(std::io::Error::other)?;
     let (state, stop_tx, mut all_done) = AppState::new(config, store);
     let rooms = state.rooms.clone();
+    let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let restored = rooms.restore().await.map_err(std::io::Error::other)?;
-    tracing::info!(restored, "unfinished games loaded");
+    tracing::info!(
+        restored,
+        swept,
+        "rooms with a clock or computer to time loaded"
+    );
+    tokio::spawn(rooms.clone().sweep_every(SWEEP_PERIOD, state.stop.clone()));
+    let listener = without_delay(listener);
     tracing::info!(address = %listener.local_addr()?, "listening");
     let signal = async move {
         shutdown.await;
@@ -128,4 +142,34 @@ pub async fn run(
     let _ = all_done.recv().await;
     tracing::info!("stopped");
     served
+}
+
+/// `listener`, with `TCP_NODELAY` set on every socket it accepts. The server often
+/// writes two small frames back to back (`ack` then `turn_played`, `turn_played` then
+/// `your_turn`); with Nagle's algorithm the second waits for the client's delayed ACK,
+/// some 40 ms on Linux.
+fn without_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    listener.tap_io(|socket| {
+        if let Err(e) = socket.set_nodelay(true) {
+            tracing::warn!("cannot set TCP_NODELAY: {e}");
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_sockets_send_without_delay() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut listener = without_delay(listener);
+        let client = TcpStream::connect(addr).await.unwrap();
+        let (accepted, peer) = listener.accept().await;
+        assert_eq!(peer, client.local_addr().unwrap());
+        assert!(accepted.nodelay().unwrap());
+        // Not so by default: the listener is what sets it.
+        assert!(!client.nodelay().unwrap());
+    }
 }

@@ -59,8 +59,10 @@ impl Bucket {
     }
 }
 
-/// The kinds of frame a connection's rates are counted by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The kinds of frame a connection's rates are counted by; the lower-case name is used in
+/// errors and `/metrics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub(crate) enum Kind {
     /// `hello`, `join`, `watch`.
     Enter,
@@ -100,14 +102,8 @@ impl Kind {
     }
 
     /// The kind's name, in errors and `/metrics`.
-    pub(crate) const fn label(self) -> &'static str {
-        match self {
-            Kind::Enter => "enter",
-            Kind::Play => "play",
-            Kind::Act => "act",
-            Kind::Invalid => "invalid",
-            Kind::Control => "control",
-        }
+    pub(crate) fn label(self) -> &'static str {
+        self.into()
     }
 
     /// The default sustained rate (a second) and burst of the kind; PROTOCOL.md lists

@@ -11,6 +11,8 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use punct_protocol::{ErrorCode, RoomStatus};
 
+use crate::computer::PoolLoad;
+
 /// One label and its value.
 type Label = [(&'static str, &'static str); 1];
 
@@ -27,10 +29,25 @@ pub(crate) struct Metrics {
     refused: Family<Label, Counter>,
     disconnects: Family<Label, Counter>,
     lagged: Counter,
+    storage_failures: Counter,
+    computer_searches: Family<Label, Gauge>,
 }
 
-/// Why the server turned a WebSocket or a new room away before it existed.
-#[derive(Clone, Copy, Debug)]
+/// The gauges, read when the page is asked for.
+#[derive(Debug)]
+pub(crate) struct Gauges {
+    /// WebSocket connections open.
+    pub(crate) connections: usize,
+    /// The state of each room held in memory.
+    pub(crate) rooms: Vec<RoomStatus>,
+    /// The computer's searches.
+    pub(crate) computers: PoolLoad,
+}
+
+/// Why the server turned a WebSocket or a new room away before it existed; its
+/// kebab-case name labels `/metrics`.
+#[derive(Clone, Copy, Debug, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub(crate) enum Refused {
     /// The server holds as many connections as it may.
     MaxConnections,
@@ -56,6 +73,8 @@ impl Metrics {
             refused: Family::default(),
             disconnects: Family::default(),
             lagged: Counter::default(),
+            storage_failures: Counter::default(),
+            computer_searches: Family::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -104,6 +123,16 @@ impl Metrics {
             metrics.lagged.clone(),
         );
         registry.register(
+            "storage_failures",
+            "Changes the database could not store (refused, nothing changed)",
+            metrics.storage_failures.clone(),
+        );
+        registry.register(
+            "computer_searches",
+            "The computer's searches, by state (running on a search thread, or waiting for one)",
+            metrics.computer_searches.clone(),
+        );
+        registry.register(
             "db_commit_seconds",
             "Time to commit one batch of database writes",
             commits,
@@ -140,13 +169,7 @@ impl Metrics {
 
     /// A connection or a room was turned away.
     pub(crate) fn refused(&self, why: Refused) {
-        let reason = match why {
-            Refused::MaxConnections => "max-connections",
-            Refused::ConnectionsPerIp => "connections-per-ip",
-            Refused::RoomsPerMinute => "rooms-per-minute",
-            Refused::Origin => "origin",
-        };
-        self.refused.get_or_create(&[("reason", reason)]).inc();
+        self.refused.get_or_create(&[("reason", why.into())]).inc();
     }
 
     /// A connection ended, for `reason`.
@@ -159,15 +182,22 @@ impl Metrics {
         self.lagged.inc();
     }
 
-    /// The page, with the gauges set to `connections` and the states of `rooms`.
-    pub(crate) fn render(
-        &self,
-        connections: usize,
-        rooms: impl IntoIterator<Item = RoomStatus>,
-    ) -> String {
-        self.connections.set(gauge(connections));
+    /// The database could not store a change.
+    pub(crate) fn storage_failed(&self) {
+        self.storage_failures.inc();
+    }
+
+    /// The page, with the gauges set to `gauges`.
+    pub(crate) fn render(&self, gauges: Gauges) -> String {
+        self.connections.set(gauge(gauges.connections));
+        let PoolLoad { running, waiting } = gauges.computers;
+        for (state, count) in [("running", running), ("waiting", waiting)] {
+            self.computer_searches
+                .get_or_create(&[("state", state)])
+                .set(gauge(count));
+        }
         let mut counts = [("open", 0), ("live", 0), ("over", 0)];
-        for status in rooms {
+        for status in gauges.rooms {
             let slot = match status {
                 RoomStatus::Open => 0,
                 RoomStatus::Live => 1,
@@ -207,7 +237,15 @@ mod tests {
         metrics.refused(Refused::ConnectionsPerIp);
         metrics.disconnect("too-slow");
         metrics.lagged();
-        let page = metrics.render(7, [RoomStatus::Live, RoomStatus::Live, RoomStatus::Open]);
+        metrics.storage_failed();
+        let page = metrics.render(Gauges {
+            connections: 7,
+            rooms: vec![RoomStatus::Live, RoomStatus::Live, RoomStatus::Open],
+            computers: PoolLoad {
+                running: 1,
+                waiting: 3,
+            },
+        });
         for line in [
             "punct_connections 7",
             "punct_rooms{state=\"live\"} 2",
@@ -220,6 +258,9 @@ mod tests {
             "punct_refused_total{reason=\"connections-per-ip\"} 1",
             "punct_disconnects_total{reason=\"too-slow\"} 1",
             "punct_lagged_total 1",
+            "punct_storage_failures_total 1",
+            "punct_computer_searches{state=\"running\"} 1",
+            "punct_computer_searches{state=\"waiting\"} 3",
             "punct_db_commit_seconds_count 1",
             "punct_db_commit_seconds_bucket{le=\"0.01\"} 1",
         ] {

@@ -12,11 +12,12 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use punct_protocol::{ApiError, ErrorCode, Reserves, StackView};
+use punct_protocol::{Reserves, StackView};
 use punct_rules::{Color, Game};
 use serde::Serialize;
 
 use crate::AppState;
+use crate::http::Failure;
 
 /// The routes of the browser client, merged into the server's router.
 pub(crate) fn routes() -> Router<AppState> {
@@ -82,26 +83,13 @@ struct PositionView {
 async fn position(
     State(state): State<AppState>,
     Path((id, after)): Path<(String, usize)>,
-) -> Response {
-    let no_room = || {
-        let body = ApiError {
-            code: ErrorCode::NoSuchRoom,
-            message: "no room has this id".into(),
-        };
-        (StatusCode::NOT_FOUND, Json(body)).into_response()
-    };
-    let Some(handle) = state.rooms.get(&id).await else {
-        return no_room();
-    };
-    let Ok((record, _)) = handle.record().await else {
-        return no_room();
-    };
+) -> Result<Json<PositionView>, Failure> {
+    let record = state.rooms.record(&id).await?;
     if after > record.turns.len() {
-        let body = ApiError {
-            code: ErrorCode::BadRequest,
-            message: format!("the game has only {} turns", record.turns.len()),
-        };
-        return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+        return Err(Failure::bad_request(format!(
+            "the game has only {} turns",
+            record.turns.len()
+        )));
     }
     let mut game = Game::new(record.variant);
     for &turn in &record.turns[..after] {
@@ -109,11 +97,10 @@ async fn position(
         game.play(turn).expect("a recorded turn is legal");
     }
     let position = game.position();
-    Json(PositionView {
+    Ok(Json(PositionView {
         after,
         to_move: position.to_move(),
         board: StackView::all(position),
         reserves: Reserves::of(position),
-    })
-    .into_response()
+    }))
 }

@@ -131,3 +131,71 @@ async fn an_archived_game_is_served_from_the_database_after_a_restart() {
     let game = Game::from_record(Variant::Standard, &text).unwrap();
     assert_eq!(game.turns(), record.turns);
 }
+
+/// Each stored room's incarnation and turn count, read straight from the database file.
+fn stored(database: &std::path::Path) -> Vec<(String, u32, u32)> {
+    let db = rusqlite::Connection::open(database).unwrap();
+    db.prepare(
+        "SELECT id, incarnation, (SELECT COUNT(*) FROM turns WHERE room = id)
+         FROM rooms ORDER BY id",
+    )
+    .unwrap()
+    .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// How many rooms `/metrics` says are held in memory.
+async fn rooms_in_memory(server: &Endpoint) -> u32 {
+    let (_, page) = server.http("GET", "/metrics", "").await;
+    page.lines()
+        .filter_map(|line| line.strip_prefix("punct_rooms{state="))
+        .map(|rest| rest.split(' ').nth(1).unwrap().parse::<u32>().unwrap())
+        .sum()
+}
+
+#[tokio::test]
+async fn reading_archived_games_loads_nothing_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("punct.db");
+    let config = Config {
+        database: Some(database.clone()),
+        max_rooms: 2,
+        room_idle_timeout: std::time::Duration::from_millis(100),
+        ..Config::default()
+    };
+    let server = TestServer::with(config).await;
+    let mut rooms = Vec::new();
+    for _ in 0..4 {
+        let table = server.table("basic").await;
+        finish(&server, &table, &["C4:C5,D5"]).await;
+        rooms.push(table.room);
+        // The players have gone: the finished room leaves memory.
+        while rooms_in_memory(&server).await > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    let before = stored(&database);
+    // Someone walks the whole archive, again and again.
+    for _ in 0..3 {
+        for room in &rooms {
+            let summary: punct_protocol::RoomSummary = server.summary(room).await;
+            assert_eq!(summary.outcome, Some(RESIGNED));
+            assert_eq!(server.record(room).await.turns.len(), 1);
+            let (status, text) = server
+                .http("GET", &format!("/api/rooms/{room}/record.txt"), "")
+                .await;
+            assert_eq!((status, text.lines().count()), (200, 2));
+            let (status, _) = server
+                .http("GET", &format!("/api/rooms/{room}/position/1"), "")
+                .await;
+            assert_eq!(status, 200);
+        }
+    }
+    assert_eq!(rooms_in_memory(&server).await, 0, "no room was loaded");
+    assert_eq!(stored(&database), before, "nothing was written");
+    // Both of the server's rooms are still free to play in.
+    server.table("basic").await;
+    server.table("basic").await;
+}

@@ -3,71 +3,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{Client, Endpoint, games};
+use common::process::Process;
+use common::{Client, games};
 use punct_protocol::{RoomStatus, ServerMessage};
 use punct_rules::{Color, Game, Outcome, Turn, Variant, WinReason};
-
-/// A server process on a database file.
-struct Process {
-    /// The process.
-    child: Child,
-    /// Where it listens.
-    endpoint: Endpoint,
-}
-
-impl Process {
-    /// Starts the server on `database`, on a free port, and waits until it listens.
-    fn start(database: &Path) -> Process {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_punct-server"))
-            .args(["--listen", "127.0.0.1:0", "--database"])
-            .arg(database)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the server starts");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        // The server says where it listens once it has loaded the unfinished games.
-        let addr = loop {
-            let line = lines.next().expect("the server logs its address").unwrap();
-            if let Some(addr) = line.split("address=").nth(1) {
-                break addr.trim().parse().unwrap();
-            }
-        };
-        // Keep reading, so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Process {
-            child,
-            endpoint: Endpoint { addr },
-        }
-    }
-
-    /// Kills the process without warning, as `kill -9` does.
-    fn kill(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl std::ops::Deref for Process {
-    type Target = Endpoint;
-
-    fn deref(&self) -> &Endpoint {
-        &self.endpoint
-    }
-}
 
 #[tokio::test]
 async fn a_killed_server_comes_back_with_the_game_and_the_same_seats() {

@@ -219,6 +219,38 @@ async fn every_bad_frame_gets_its_error_and_changes_nothing() {
 }
 
 #[tokio::test]
+async fn a_play_that_is_not_one_json_object_is_refused_and_plays_nothing() {
+    let mut s = scene(Config::default()).await;
+    // Alice is to move, and sends her next turn in shapes serde alone would accept: an
+    // array (the tag, then the fields in order), and an object with a key twice.
+    for frame in [
+        r#"["play",3,"C7:C8,D8"]"#,
+        r#"{"type":"play","id":3,"turn":"A3:A2,A4","turn":"C7:C8,D8"}"#,
+        r#"{"type":"play","id":3,"id":4,"turn":"C7:C8,D8"}"#,
+    ] {
+        s.alice.send_text(frame).await;
+        let reply = loop {
+            match s.alice.next_news().await {
+                ServerMessage::YourTurn { .. } => continue,
+                other => break other,
+            }
+        };
+        assert!(
+            matches!(
+                reply,
+                ServerMessage::Error {
+                    id: None,
+                    code: ErrorCode::Malformed,
+                    ..
+                }
+            ),
+            "{frame}: {reply:?}"
+        );
+    }
+    s.assert_unchanged().await;
+}
+
+#[tokio::test]
 async fn a_text_frame_that_is_not_utf8_is_refused_and_closed() {
     let s = scene(Config::default()).await;
     let mut mallory = s.server.client().await;

@@ -24,7 +24,12 @@ fn pick(legal: &[Turn], n: usize) -> Turn {
 
 #[tokio::test]
 async fn a_spectator_that_never_reads_does_not_slow_the_players() {
-    let server = TestServer::start().await;
+    // The players play as fast as the server answers: no rate limits.
+    let server = TestServer::with(Config {
+        message_rate_scale: 0.0,
+        ..Config::default()
+    })
+    .await;
     let table = server.table("basic").await;
     let mut alice = server.client().await;
     let mut legal = alice

@@ -35,7 +35,7 @@ async fn a_second_connection_with_the_token_takes_over_the_seat() {
     assert_eq!(close.map(|frame| frame.code), Some(CloseCode::Normal));
     // Carol sees White come back rather than leave.
     assert!(matches!(
-        carol.recv().await,
+        carol.next_uncounted().await,
         ServerMessage::PlayerReconnected {
             color: Color::White,
             ..
@@ -61,7 +61,7 @@ async fn a_player_who_left_comes_back_with_the_token() {
 
     drop(bob);
     assert!(matches!(
-        carol.recv().await,
+        carol.next_uncounted().await,
         ServerMessage::PlayerLeft {
             color: Color::Black,
             ..
@@ -74,7 +74,7 @@ async fn a_player_who_left_comes_back_with_the_token() {
     assert_eq!(snapshot.turns.len(), 1);
     assert_eq!(snapshot.to_move, Color::Black);
     assert!(matches!(
-        carol.recv().await,
+        carol.next_uncounted().await,
         ServerMessage::PlayerReconnected {
             color: Color::Black,
             ..

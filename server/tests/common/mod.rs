@@ -4,6 +4,7 @@
 #![allow(dead_code, reason = "each test file uses the helpers it needs")]
 
 pub(crate) mod games;
+pub(crate) mod process;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -443,6 +444,17 @@ impl Client {
                 | ServerMessage::Spectators { .. }
                 | ServerMessage::YourTurn { .. } => continue,
                 other => panic!("expected a turn, got {other:?}"),
+            }
+        }
+    }
+
+    /// The next message that is not a spectator count (a spectator is told the count its
+    /// own arrival made, and counts come whenever the number changed).
+    pub(crate) async fn next_uncounted(&mut self) -> ServerMessage {
+        loop {
+            match self.recv().await {
+                ServerMessage::Spectators { .. } => continue,
+                other => return other,
             }
         }
     }

@@ -1,0 +1,477 @@
+//! Every room's life: the registry creates rooms, loads a stored room when someone
+//! enters it, forgets it once its task has ended, and expires or finishes rooms nobody
+//! came back to. A room is handed a [`Context`] and never sees the registry.
+//!
+//! Only rooms someone is in, or whose clock or computer needs a timer, are held in
+//! memory. Everything else is answered from the database, read only: a room's summary,
+//! its record, the lobby.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use punct_protocol::{
+    CreateRoom, ErrorCode, Record, RoomStatus, RoomSummary, SeatChoice, SeatGranted,
+};
+use punct_rules::Color;
+use tokio::sync::watch;
+
+use crate::Config;
+use crate::room::{Context, Fresh, RoomClosed, RoomHandle, Setup, summary_of};
+use crate::secret;
+use crate::store::{self, Store, StoreError, hash_token};
+
+/// Most rooms the lobby lists, oldest first.
+const LOBBY_ROOMS: usize = 500;
+
+/// Times a request tries a room that closed just as it was asked (it is loaded again).
+const ATTEMPTS: usize = 3;
+
+/// A cheap, cloneable handle on the rooms.
+///
+/// The table is behind a std `Mutex`, not tokio's: it is held only to look up, insert or
+/// remove handles, never across an `.await`, and never on the move path (a connection
+/// looks its room up once, then talks to the room's actor directly).
+#[derive(Clone, Debug)]
+pub(crate) struct Registry {
+    /// The table and what rooms are given.
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    /// The rooms running, by id.
+    table: Mutex<HashMap<String, RoomHandle>>,
+    /// What every room is given.
+    context: Arc<Context>,
+    /// Most rooms held at once.
+    max_rooms: usize,
+    /// How long a room may wait for its second player before it is deleted.
+    open_room_expiry: Duration,
+    /// How long a game may go without a turn, nobody in it, before it ends.
+    abandoned_game_expiry: Duration,
+}
+
+impl Registry {
+    /// The rooms of `store`, none running yet.
+    pub(crate) fn new(config: &Config, store: Store) -> Registry {
+        Registry {
+            shared: Arc::new(Shared {
+                table: Mutex::new(HashMap::new()),
+                context: Arc::new(Context::new(config, store)),
+                max_rooms: config.max_rooms,
+                open_room_expiry: config.open_room_expiry,
+                abandoned_game_expiry: config.abandoned_game_expiry,
+            }),
+        }
+    }
+
+    /// What every room is given: the store, the metrics, the computer's threads.
+    pub(crate) fn context(&self) -> &Context {
+        &self.shared.context
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, RoomHandle>> {
+        // No code that holds the lock can panic half-way through a change.
+        self.shared
+            .table
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The room `id`, if it is running.
+    fn running(&self, id: &str) -> Option<RoomHandle> {
+        self.lock().get(id).filter(|h| !h.is_closed()).cloned()
+    }
+
+    /// Creates a room and stores it in one transaction; its creator gets a seat. It
+    /// runs at once: its creator is about to enter it, and the computer may move first.
+    pub(crate) async fn create(&self, request: CreateRoom) -> Result<SeatGranted, ErrorCode> {
+        if self.lock().len() >= self.shared.max_rooms {
+            return Err(ErrorCode::TooManyRooms);
+        }
+        let color = match request.color {
+            SeatChoice::White => Color::White,
+            SeatChoice::Black => Color::Black,
+            SeatChoice::Random if secret::coin() => Color::White,
+            SeatChoice::Random => Color::Black,
+        };
+        let token = secret::token();
+        let mut seats = [None; 2];
+        seats[color as usize] = Some(hash_token(&token));
+        let fresh = Fresh::new(
+            request.variant,
+            request.visibility,
+            request.clock,
+            seats,
+            request.computer.map(|level| (color.opponent(), level)),
+        );
+        let stored = self.context().store.create_room(fresh.stored()).await;
+        stored.map_err(|e| storage_failed(&e))?;
+        let room = fresh.id.clone();
+        self.start(fresh.setup());
+        Ok(SeatGranted { room, color, token })
+    }
+
+    /// Starts the actor of `setup` and lists it; answers the handle of the room running
+    /// under that id (another task may have loaded it first).
+    fn start(&self, setup: Setup) -> RoomHandle {
+        let mut table = self.lock();
+        if let Some(running) = table.get(&setup.id).filter(|h| !h.is_closed()) {
+            return running.clone();
+        }
+        let id = setup.id.clone();
+        let (handle, actor) = RoomHandle::start(setup, Arc::clone(&self.shared.context));
+        table.insert(id.clone(), handle.clone());
+        drop(table);
+        let registry = self.clone();
+        tokio::spawn(async move {
+            actor.await;
+            registry.forget(&id);
+        });
+        handle
+    }
+
+    /// The room `id` has closed: it leaves the table (unless it runs again already).
+    fn forget(&self, id: &str) {
+        let mut table = self.lock();
+        if table.get(id).is_some_and(RoomHandle::is_closed) {
+            table.remove(id);
+        }
+    }
+
+    /// The room `id` to enter: the one running, or the stored one, loaded now. Loading
+    /// counts against `--max-rooms`.
+    pub(crate) async fn enter(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
+        if let Some(handle) = self.running(id) {
+            return Ok(handle);
+        }
+        if self.lock().len() >= self.shared.max_rooms {
+            return Err(ErrorCode::TooManyRooms);
+        }
+        let stored = self.context().store.load(id).await;
+        let stored = stored
+            .map_err(|e| storage_failed(&e))?
+            .ok_or(ErrorCode::NoSuchRoom)?;
+        match Setup::stored(id.to_owned(), stored) {
+            Ok(setup) => Ok(self.start(setup)),
+            Err(corrupt) => {
+                let error: &dyn std::error::Error = &corrupt;
+                tracing::error!(room = id, error, "cannot load");
+                Err(ErrorCode::StorageFailed)
+            }
+        }
+    }
+
+    /// Asks the room `id` with `ask`, entering it if need be. A room that closed between
+    /// the lookup and the question (its idle timeout ran out just then) is loaded again.
+    pub(crate) async fn ask<T, Asked>(
+        &self,
+        id: &str,
+        ask: impl Fn(RoomHandle) -> Asked,
+    ) -> Result<T, ErrorCode>
+    where
+        Asked: Future<Output = Result<T, RoomClosed>>,
+    {
+        for _ in 0..ATTEMPTS {
+            if let Ok(answer) = ask(self.enter(id).await?).await {
+                return Ok(answer);
+            }
+        }
+        Err(ErrorCode::NoSuchRoom)
+    }
+
+    /// Gives out the free seat of room `id`. A stored room is loaded for it only if it
+    /// has a free seat.
+    pub(crate) async fn take_seat(&self, id: &str) -> Result<SeatGranted, ErrorCode> {
+        if self.running(id).is_none() {
+            let row = self.context().store.summary(id).await;
+            let row = row.map_err(|e| storage_failed(&e))?;
+            match row {
+                None => return Err(ErrorCode::NoSuchRoom),
+                Some(row) if row.taken.iter().all(|&taken| taken) => {
+                    return Err(ErrorCode::RoomFull);
+                }
+                Some(_) => {}
+            }
+        }
+        self.ask(id, |room| async move { room.take_seat().await })
+            .await?
+    }
+
+    /// Room `id` as the lobby shows it; read from the database if it is not running.
+    pub(crate) async fn summary(&self, id: &str) -> Result<RoomSummary, ErrorCode> {
+        if let Some(handle) = self.running(id) {
+            return Ok(handle.summary());
+        }
+        let row = self.context().store.summary(id).await;
+        let row = row.map_err(|e| storage_failed(&e))?;
+        row.map(|row| summary_of(&row)).ok_or(ErrorCode::NoSuchRoom)
+    }
+
+    /// The record of room `id`; read from the database if it is not running.
+    pub(crate) async fn record(&self, id: &str) -> Result<Record, ErrorCode> {
+        if let Some(handle) = self.running(id)
+            && let Ok(record) = handle.record().await
+        {
+            return Ok(record);
+        }
+        let stored = self.context().store.record(id).await;
+        let stored = stored
+            .map_err(|e| storage_failed(&e))?
+            .ok_or(ErrorCode::NoSuchRoom)?;
+        Ok(Record {
+            room: id.to_owned(),
+            variant: stored.variant,
+            turns: stored.turns,
+            outcome: stored.outcome,
+        })
+    }
+
+    /// The public rooms whose game goes on, oldest first: from the database, with what
+    /// the running ones know of who is connected.
+    pub(crate) async fn lobby(&self) -> Result<Vec<RoomSummary>, ErrorCode> {
+        let rows = self.context().store.lobby(LOBBY_ROOMS).await;
+        let rows = rows.map_err(|e| storage_failed(&e))?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                self.running(&row.id)
+                    .map_or_else(|| summary_of(row), |handle| handle.summary())
+            })
+            .filter(|room| room.status != RoomStatus::Over)
+            .collect())
+    }
+
+    /// The summaries of the rooms running now.
+    pub(crate) fn running_summaries(&self) -> Vec<RoomSummary> {
+        self.lock()
+            .values()
+            .filter(|h| !h.is_closed())
+            .map(RoomHandle::summary)
+            .collect()
+    }
+
+    /// Loads the unfinished rooms that need a timer (a clock running, or the computer to
+    /// move), as many as `--max-rooms` allows; the others wait in the database until
+    /// someone enters them. Answers how many were loaded.
+    pub(crate) async fn restore(&self) -> Result<usize, StoreError> {
+        let ids = self.context().store.with_timers().await?;
+        let mut loaded = 0;
+        for id in &ids {
+            match self.enter(id).await {
+                Ok(_) => loaded += 1,
+                Err(ErrorCode::TooManyRooms) => {
+                    tracing::warn!(
+                        waiting = ids.len() - loaded,
+                        "--max-rooms reached: the other timed rooms load when entered"
+                    );
+                    break;
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// Deletes the rooms whose free seat nobody took within `--open-room-expiry`, and
+    /// ends the games nobody played in for `--abandoned-game-expiry` (the player to move
+    /// loses by abandonment); rooms running now are left alone. Answers how many.
+    pub(crate) async fn sweep(&self) -> Result<usize, StoreError> {
+        let now = store::now();
+        let before = |expiry: Duration| {
+            now.saturating_sub(i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX))
+        };
+        let stale = self
+            .context()
+            .store
+            .stale(
+                before(self.shared.open_room_expiry),
+                before(self.shared.abandoned_game_expiry),
+            )
+            .await?;
+        let stale: Vec<_> = stale
+            .into_iter()
+            .filter(|room| self.running(&room.id).is_none())
+            .collect();
+        if stale.is_empty() {
+            return Ok(0);
+        }
+        let done = self.context().store.expire(stale).await?;
+        tracing::info!(rooms = done, "stale rooms expired or finished");
+        Ok(done)
+    }
+
+    /// Sweeps now and every `period` until `stop` turns true.
+    pub(crate) async fn sweep_every(self, period: Duration, mut stop: watch::Receiver<bool>) {
+        loop {
+            if let Err(e) = self.sweep().await {
+                let error: &dyn std::error::Error = &e;
+                tracing::error!(error, "sweeping stale rooms failed");
+            }
+            tokio::select! {
+                () = tokio::time::sleep(period) => {}
+                _ = stop.wait_for(|&stopping| stopping) => return,
+            }
+        }
+    }
+
+    /// Forgets every room: their actors stop once their last member has gone.
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+}
+
+/// Logs a storage failure; answers its code.
+fn storage_failed(e: &StoreError) -> ErrorCode {
+    let error: &dyn std::error::Error = e;
+    tracing::error!(error, "database");
+    ErrorCode::StorageFailed
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use punct_protocol::{CreateRoom, Visibility};
+
+    use super::*;
+
+    fn registry(config: Config) -> Registry {
+        Registry::new(&config, Store::open(None).unwrap())
+    }
+
+    fn idle_in(seconds: u64) -> Config {
+        Config {
+            room_idle_timeout: Duration::from_secs(seconds),
+            ..Config::default()
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_abandoned_room_closes_after_the_idle_timeout() {
+        let rooms = registry(idle_in(60));
+        let room = rooms.create(CreateRoom::default()).await.unwrap().room;
+        tokio::time::sleep(Duration::from_secs(59)).await;
+        assert!(rooms.running(&room).is_some());
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(rooms.running(&room).is_none());
+        assert!(rooms.running_summaries().is_empty());
+        // It is still in the store: read without running it, then run again when
+        // entered.
+        assert_eq!(rooms.summary(&room).await.unwrap().room, room);
+        assert!(rooms.running(&room).is_none(), "a read does not load it");
+        assert!(rooms.enter(&room).await.is_ok());
+        assert!(rooms.running(&room).is_some());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_room_with_someone_in_it_stays_open() {
+        let rooms = registry(idle_in(60));
+        let room = rooms.create(CreateRoom::default()).await.unwrap().room;
+        let handle = rooms.enter(&room).await.unwrap();
+        let joined = handle.watch(7, None).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        assert!(
+            rooms.running(&room).is_some(),
+            "a spectator keeps the room open"
+        );
+        // Once the spectator has gone, the room lives one more idle timeout.
+        handle.leave(7);
+        drop(joined);
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        assert!(rooms.running(&room).is_some());
+        tokio::time::sleep(Duration::from_secs(31)).await;
+        assert!(rooms.running(&room).is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_arriving_as_the_room_closes_is_served() {
+        // The idle timeout and a join fall due at the same instant, again and again: the
+        // join is always served, by the room or by the room loaded again.
+        let rooms = registry(idle_in(60));
+        let granted = rooms.create(CreateRoom::default()).await.unwrap();
+        for conn in 0..32 {
+            let handle = rooms.enter(&granted.room).await.unwrap();
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            let token = granted.token.clone();
+            let joined = rooms
+                .ask(&granted.room, |room| {
+                    let token = token.clone();
+                    async move { room.join(conn, token, None, false).await }
+                })
+                .await
+                .expect("served, never no-such-room");
+            assert!(joined.is_ok());
+            rooms.enter(&granted.room).await.unwrap().leave(conn);
+            drop(handle);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_room_limit_holds_for_new_rooms_and_loaded_ones() {
+        let store = Store::open(None).unwrap();
+        let first = registry_on(&store, 1);
+        let stored = first.create(CreateRoom::default()).await.unwrap().room;
+        // Another server on the same database, with room for one.
+        let rooms = registry_on(&store, 1);
+        let new = rooms.create(CreateRoom::default()).await.unwrap().room;
+        assert_eq!(
+            rooms.create(CreateRoom::default()).await,
+            Err(ErrorCode::TooManyRooms)
+        );
+        assert_eq!(
+            rooms.enter(&stored).await.err(),
+            Some(ErrorCode::TooManyRooms)
+        );
+        // Reading it needs no room.
+        assert_eq!(rooms.summary(&stored).await.unwrap().room, stored);
+        assert!(rooms.enter(&new).await.is_ok(), "a running room is entered");
+    }
+
+    fn registry_on(store: &Store, max_rooms: usize) -> Registry {
+        let config = Config {
+            max_rooms,
+            ..Config::default()
+        };
+        Registry::new(&config, store.clone())
+    }
+
+    #[tokio::test]
+    async fn a_room_is_made_in_one_transaction_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let store = Store::open(Some(&path)).unwrap();
+        let rooms = registry_on(&store, 10);
+        // No stored room may change: one made in several steps (the room, then its
+        // computer's seat) would be left half made.
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(
+            "CREATE TRIGGER frozen BEFORE UPDATE ON rooms
+             BEGIN SELECT RAISE(ABORT, 'rooms are read only'); END;",
+        )
+        .unwrap();
+        let request = CreateRoom {
+            color: SeatChoice::Black,
+            visibility: Visibility::Private,
+            computer: Some(2),
+            ..CreateRoom::default()
+        };
+        let room = rooms.create(request).await.unwrap().room;
+        let row = store.summary(&room).await.unwrap().unwrap();
+        assert_eq!(row.taken, [true, true]);
+        assert_eq!(row.computer, Some((Color::White, 2)));
+        assert_eq!(row.visibility, Visibility::Private);
+        // When that one transaction fails, nothing of the room is left.
+        db.execute_batch(
+            "CREATE TRIGGER full BEFORE INSERT ON rooms
+             BEGIN SELECT RAISE(ABORT, 'the disk is full'); END;",
+        )
+        .unwrap();
+        assert_eq!(rooms.create(request).await, Err(ErrorCode::StorageFailed));
+        let count: u32 = db
+            .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(count, 1);
+    }
+}

@@ -1,0 +1,216 @@
+//! The room's task: its state, what wakes it, and which method serves each command.
+
+use std::sync::Arc;
+
+use punct_protocol::{RoomSummary, Visibility};
+use punct_rules::{Color, Game, Outcome};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::history::History;
+use super::seats::{Audience, Seat};
+use super::turns::Backoff;
+use super::{Command, Context, Setup};
+use crate::clock::Clock;
+use crate::computer::{Chosen, Computer, Thinking};
+
+/// The state the actor owns.
+#[derive(Debug)]
+pub(super) struct Room {
+    /// The room's id.
+    pub(super) id: String,
+    /// Whether the lobby lists it.
+    pub(super) visibility: Visibility,
+    /// The game: the only copy, changed only here.
+    pub(super) game: Game,
+    /// The result when the game ended off the board (resignation, agreement, time,
+    /// abandonment).
+    pub(super) ending: Option<Outcome>,
+    /// The player whose draw offer stands.
+    pub(super) draw_offer: Option<Color>,
+    /// After the game: the player whose rematch request stands.
+    pub(super) rematch_offer: Option<Color>,
+    /// The rematch's room, once made.
+    pub(super) rematch: Option<String>,
+    /// The clocks, in a timed game.
+    pub(super) clock: Option<Clock>,
+    /// White's and Black's seats, indexed by `Color as usize`.
+    pub(super) seats: [Seat; 2],
+    /// The spectators.
+    pub(super) audience: Audience,
+    /// The numbered events and the replay buffer.
+    pub(super) history: History,
+    /// The seat the server's engine plays, if any.
+    pub(super) computer: Option<Computer>,
+    /// The engine's search for its next turn, while it runs.
+    pub(super) thinking: Option<Thinking>,
+    /// Holds back what the room stores on its own after a storage failure.
+    pub(super) retry: Backoff,
+    /// The store, the metrics, the timings and the computer's threads.
+    pub(super) context: Arc<Context>,
+}
+
+/// What woke a room's actor.
+enum Wake {
+    /// A request.
+    Command(Command),
+    /// The running clock ran out (or storing its fall may be tried again).
+    FlagFell,
+    /// The computer chose its turn.
+    Chosen(Chosen),
+    /// A spectator count is due.
+    Audience,
+    /// The wait after a storage failure is over.
+    Retry,
+}
+
+impl Room {
+    /// The room `setup` describes.
+    pub(super) fn new(setup: Setup, context: Arc<Context>) -> Room {
+        let Setup {
+            id,
+            visibility,
+            seats,
+            incarnation,
+            game,
+            ending,
+            clock,
+            computer,
+        } = setup;
+        let computer = computer.and_then(|(color, level)| Computer::new(color, level));
+        let seats = Color::ALL.map(|color| {
+            let engine = computer.as_ref().is_some_and(|c| c.color == color);
+            Seat::new(seats[color as usize], engine)
+        });
+        Room {
+            id,
+            visibility,
+            game,
+            ending,
+            draw_offer: None,
+            rematch_offer: None,
+            rematch: None,
+            clock,
+            seats,
+            audience: Audience::default(),
+            history: History::new(incarnation, context.timings.event_buffer),
+            computer,
+            thinking: None,
+            retry: Backoff::default(),
+            context,
+        }
+    }
+
+    /// Serves commands until the room closes: when every handle is gone, or when nobody
+    /// has been in it for the idle timeout and nothing in it is being timed. Publishes
+    /// the summary on `summary` whenever it changes.
+    pub(super) fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<Command>,
+        summary: watch::Sender<RoomSummary>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        // A span of its own, not the one of the connection or request that loaded it.
+        let span = tracing::info_span!(parent: None, "room", room = %self.id);
+        async move {
+            tracing::info!(variant = %self.game.variant(), turns = self.game.turns().len(), "room opened");
+            let idle_timeout = self.context.timings.idle_timeout;
+            loop {
+                self.think_if_due();
+                let flag = self.flag_falls();
+                let idle = self.is_empty() && flag.is_none() && self.thinking.is_none();
+                let (audience, retry) = (self.audience_due(), self.retry.until());
+                let wake = tokio::select! {
+                    // Requests first: a join queued when the idle timeout fires is served.
+                    biased;
+                    command = inbox.recv() => match command {
+                        Some(command) => Wake::Command(command),
+                        None => break,
+                    },
+                    () = sleep_until(flag) => Wake::FlagFell,
+                    chosen = chosen(&mut self.thinking) => Wake::Chosen(chosen),
+                    () = sleep_until(audience) => Wake::Audience,
+                    () = sleep_until(retry) => Wake::Retry,
+                    () = tokio::time::sleep(idle_timeout), if idle => {
+                        // Whatever is still queued is refused (its senders see the room
+                        // closed, and load it again).
+                        inbox.close();
+                        tracing::info!("nobody came for {idle_timeout:?}: closing");
+                        break;
+                    }
+                };
+                match wake {
+                    Wake::Command(command) => self.handle(command).await,
+                    Wake::FlagFell => {
+                        // A failure is logged; the retry waits.
+                        let _ = self.end_if_flagged().await;
+                    }
+                    Wake::Chosen(chosen) => self.computer_plays(chosen).await,
+                    Wake::Audience => self.tell_audience(),
+                    Wake::Retry => {}
+                }
+                summary.send_if_modified(|old| {
+                    let new = self.summary();
+                    let changed = *old != new;
+                    *old = new;
+                    changed
+                });
+            }
+            tracing::info!("room closed");
+        }
+        .instrument(span)
+    }
+
+    /// Serves one command: each goes to the method of its concern.
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::TakeSeat { reply } => {
+                let _ = reply.send(self.take_seat().await);
+            }
+            Command::Join {
+                conn,
+                token,
+                since,
+                lists,
+                reply,
+            } => {
+                let _ = reply.send(self.join(conn, &token, since, lists));
+            }
+            Command::Watch { conn, since, reply } => {
+                let _ = reply.send(self.watch(conn, since));
+            }
+            Command::Resync { conn, reply } => {
+                let _ = reply.send(self.resync(conn));
+            }
+            Command::Play { conn, turn, reply } => {
+                let played = self.play(conn, turn).await;
+                let refused = played.as_ref().err().map(|refusal| refusal.code);
+                self.context.metrics.turn(refused);
+                let _ = reply.send(played);
+            }
+            Command::Act { conn, act, reply } => {
+                let _ = reply.send(self.act(conn, act).await);
+            }
+            Command::Leave { conn } => self.leave(conn),
+            Command::Record { reply } => {
+                let _ = reply.send(self.record());
+            }
+        }
+    }
+}
+
+/// The computer's turn once it has chosen; never while it is not thinking.
+async fn chosen(thinking: &mut Option<Thinking>) -> Chosen {
+    match thinking {
+        Some(thinking) => thinking.answer().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,173 @@
+//! The game's history as members see it: numbered room events, the latest of them kept
+//! for members who come back, and presence notices sent alongside but never numbered or
+//! kept.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use punct_protocol::{Role, Seq, ServerMessage};
+use punct_rules::{Color, Turn};
+use tokio::sync::{broadcast, oneshot};
+
+use super::actor::Room;
+use super::{Event, Joined, Start, to_json};
+
+/// The room's events: what was published, and what is kept.
+#[derive(Debug)]
+pub(super) struct History {
+    /// Sequence number of the last event published: the incarnation in the high half,
+    /// the events of this incarnation in the low half.
+    seq: Seq,
+    /// The latest events, for members that come back (as many as the broadcast keeps).
+    recent: VecDeque<Arc<Event>>,
+    /// How many events `recent` keeps.
+    capacity: usize,
+    /// Where events and notices are published.
+    events: broadcast::Sender<Arc<Event>>,
+}
+
+impl History {
+    /// No events yet in this incarnation; `capacity` are kept.
+    pub(super) fn new(incarnation: u32, capacity: usize) -> History {
+        let capacity = capacity.max(1);
+        let (events, _) = broadcast::channel(capacity);
+        History {
+            seq: Seq::from(incarnation) << 32,
+            recent: VecDeque::with_capacity(capacity),
+            capacity,
+            events,
+        }
+    }
+
+    /// The sequence number of the last event.
+    pub(super) fn seq(&self) -> Seq {
+        self.seq
+    }
+
+    /// Events and notices from now on.
+    pub(super) fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.events.subscribe()
+    }
+
+    /// Publishes the next event, with the legal turns for the player to move after it if
+    /// given; returns its sequence number.
+    pub(super) fn publish(
+        &mut self,
+        event: impl FnOnce(Seq) -> ServerMessage,
+        your_turn: Option<(Color, Vec<Turn>)>,
+    ) -> Seq {
+        self.seq += 1;
+        let seq = self.seq;
+        let event = Arc::new(Event {
+            seq: Some(seq),
+            json: to_json(&event(seq)),
+            your_turn: your_turn.map(|(color, legal_turns)| {
+                (
+                    color,
+                    to_json(&ServerMessage::YourTurn { seq, legal_turns }),
+                )
+            }),
+        });
+        if self.recent.len() == self.capacity {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Arc::clone(&event));
+        // No receiver is fine: nobody is in the room to hear it.
+        let _ = self.events.send(event);
+        seq
+    }
+
+    /// Tells every member about presence: not a room event, so it takes no sequence
+    /// number and is not kept for members coming back.
+    pub(super) fn notify(&self, message: &ServerMessage) {
+        let notice = Arc::new(Event {
+            seq: None,
+            json: to_json(message),
+            your_turn: None,
+        });
+        let _ = self.events.send(notice);
+    }
+
+    /// Drops the list of legal turns from the replay buffer once a turn makes it stale:
+    /// only the latest is still true, and each is tens of KiB.
+    pub(super) fn forget_legal_turns(&mut self) {
+        if let Some(stale) = self.recent.iter_mut().rev().find(|e| e.your_turn.is_some()) {
+            *stale = Arc::new(Event {
+                seq: stale.seq,
+                json: stale.json.clone(),
+                your_turn: None,
+            });
+        }
+    }
+
+    /// The events after `since`, if `since` is a number of this incarnation the room
+    /// has reached and every event after it is still kept.
+    pub(super) fn missed_since(&self, since: Seq) -> Option<Vec<Arc<Event>>> {
+        let incarnation_start = self.seq & !u64::from(u32::MAX);
+        if since > self.seq || since < incarnation_start {
+            return None;
+        }
+        let oldest_kept = self
+            .recent
+            .front()
+            .and_then(|e| e.seq)
+            .unwrap_or(self.seq + 1);
+        if since + 1 < oldest_kept {
+            return None;
+        }
+        Some(
+            self.recent
+                .iter()
+                .filter(|e| e.seq.is_some_and(|seq| seq > since))
+                .cloned()
+                .collect(),
+        )
+    }
+}
+
+impl Room {
+    /// What a member gets on entering: the events it missed since `since` if they are
+    /// all still kept, a snapshot otherwise; then the events after it.
+    pub(super) fn joined(
+        &self,
+        role: Role,
+        since: Option<Seq>,
+        replaced: Option<oneshot::Receiver<()>>,
+    ) -> Joined {
+        let resumed = since.and_then(|since| Some((since, self.history.missed_since(since)?)));
+        let start = match resumed {
+            Some((since, missed)) => {
+                // The list after the last turn, if the player is to move and none of the
+                // missed events brings it (it was not made while they were away).
+                let brought = missed.iter().any(|e| {
+                    e.your_turn
+                        .as_ref()
+                        .is_some_and(|(c, _)| *c == self.game.to_move())
+                });
+                let your_turn = (!brought)
+                    .then(|| self.legal_turns_for(role))
+                    .flatten()
+                    .map(|legal_turns| {
+                        to_json(&ServerMessage::YourTurn {
+                            seq: self.history.seq(),
+                            legal_turns,
+                        })
+                    });
+                Start::Resumed {
+                    since,
+                    missed,
+                    your_turn,
+                    players: self.seat_views(),
+                    spectators: self.audience_size(),
+                }
+            }
+            None => Start::Snapshot(Box::new(self.snapshot(role))),
+        };
+        Joined {
+            role,
+            start,
+            events: self.history.subscribe(),
+            replaced,
+        }
+    }
+}

@@ -1,0 +1,403 @@
+//! A room: one game, its two seats and its spectators, owned by one task.
+//!
+//! The task (the actor) is the only place where a turn is accepted: connections and HTTP
+//! handlers send it [`Command`]s through a [`RoomHandle`] and it answers each on a
+//! oneshot channel, then publishes what happened as an [`Event`] on a broadcast channel
+//! that every member of the room reads at its own pace. The actor never waits for a
+//! connection, so a slow member can only fall behind, never hold the room up.
+//!
+//! A room is started by the registry with a [`Context`] (the store, the metrics, the
+//! timings, the computer's thread pool) and never sees the registry: the registry alone
+//! adds rooms, and removes one once its task has ended.
+//!
+//! # Layout: where each request is handled
+//!
+//! - `actor`: the task's loop, what wakes it (a command, the clock, the computer, a
+//!   presence notice due, the idle timeout) and which method each [`Command`] goes to.
+//! - `seats`: `TakeSeat`, `Join`, `Watch`, `Leave`, `Resync`: who holds which seat, who
+//!   watches, who is away, and the presence notices (not part of the game's history).
+//! - `turns`: `Play` and `Act` (resign, draws, claims, rematch), the clock running out,
+//!   the computer's turns, and the back-off after a storage failure.
+//! - `history`: the numbered room events, the replay buffer for members coming back,
+//!   and what a member gets on entering (snapshot or missed events).
+//! - `view`: snapshots, seat views, summaries and the record (`Record`).
+//! - `setup`: what a room starts from: a new room, or one loaded from the store.
+
+mod actor;
+mod history;
+mod seats;
+mod setup;
+#[cfg(test)]
+mod tests;
+mod turns;
+mod view;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use punct_protocol::{ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq};
+use punct_rules::{Color, IllegalTurn, Turn};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+use crate::Config;
+use crate::computer::Computers;
+use crate::metrics::Metrics;
+use crate::store::Store;
+
+pub(crate) use setup::{Fresh, Setup};
+pub(crate) use view::summary_of;
+
+/// Identifies one WebSocket connection for the life of the server.
+pub(crate) type ConnId = u64;
+
+/// Requests a room's queue holds before senders wait.
+const COMMAND_QUEUE: usize = 64;
+
+/// What a room is given by whoever starts it.
+#[derive(Debug)]
+pub(crate) struct Context {
+    /// Where rooms and turns are kept.
+    pub(crate) store: Store,
+    /// The counters of `/metrics`.
+    pub(crate) metrics: Metrics,
+    /// How long the room waits for things.
+    pub(crate) timings: Timings,
+    /// Where the computer thinks.
+    pub(crate) computers: Computers,
+}
+
+impl Context {
+    /// The context of every room of a server with `config`, on `store`.
+    pub(crate) fn new(config: &Config, store: Store) -> Context {
+        Context {
+            metrics: Metrics::new(store.commit_times()),
+            store,
+            timings: Timings {
+                event_buffer: config.room_event_buffer,
+                idle_timeout: config.room_idle_timeout,
+                grace_period: config.grace_period,
+            },
+            computers: Computers::new(config.computer_threads, config.computer_think_time),
+        }
+    }
+}
+
+/// How long a room waits for things, and how much it remembers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timings {
+    /// Room events kept for members that fall behind or come back.
+    pub(crate) event_buffer: usize,
+    /// How long a room with nobody in it and nothing to time lives on.
+    pub(crate) idle_timeout: Duration,
+    /// How long a player may be away before the opponent may claim the win.
+    pub(crate) grace_period: Duration,
+}
+
+/// A cheap handle on a running room.
+#[derive(Clone, Debug)]
+pub(crate) struct RoomHandle {
+    /// Where commands go.
+    commands: mpsc::Sender<Command>,
+    /// The room as the lobby shows it, kept current by the actor.
+    summary: watch::Receiver<RoomSummary>,
+}
+
+/// What a room's actor can be asked. Each request carries the oneshot its answer goes
+/// back on; `conn` names the connection asking, which is how the actor knows who may act.
+/// (No `Debug`: a `Join` holds a secret token.)
+enum Command {
+    /// Give out the free seat (HTTP).
+    TakeSeat {
+        /// Gets the seat and its token, or why not.
+        reply: oneshot::Sender<Result<SeatGranted, ErrorCode>>,
+    },
+    /// Seat a connection by token, replacing a connection already in that seat.
+    Join {
+        /// The connection to seat.
+        conn: ConnId,
+        /// The secret it presented.
+        token: String,
+        /// The last event the client saw, when it comes back.
+        since: Option<Seq>,
+        /// Whether it wants the legal turns when it is to move.
+        lists: bool,
+        /// Gets the snapshot (or the missed events) and the events, or `BadToken`.
+        reply: oneshot::Sender<Result<Joined, ErrorCode>>,
+    },
+    /// Add a spectator.
+    Watch {
+        /// The connection that watches.
+        conn: ConnId,
+        /// The last event the client saw, when it comes back.
+        since: Option<Seq>,
+        /// Gets the snapshot (or the missed events) and the events.
+        reply: oneshot::Sender<Joined>,
+    },
+    /// A fresh snapshot and event stream for a member that fell behind.
+    Resync {
+        /// The member.
+        conn: ConnId,
+        /// Gets a snapshot and the events after it, or `SeatTakenOver` if the member no
+        /// longer holds its seat.
+        reply: oneshot::Sender<Result<Resynced, ErrorCode>>,
+    },
+    /// Play a turn for the player seated on `conn`.
+    Play {
+        /// The connection asking: only the holder of the side to move may play.
+        conn: ConnId,
+        /// The turn.
+        turn: Turn,
+        /// Gets the sequence number of the turn's event, or why it was refused.
+        reply: oneshot::Sender<Result<Seq, Refusal>>,
+    },
+    /// Resign, offer, accept or decline a draw, claim the win or ask for a rematch, for
+    /// the player seated on `conn`.
+    Act {
+        /// The connection asking.
+        conn: ConnId,
+        /// What it does.
+        act: Act,
+        /// Gets the sequence number of the event it caused, or why it was refused.
+        reply: oneshot::Sender<Result<Seq, Refusal>>,
+    },
+    /// A member's connection ended.
+    Leave {
+        /// The connection that ended.
+        conn: ConnId,
+    },
+    /// The game record (HTTP).
+    Record {
+        /// Gets the record.
+        reply: oneshot::Sender<Record>,
+    },
+}
+
+/// What a player may do besides playing turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Act {
+    /// Give up: the opponent wins.
+    Resign,
+    /// Offer the opponent a draw.
+    OfferDraw,
+    /// Accept the opponent's draw offer.
+    AcceptDraw,
+    /// Decline the opponent's draw offer.
+    DeclineDraw,
+    /// Claim the win from an opponent away longer than the grace period.
+    ClaimWin,
+    /// After the game: ask for a rematch with colours swapped.
+    Rematch,
+}
+
+/// What a connection gets on entering a room.
+#[derive(Debug)]
+pub(crate) struct Joined {
+    /// Who the connection is in the room.
+    pub(crate) role: Role,
+    /// Where its view of the room starts.
+    pub(crate) start: Start,
+    /// Events after the snapshot, from the moment it was taken.
+    pub(crate) events: broadcast::Receiver<Arc<Event>>,
+    /// For a player: fires when another connection takes over the seat.
+    pub(crate) replaced: Option<oneshot::Receiver<()>>,
+}
+
+/// A fresh start for a member that fell behind the room's events.
+#[derive(Debug)]
+pub(crate) struct Resynced {
+    /// Who the member is in the room.
+    pub(crate) role: Role,
+    /// The room as it stands after event `snapshot.seq`.
+    pub(crate) snapshot: Box<RoomSnapshot>,
+    /// Events after the snapshot.
+    pub(crate) events: broadcast::Receiver<Arc<Event>>,
+}
+
+/// Where a member's view of the room starts.
+#[derive(Debug)]
+pub(crate) enum Start {
+    /// The room as it stands after event `seq` of the snapshot (boxed: it is large, and
+    /// `Resumed` small).
+    Snapshot(Box<RoomSnapshot>),
+    /// The member saw every event up to `since`; here are those after it.
+    Resumed {
+        /// The last event the member saw.
+        since: Seq,
+        /// The events after it, in order.
+        missed: Vec<Arc<Event>>,
+        /// A `your_turn` to send after them, for a player to move whose list none of
+        /// them brings.
+        your_turn: Option<String>,
+        /// Both seats now.
+        players: Seats,
+        /// Spectators now.
+        spectators: usize,
+    },
+}
+
+/// Something every member of a room is told, serialised once for all of them.
+#[derive(Debug)]
+pub(crate) struct Event {
+    /// The room event's sequence number; `None` for a presence notice, which is not part
+    /// of the game's history.
+    pub(crate) seq: Option<Seq>,
+    /// The message as JSON.
+    pub(crate) json: String,
+    /// For the player to move after a turn: a `your_turn` message to send them only.
+    pub(crate) your_turn: Option<(Color, String)>,
+}
+
+/// Why a request was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// What went wrong, for programs.
+    pub(crate) code: ErrorCode,
+    /// The rules engine's reason, for an illegal turn.
+    pub(crate) rule: Option<&'static str>,
+    /// What went wrong, for people.
+    pub(crate) message: String,
+}
+
+impl Refusal {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            rule: None,
+            message: message.into(),
+        }
+    }
+
+    fn illegal(illegal: IllegalTurn) -> Refusal {
+        Refusal {
+            code: ErrorCode::IllegalTurn,
+            rule: Some(illegal.code()),
+            message: illegal.to_string(),
+        }
+    }
+}
+
+/// The room's side of the command channel is gone: the room has closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RoomClosed;
+
+impl RoomHandle {
+    /// Builds the room of `setup` in `context`; answers its handle and the actor to run
+    /// (the caller spawns it, and learns so when the room has closed).
+    pub(crate) fn start(
+        setup: Setup,
+        context: Arc<Context>,
+    ) -> (RoomHandle, impl Future<Output = ()> + Send + 'static) {
+        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let room = actor::Room::new(setup, context);
+        let (publish, summary) = watch::channel(room.summary());
+        (RoomHandle { commands, summary }, room.run(inbox, publish))
+    }
+
+    /// The room as the lobby shows it.
+    pub(crate) fn summary(&self) -> RoomSummary {
+        self.summary.borrow().clone()
+    }
+
+    /// Whether the room has closed: its handle is stale.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.commands.is_closed()
+    }
+
+    async fn ask<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, RoomClosed> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(command(reply))
+            .await
+            .map_err(|_| RoomClosed)?;
+        answer.await.map_err(|_| RoomClosed)
+    }
+
+    /// Gives out the free seat.
+    pub(crate) async fn take_seat(&self) -> Result<Result<SeatGranted, ErrorCode>, RoomClosed> {
+        self.ask(|reply| Command::TakeSeat { reply }).await
+    }
+
+    /// Seats `conn` by token; `since` is the last event it saw, if it comes back;
+    /// `lists` whether it wants the legal turns when it is to move.
+    pub(crate) async fn join(
+        &self,
+        conn: ConnId,
+        token: String,
+        since: Option<Seq>,
+        lists: bool,
+    ) -> Result<Result<Joined, ErrorCode>, RoomClosed> {
+        self.ask(|reply| Command::Join {
+            conn,
+            token,
+            since,
+            lists,
+            reply,
+        })
+        .await
+    }
+
+    /// Adds `conn` as a spectator; `since` is the last event it saw, if it comes back.
+    pub(crate) async fn watch(
+        &self,
+        conn: ConnId,
+        since: Option<Seq>,
+    ) -> Result<Joined, RoomClosed> {
+        self.ask(|reply| Command::Watch { conn, since, reply })
+            .await
+    }
+
+    /// A fresh start for a member that fell behind.
+    pub(crate) async fn resync(
+        &self,
+        conn: ConnId,
+    ) -> Result<Result<Resynced, ErrorCode>, RoomClosed> {
+        self.ask(|reply| Command::Resync { conn, reply }).await
+    }
+
+    /// Plays `turn` for the player on `conn`.
+    pub(crate) async fn play(
+        &self,
+        conn: ConnId,
+        turn: Turn,
+    ) -> Result<Result<Seq, Refusal>, RoomClosed> {
+        self.ask(|reply| Command::Play { conn, turn, reply }).await
+    }
+
+    /// Does `act` for the player on `conn`.
+    pub(crate) async fn act(
+        &self,
+        conn: ConnId,
+        act: Act,
+    ) -> Result<Result<Seq, Refusal>, RoomClosed> {
+        self.ask(|reply| Command::Act { conn, act, reply }).await
+    }
+
+    /// The record.
+    pub(crate) async fn record(&self) -> Result<Record, RoomClosed> {
+        self.ask(|reply| Command::Record { reply }).await
+    }
+
+    /// Tells the room that `conn` has gone. Never waits: a full queue means the room is
+    /// busy, and the leave is then sent from a task of its own.
+    pub(crate) fn leave(&self, conn: ConnId) {
+        if let Err(mpsc::error::TrySendError::Full(command)) =
+            self.commands.try_send(Command::Leave { conn })
+        {
+            let commands = self.commands.clone();
+            tokio::spawn(async move { commands.send(command).await });
+        }
+    }
+}
+
+/// The JSON of a server message.
+fn to_json(message: &punct_protocol::ServerMessage) -> String {
+    serde_json::to_string(message).expect("server messages serialise")
+}
+
+/// Whole milliseconds, as the protocol counts them.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,247 @@
+//! Who is in the room: the two seats (whose token holds each, which connection plays it,
+//! since when its player is away), the spectators, and the presence notices that tell
+//! everyone so. Presence is not the game's history: its notices carry no sequence number
+//! and are not kept for members coming back.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use punct_protocol::{ErrorCode, Role, SeatGranted, Seq, ServerMessage};
+use punct_rules::Color;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::actor::Room;
+use super::{ConnId, Joined, Refusal, Resynced};
+use crate::secret;
+use crate::store::{TokenHash, hash_token};
+
+/// The least time between two spectator counts: a busy room's comings and goings are
+/// told as one count, at most about once a second.
+const AUDIENCE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// One seat.
+#[derive(Debug, Default)]
+pub(super) struct Seat {
+    /// The hash of the secret that plays this seat, once someone has taken it.
+    pub(super) token: Option<TokenHash>,
+    /// The connection playing the seat now.
+    pub(super) holder: Option<Holder>,
+    /// Whether anyone has joined on this seat yet: a later join is a reconnect.
+    joined_before: bool,
+    /// Since when the seat's player has been away (given out, not connected); never for
+    /// the computer's seat.
+    pub(super) away: Option<Instant>,
+}
+
+impl Seat {
+    /// A seat as a room starts with it: one given out counts as away from now (nobody is
+    /// connected to a room that just started), unless the computer plays it.
+    pub(super) fn new(token: Option<TokenHash>, computer: bool) -> Seat {
+        Seat {
+            token,
+            away: token.filter(|_| !computer).map(|_| Instant::now()),
+            ..Seat::default()
+        }
+    }
+}
+
+/// The connection holding a seat.
+#[derive(Debug)]
+pub(super) struct Holder {
+    /// Which connection.
+    conn: ConnId,
+    /// Whether it wants the legal turns when it is to move.
+    pub(super) lists: bool,
+    /// Fired when another connection takes the seat over.
+    replaced: oneshot::Sender<()>,
+}
+
+/// The spectators, and what everyone was last told of their number.
+#[derive(Debug, Default)]
+pub(super) struct Audience {
+    /// The connections watching.
+    spectators: HashSet<ConnId>,
+    /// The count last told.
+    told: usize,
+    /// When it was told.
+    told_at: Option<Instant>,
+    /// When the next count is due, once the number has changed.
+    due: Option<Instant>,
+}
+
+impl Room {
+    /// Gives out the free seat: a new token, whose hash is stored.
+    pub(super) async fn take_seat(&mut self) -> Result<SeatGranted, ErrorCode> {
+        let color = Color::ALL
+            .into_iter()
+            .find(|&c| self.seats[c as usize].token.is_none())
+            .ok_or(ErrorCode::RoomFull)?;
+        let token = secret::token();
+        let hash = hash_token(&token);
+        let stored = self.context.store.take_seat(&self.id, color, hash).await;
+        if !self.stored(stored).map_err(|refusal| refusal.code)? {
+            return Err(ErrorCode::RoomFull);
+        }
+        let seat = &mut self.seats[color as usize];
+        seat.token = Some(hash);
+        // The player is away until they join, and may be claimed against after the
+        // grace period like anyone away.
+        seat.away = Some(Instant::now());
+        tracing::info!(%color, "seat taken");
+        Ok(SeatGranted {
+            room: self.id.clone(),
+            color,
+            token,
+        })
+    }
+
+    /// Seats `conn` on the seat whose token it presents, telling a connection already
+    /// there that it has been replaced.
+    pub(super) fn join(
+        &mut self,
+        conn: ConnId,
+        token: &str,
+        since: Option<Seq>,
+        lists: bool,
+    ) -> Result<Joined, ErrorCode> {
+        let presented = hash_token(token);
+        let color = Color::ALL
+            .into_iter()
+            .find(|&c| {
+                self.seats[c as usize]
+                    .token
+                    .is_some_and(|t| secret::same(&t, &presented))
+            })
+            .ok_or(ErrorCode::BadToken)?;
+        let (replaced, on_replaced) = oneshot::channel();
+        let seat = &mut self.seats[color as usize];
+        seat.away = None;
+        if let Some(old) = seat.holder.replace(Holder {
+            conn,
+            lists,
+            replaced,
+        }) {
+            tracing::info!(%color, old = old.conn, new = conn, "seat taken over");
+            let _ = old.replaced.send(());
+        }
+        let again = std::mem::replace(&mut seat.joined_before, true);
+        self.history.notify(&match again {
+            true => ServerMessage::PlayerReconnected { color },
+            false => ServerMessage::PlayerJoined { color },
+        });
+        Ok(self.joined(Role::player(color), since, Some(on_replaced)))
+    }
+
+    /// Adds `conn` to the spectators.
+    pub(super) fn watch(&mut self, conn: ConnId, since: Option<Seq>) -> Joined {
+        self.audience.spectators.insert(conn);
+        self.audience_changed();
+        self.joined(Role::Spectator, since, None)
+    }
+
+    /// A fresh snapshot for `conn`, which fell behind, or `SeatTakenOver` if it no longer
+    /// holds its seat.
+    pub(super) fn resync(&self, conn: ConnId) -> Result<Resynced, ErrorCode> {
+        let role = if self.audience.spectators.contains(&conn) {
+            Role::Spectator
+        } else {
+            self.seat_of(conn)
+                .map(Role::player)
+                .ok_or(ErrorCode::SeatTakenOver)?
+        };
+        Ok(Resynced {
+            role,
+            snapshot: Box::new(self.snapshot(role)),
+            events: self.history.subscribe(),
+        })
+    }
+
+    /// `conn` has gone: a spectator is counted out, a player is away from now.
+    pub(super) fn leave(&mut self, conn: ConnId) {
+        if self.audience.spectators.remove(&conn) {
+            self.audience_changed();
+        } else if let Some(color) = self.seat_of(conn) {
+            let seat = &mut self.seats[color as usize];
+            seat.holder = None;
+            seat.away = Some(Instant::now());
+            let claim_in_ms = self.claim_in(color).map(super::millis);
+            self.history
+                .notify(&ServerMessage::PlayerLeft { color, claim_in_ms });
+        }
+    }
+
+    /// The seat of the player on `conn`, or why `conn` may not act.
+    pub(super) fn player(&self, conn: ConnId) -> Result<Color, Refusal> {
+        self.seat_of(conn).ok_or_else(|| {
+            if self.audience.spectators.contains(&conn) {
+                Refusal::new(ErrorCode::NotAPlayer, "spectators cannot act in the game")
+            } else {
+                Refusal::new(
+                    ErrorCode::SeatTakenOver,
+                    "another connection holds this seat now",
+                )
+            }
+        })
+    }
+
+    /// The seat `conn` plays, if it holds one.
+    pub(super) fn seat_of(&self, conn: ConnId) -> Option<Color> {
+        Color::ALL.into_iter().find(|&c| {
+            self.seats[c as usize]
+                .holder
+                .as_ref()
+                .is_some_and(|h| h.conn == conn)
+        })
+    }
+
+    /// While the game goes on and `color`'s player is away: the time until the opponent
+    /// may claim the win.
+    pub(super) fn claim_in(&self, color: Color) -> Option<Duration> {
+        let away = self.seats[color as usize].away?;
+        let grace = self.context.timings.grace_period;
+        self.outcome()
+            .is_none()
+            .then(|| grace.saturating_sub(away.elapsed()))
+    }
+
+    /// Whether nobody is connected to the room.
+    pub(super) fn is_empty(&self) -> bool {
+        self.audience.spectators.is_empty() && self.seats.iter().all(|seat| seat.holder.is_none())
+    }
+
+    /// How many watch.
+    pub(super) fn audience_size(&self) -> usize {
+        self.audience.spectators.len()
+    }
+
+    /// When the spectator count is next to be told, if it has changed.
+    pub(super) fn audience_due(&self) -> Option<Instant> {
+        self.audience.due
+    }
+
+    /// Tells everyone how many watch, if that changed since they were last told.
+    pub(super) fn tell_audience(&mut self) {
+        let audience = &mut self.audience;
+        audience.due = None;
+        let count = audience.spectators.len();
+        if count != audience.told {
+            audience.told = count;
+            audience.told_at = Some(Instant::now());
+            self.history.notify(&ServerMessage::Spectators { count });
+        }
+    }
+
+    /// The number of spectators changed: a count is due at once after a quiet second,
+    /// otherwise a second after the last.
+    fn audience_changed(&mut self) {
+        let audience = &mut self.audience;
+        if audience.due.is_none() {
+            let now = Instant::now();
+            let next = audience
+                .told_at
+                .map_or(now, |told| (told + AUDIENCE_INTERVAL).max(now));
+            audience.due = Some(next);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! What a room's actor starts from: a new room, or one loaded from the store.
+
+use std::fmt;
+
+use punct_protocol::{TimeControl, Visibility};
+use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, Variant, WinReason};
+use tokio::time::Instant;
+
+use crate::clock::Clock;
+use crate::secret;
+use crate::store::{NewRoom, StoredRoom, TokenHash, hash_token};
+
+/// A room about to be made: its settings and the seats given out.
+#[derive(Clone, Debug)]
+pub(crate) struct Fresh {
+    /// The new room's id.
+    pub(crate) id: String,
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// Whether the lobby lists it.
+    pub(crate) visibility: Visibility,
+    /// The time control.
+    pub(crate) control: Option<TimeControl>,
+    /// White's and Black's token hashes, for the seats given out.
+    pub(crate) seats: [Option<TokenHash>; 2],
+    /// The seat the server's engine plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
+}
+
+impl Fresh {
+    /// A room with a new id whose seats given out are those of `seats` (White's,
+    /// Black's); the computer's seat, if any, is taken by a token nobody is ever given.
+    pub(crate) fn new(
+        variant: Variant,
+        visibility: Visibility,
+        control: Option<TimeControl>,
+        mut seats: [Option<TokenHash>; 2],
+        computer: Option<(Color, u8)>,
+    ) -> Fresh {
+        if let Some((color, _)) = computer {
+            seats[color as usize] = Some(hash_token(&secret::token()));
+        }
+        Fresh {
+            id: secret::room_id(),
+            variant,
+            visibility,
+            control,
+            seats,
+            computer,
+        }
+    }
+
+    /// The room as the store records it.
+    pub(crate) fn stored(&self) -> NewRoom {
+        NewRoom {
+            id: self.id.clone(),
+            variant: self.variant,
+            visibility: self.visibility,
+            clock: self.control.map(Clock::control_ms),
+            seats: self.seats,
+            computer: self.computer,
+        }
+    }
+
+    /// What the room's actor starts from.
+    pub(crate) fn setup(self) -> Setup {
+        Setup {
+            id: self.id,
+            visibility: self.visibility,
+            seats: self.seats,
+            incarnation: 0,
+            game: Game::new(self.variant),
+            ending: None,
+            clock: self.control.map(Clock::new),
+            computer: self.computer,
+        }
+    }
+}
+
+/// What a room's actor starts from.
+#[derive(Debug)]
+pub(crate) struct Setup {
+    /// The room's id.
+    pub(crate) id: String,
+    /// Whether the lobby lists it.
+    pub(crate) visibility: Visibility,
+    /// White's and Black's token hashes, for the seats given out.
+    pub(crate) seats: [Option<TokenHash>; 2],
+    /// How many times the room has been loaded: the high half of its sequence numbers,
+    /// so that numbers never repeat across loads.
+    pub(crate) incarnation: u32,
+    /// The game so far.
+    pub(crate) game: Game,
+    /// How the game ended, if it ended off the board.
+    pub(crate) ending: Option<Outcome>,
+    /// The clocks, in a timed game.
+    pub(crate) clock: Option<Clock>,
+    /// The seat the server's engine plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
+}
+
+/// A stored room whose turns do not replay: the database was changed by hand or is
+/// damaged.
+#[derive(Debug)]
+pub(crate) struct CorruptRoom {
+    /// The number of the turn refused (1 for the first).
+    number: usize,
+    /// The turn.
+    turn: Turn,
+    /// Why the rules refuse it.
+    source: IllegalTurn,
+}
+
+impl fmt::Display for CorruptRoom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "stored turn {} ({}) is illegal: {}",
+            self.number, self.turn, self.source
+        )
+    }
+}
+
+impl std::error::Error for CorruptRoom {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl Setup {
+    /// A room loaded from the store, its game rebuilt by replaying its turns. The clock
+    /// of the player to move starts again now: the time the room was not running is not
+    /// charged.
+    pub(crate) fn stored(id: String, room: StoredRoom) -> Result<Setup, CorruptRoom> {
+        let mut game = Game::new(room.variant);
+        for (number, &turn) in room.turns.iter().enumerate() {
+            game.play(turn).map_err(|source| CorruptRoom {
+                number: number + 1,
+                turn,
+                source,
+            })?;
+        }
+        let off_the_board = |outcome: &Outcome| {
+            matches!(
+                outcome,
+                Outcome::Win {
+                    reason: WinReason::Resignation | WinReason::Time | WinReason::Abandonment,
+                    ..
+                } | Outcome::Draw {
+                    reason: DrawReason::Agreement
+                }
+            )
+        };
+        let over = room.outcome.is_some();
+        let clock = room.clock.map(|control| {
+            let mut clock = Clock::resumed(control, room.clocks_left, game.to_move());
+            if over {
+                clock.stop(Instant::now());
+            }
+            clock
+        });
+        Ok(Setup {
+            id,
+            visibility: room.visibility,
+            seats: room.seats,
+            incarnation: room.incarnation,
+            game,
+            ending: room.outcome.filter(off_the_board),
+            clock,
+            computer: room.computer,
+        })
+    }
+}

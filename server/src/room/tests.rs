@@ -1,0 +1,341 @@
+//! A room's actor driven through its handle, as connections drive it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use punct_protocol::{ErrorCode, Seats, ServerMessage, TimeControl, Visibility};
+use punct_rules::{Color, Outcome, Turn, Variant, WinReason};
+use tokio::sync::broadcast;
+
+use super::*;
+use crate::secret;
+use crate::store::hash_token;
+
+/// A room with White seated on connection 1 and Black on connection 2.
+struct Table {
+    /// The room.
+    room: RoomHandle,
+    /// What it was given.
+    context: Arc<Context>,
+    /// White's and Black's seat tokens.
+    tokens: [String; 2],
+}
+
+/// A new room in `config`, on `store`, with the time control `control`; both players
+/// seated.
+async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -> Table {
+    let context = Arc::new(Context::new(config, store));
+    let white = secret::token();
+    let fresh = Fresh::new(
+        Variant::Standard,
+        Visibility::Public,
+        control,
+        [Some(hash_token(&white)), None],
+        None,
+    );
+    context.store.create_room(fresh.stored()).await.unwrap();
+    let (room, actor) = RoomHandle::start(fresh.setup(), Arc::clone(&context));
+    tokio::spawn(actor);
+    let black = room.take_seat().await.unwrap().unwrap();
+    for (conn, token) in [(1, &white), (2, &black.token)] {
+        room.join(conn, token.clone(), None, true)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    Table {
+        room,
+        context,
+        tokens: [white, black.token],
+    }
+}
+
+async fn table(control: Option<TimeControl>) -> Table {
+    table_on(&Config::default(), Store::open(None).unwrap(), control).await
+}
+
+fn turn(text: &str) -> Turn {
+    text.parse().unwrap()
+}
+
+/// A snapshot, as a new spectator `conn` gets it.
+async fn snapshot(room: &RoomHandle, conn: ConnId) -> Box<punct_protocol::RoomSnapshot> {
+    match room.watch(conn, None).await.unwrap().start {
+        Start::Snapshot(snapshot) => snapshot,
+        Start::Resumed { .. } => unreachable!("no `since` was given"),
+    }
+}
+
+/// The seats as a snapshot shows them now.
+async fn seats(room: &RoomHandle) -> Seats {
+    let seats = snapshot(room, 99).await.players;
+    room.leave(99);
+    seats
+}
+
+async fn outcome(room: &RoomHandle) -> Option<Outcome> {
+    room.record().await.unwrap().outcome
+}
+
+/// Every message published on `events` so far.
+fn drain(events: &mut broadcast::Receiver<Arc<Event>>) -> Vec<ServerMessage> {
+    std::iter::from_fn(|| events.try_recv().ok())
+        .map(|event| serde_json::from_str(&event.json).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_member_coming_back_gets_only_the_latest_legal_turns() {
+    let Table { room, .. } = table(None).await;
+    let since = snapshot(&room, 3).await.seq;
+    for (conn, text) in [(1, "C4:C5,D5"), (2, "F5:F6,G6"), (1, "C6:C7,D7")] {
+        room.play(conn, turn(text)).await.unwrap().unwrap();
+    }
+    let Start::Resumed { missed, .. } = room.watch(4, Some(since)).await.unwrap().start else {
+        panic!("the events are all kept");
+    };
+    let lists: Vec<Color> = missed
+        .iter()
+        .filter_map(|e| e.your_turn.as_ref())
+        .map(|(c, _)| *c)
+        .collect();
+    assert_eq!(
+        lists,
+        [Color::Black],
+        "only the list after the last turn is still true"
+    );
+    assert_eq!(missed.len(), 3, "the three turns, and nothing else");
+}
+
+#[tokio::test(start_paused = true)]
+async fn presence_does_not_push_turns_out_of_the_replay_buffer() {
+    let config = Config {
+        room_event_buffer: 4,
+        ..Config::default()
+    };
+    let Table { room, .. } = table_on(&config, Store::open(None).unwrap(), None).await;
+    let mut watching = room.watch(3, None).await.unwrap().events;
+    let since = snapshot(&room, 4).await.seq;
+    room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
+    // A busy room: forty spectators come and go, a player drops out and comes back.
+    for conn in 100..140 {
+        room.watch(conn, None).await.unwrap();
+        room.leave(conn);
+    }
+    room.leave(2);
+    room.join(22, "not a token".into(), None, true)
+        .await
+        .unwrap()
+        .unwrap_err();
+    room.play(1, turn("F5:F6,G6")).await.unwrap().unwrap_err();
+    let Start::Resumed {
+        missed,
+        players,
+        spectators,
+        ..
+    } = room.watch(5, Some(since)).await.unwrap().start
+    else {
+        panic!("the turn is still kept: presence took no place in the buffer");
+    };
+    assert_eq!(missed.len(), 1);
+    assert!(missed[0].json.contains("turn_played"));
+    assert!(!players.black.connected && players.white.connected);
+    assert_eq!(spectators, 3, "connections 3, 4 and 5 watch");
+    // The watcher was told of the turn and of Black leaving, and of the spectators'
+    // number once, not forty times.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let told = drain(&mut watching);
+    let counts: Vec<usize> = told
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Spectators { count } => Some(*count),
+            _ => None,
+        })
+        .collect();
+    assert!(counts.len() <= 2, "{counts:?}");
+    assert_eq!(counts.last(), Some(&3), "the latest count is told");
+    assert!(told.contains(&ServerMessage::PlayerLeft {
+        color: Color::Black,
+        claim_in_ms: Some(120_000)
+    }));
+    assert!(
+        told.iter()
+            .filter(|m| m.seq().is_some())
+            .all(|m| matches!(m, ServerMessage::TurnPlayed { .. })),
+        "presence takes no sequence number: {told:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_player_whose_time_runs_out_loses() {
+    let control = TimeControl {
+        base: 60,
+        increment: 5,
+    };
+    let Table { room, .. } = table(Some(control)).await;
+    let mut events = room.watch(3, None).await.unwrap().events;
+    // White's first turn is free; then Black's minute runs.
+    tokio::time::sleep(Duration::from_secs(100)).await;
+    room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    room.play(2, turn("F5:F6,G6")).await.unwrap().unwrap();
+    // White has the full minute (no increment for the free turn): 59 s pass safely.
+    tokio::time::sleep(Duration::from_secs(59)).await;
+    assert_eq!(outcome(&room).await, None);
+    let clock = snapshot(&room, 4).await.clock.unwrap();
+    assert_eq!((clock.white_ms, clock.black_ms), (1_000, 35_000));
+    assert_eq!(clock.running, Some(Color::White));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let lost = Outcome::Win {
+        winner: Color::Black,
+        reason: WinReason::Time,
+    };
+    assert_eq!(outcome(&room).await, Some(lost));
+    // Everyone was told; no turn comes after.
+    let told = loop {
+        let event = events.recv().await.unwrap();
+        if event.json.contains("game_over") {
+            break event;
+        }
+    };
+    assert!(told.json.contains(r#""reason":"time""#), "{}", told.json);
+    let refused = room.play(1, turn("C6:C7,D7")).await.unwrap().unwrap_err();
+    assert_eq!(refused.rule, Some("game-over"));
+}
+
+/// The number of storage failures `/metrics` shows.
+fn storage_failures(context: &Context) -> u64 {
+    let page = context.metrics.render(crate::metrics::Gauges {
+        connections: 0,
+        rooms: Vec::new(),
+        computers: context.computers.load(),
+    });
+    page.lines()
+        .find_map(|line| line.strip_prefix("punct_storage_failures_total "))
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+#[tokio::test]
+async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("punct.db");
+    let store = Store::open(Some(&path)).unwrap();
+    let control = TimeControl {
+        base: 1,
+        increment: 0,
+    };
+    let Table { room, context, .. } = table_on(&Config::default(), store, Some(control)).await;
+    room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
+    // Black's second starts; the disk fails before it is over: no result can be stored.
+    let disk = rusqlite::Connection::open(&path).unwrap();
+    disk.execute_batch(
+        "CREATE TRIGGER broken BEFORE UPDATE OF outcome ON rooms
+         BEGIN SELECT RAISE(ABORT, 'the disk is on fire'); END;",
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    // The flag fell at 1 s and was tried again a second later: a couple of tries, not
+    // thousands.
+    let failures = storage_failures(&context);
+    assert!((1..=3).contains(&failures), "{failures} tries");
+    assert_eq!(outcome(&room).await, None, "nothing was stored");
+    // Black may not play on: the game is lost, only not stored yet.
+    let refused = room.play(2, turn("F5:F6,G6")).await.unwrap().unwrap_err();
+    assert_eq!(refused.code, ErrorCode::StorageFailed);
+    assert_eq!(room.record().await.unwrap().turns.len(), 1);
+    // The disk comes back: the next try ends the game.
+    disk.execute_batch("DROP TRIGGER broken").unwrap();
+    let lost = Some(Outcome::Win {
+        winner: Color::White,
+        reason: WinReason::Time,
+    });
+    for _ in 0..100 {
+        if outcome(&room).await == lost {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the flag's fall was never stored");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_win_can_be_claimed_only_after_the_grace_period() {
+    let Table { room, context, .. } = table(None).await;
+    let grace = context.timings.grace_period;
+    let claim = |conn| room.act(conn, Act::ClaimWin);
+    assert_eq!(
+        claim(2).await.unwrap().unwrap_err().code,
+        ErrorCode::NotClaimable,
+        "White is connected"
+    );
+    room.leave(1);
+    tokio::time::sleep(grace - Duration::from_secs(1)).await;
+    let early = claim(2).await.unwrap().unwrap_err();
+    assert_eq!(early.code, ErrorCode::NotClaimable);
+    assert!(early.message.contains("1 s"), "{}", early.message);
+    // The room says how long is left.
+    assert_eq!(room.summary().players.white.claim_in_ms, Some(1_000));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    claim(2).await.unwrap().unwrap();
+    assert_eq!(
+        outcome(&room).await,
+        Some(Outcome::Win {
+            winner: Color::Black,
+            reason: WinReason::Abandonment
+        })
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn coming_back_within_the_grace_period_keeps_the_game() {
+    let Table {
+        room,
+        context,
+        tokens: [white, _],
+    } = table(None).await;
+    let grace = context.timings.grace_period;
+    room.leave(1);
+    tokio::time::sleep(grace / 2).await;
+    let left = seats(&room).await.white.claim_in_ms;
+    assert_eq!(left, Some(millis(grace / 2)));
+    room.join(11, white, None, true).await.unwrap().unwrap();
+    assert_eq!(seats(&room).await.white.claim_in_ms, None);
+    tokio::time::sleep(grace * 2).await;
+    let refused = room.act(2, Act::ClaimWin).await.unwrap().unwrap_err();
+    assert_eq!(refused.code, ErrorCode::NotClaimable);
+    assert_eq!(outcome(&room).await, None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
+    let context = Arc::new(Context::new(&Config::default(), Store::open(None).unwrap()));
+    let grace = context.timings.grace_period;
+    for creator in Color::ALL {
+        let token = secret::token();
+        let mut seats = [None; 2];
+        seats[creator as usize] = Some(hash_token(&token));
+        let fresh = Fresh::new(Variant::Standard, Visibility::Public, None, seats, None);
+        context.store.create_room(fresh.stored()).await.unwrap();
+        let (room, actor) = RoomHandle::start(fresh.setup(), Arc::clone(&context));
+        tokio::spawn(actor);
+        room.join(1, token, None, false).await.unwrap().unwrap();
+        // The other seat is given out but its player never comes.
+        let other = room.take_seat().await.unwrap().unwrap();
+        assert_eq!(other.color, creator.opponent());
+        let view = room.summary().players.get(other.color);
+        assert_eq!(
+            view.claim_in_ms,
+            Some(millis(grace)),
+            "{creator} created it"
+        );
+        tokio::time::sleep(grace).await;
+        room.act(1, Act::ClaimWin).await.unwrap().unwrap();
+        assert_eq!(
+            outcome(&room).await,
+            Some(Outcome::Win {
+                winner: creator,
+                reason: WinReason::Abandonment
+            })
+        );
+    }
+}

@@ -1,0 +1,372 @@
+//! The game: turns, resignations, draws, claims and rematches; the clock running out;
+//! the computer's turns. Every change is stored before it counts, and a storage failure
+//! makes the room wait before it tries again on its own.
+
+use std::time::Duration;
+
+use punct_protocol::{ErrorCode, Seq, ServerMessage};
+use punct_rules::{Color, DrawReason, IllegalTurn, Outcome, Turn, WinReason};
+use tokio::time::Instant;
+
+use super::actor::Room;
+use super::{Act, ConnId, Fresh, Refusal};
+use crate::clock::Clock;
+use crate::computer::Chosen;
+use crate::store::StoreError;
+
+/// The first wait after a storage failure; each failure in a row doubles it.
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+/// The longest wait between two tries.
+const LAST_RETRY: Duration = Duration::from_secs(60);
+
+/// When the room may next store something on its own (the flag falling, the computer's
+/// turn) after storage failed: never in a loop.
+#[derive(Debug, Default)]
+pub(super) struct Backoff {
+    /// Not before then.
+    until: Option<Instant>,
+    /// The wait after the last failure.
+    delay: Duration,
+}
+
+impl Backoff {
+    fn failed(&mut self, now: Instant) {
+        self.delay = if self.delay.is_zero() {
+            FIRST_RETRY
+        } else {
+            (self.delay * 2).min(LAST_RETRY)
+        };
+        self.until = Some(now + self.delay);
+    }
+
+    fn succeeded(&mut self) {
+        *self = Backoff::default();
+    }
+
+    /// When the room may try again, while it must wait.
+    pub(super) fn until(&self) -> Option<Instant> {
+        self.until.filter(|&until| until > Instant::now())
+    }
+}
+
+impl Room {
+    /// The result, once the game is over on the board or off it.
+    pub(super) fn outcome(&self) -> Option<Outcome> {
+        self.ending.or(self.game.outcome())
+    }
+
+    /// `result` of a write to the store: a failure is logged, counted and refused, and
+    /// makes the room hold back what it would store on its own.
+    pub(super) fn stored<T>(&mut self, result: Result<T, StoreError>) -> Result<T, Refusal> {
+        match result {
+            Ok(value) => {
+                self.retry.succeeded();
+                Ok(value)
+            }
+            Err(e) => {
+                let error: &dyn std::error::Error = &e;
+                tracing::error!(error, "storing failed");
+                self.context.metrics.storage_failed();
+                self.retry.failed(Instant::now());
+                Err(Refusal::new(
+                    ErrorCode::StorageFailed,
+                    "the server could not store this; nothing changed, try again",
+                ))
+            }
+        }
+    }
+
+    /// When the running clock runs out, while the game goes on (later if storing failed
+    /// lately).
+    pub(super) fn flag_falls(&self) -> Option<Instant> {
+        let deadline = self.clock.as_ref()?.deadline()?;
+        if self.outcome().is_some() {
+            return None;
+        }
+        Some(
+            self.retry
+                .until()
+                .map_or(deadline, |until| until.max(deadline)),
+        )
+    }
+
+    /// Ends the game if the running clock has run out; refused only if that could not
+    /// be stored.
+    pub(super) async fn end_if_flagged(&mut self) -> Result<(), Refusal> {
+        let flagged = self.clock.as_ref().and_then(|c| c.flagged(Instant::now()));
+        match flagged {
+            Some(loser) if self.outcome().is_none() => {
+                let outcome = Outcome::Win {
+                    winner: loser.opponent(),
+                    reason: WinReason::Time,
+                };
+                self.end(outcome).await.map(drop)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Plays `turn` for the player on `conn`.
+    pub(super) async fn play(&mut self, conn: ConnId, turn: Turn) -> Result<Seq, Refusal> {
+        let color = self.player(conn)?;
+        self.play_as(color, turn).await
+    }
+
+    /// Plays `turn` for the player of `color`.
+    async fn play_as(&mut self, color: Color, turn: Turn) -> Result<Seq, Refusal> {
+        // A flag that has fallen ends the game first; if that cannot be stored, nothing
+        // is played.
+        self.end_if_flagged().await?;
+        if self.outcome().is_some() {
+            return Err(Refusal::illegal(IllegalTurn::GameOver));
+        }
+        if self.game.to_move() != color {
+            return Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                format!("it is {}'s turn", self.game.to_move()),
+            ));
+        }
+        // The turn is applied to a copy and stored; only then does it count.
+        let mut next = self.game.clone();
+        let outcome = next.play(turn).map_err(Refusal::illegal)?;
+        let number = next.turns().len();
+        let now = Instant::now();
+        let clock = self.clock.clone().map(|mut clock| {
+            clock.punch(color, now);
+            if outcome.is_some() {
+                clock.stop(now);
+            }
+            clock
+        });
+        let left = clock.as_ref().map(|c| c.left_ms(now));
+        let stored = self
+            .context
+            .store
+            .turn(&self.id, number, turn, left, outcome)
+            .await;
+        self.stored(stored)?;
+        self.game = next;
+        self.clock = clock;
+        if self.draw_offer == Some(color) {
+            // An offer lapses when its maker plays on.
+            self.draw_offer = None;
+        }
+        let to_move = self.game.to_move();
+        tracing::debug!(%turn, number, "turn played");
+        // Nobody to send the list to, or a client that finds the turns itself: skip the
+        // largest cost of a turn. A player who comes back gets the list then.
+        let your_turn = (outcome.is_none() && self.wants_lists(to_move))
+            .then(|| (to_move, self.game.legal_turns()));
+        let clock = self.clock.as_ref().map(|c| c.view(now));
+        self.history.forget_legal_turns();
+        let seq = self.history.publish(
+            |seq| ServerMessage::TurnPlayed {
+                seq,
+                turn,
+                by: color,
+                number,
+                to_move,
+                clock,
+            },
+            your_turn,
+        );
+        if let Some(outcome) = outcome {
+            tracing::info!(%outcome, "game over");
+            self.history
+                .publish(|seq| ServerMessage::GameOver { seq, outcome }, None);
+        }
+        Ok(seq)
+    }
+
+    /// Does `act` for the player on `conn`.
+    pub(super) async fn act(&mut self, conn: ConnId, act: Act) -> Result<Seq, Refusal> {
+        let color = self.player(conn)?;
+        let offer_from_opponent = self.draw_offer == Some(color.opponent());
+        match act {
+            Act::Rematch => self.rematch(color).await,
+            _ if self.outcome().is_some() => {
+                Err(Refusal::new(ErrorCode::GameOver, "the game is over"))
+            }
+            Act::Resign => {
+                let outcome = Outcome::Win {
+                    winner: color.opponent(),
+                    reason: WinReason::Resignation,
+                };
+                self.end(outcome).await
+            }
+            Act::OfferDraw if self.draw_offer.is_some() => Err(Refusal::new(
+                ErrorCode::NoDrawOffer,
+                "a draw offer stands already",
+            )),
+            Act::OfferDraw => {
+                self.draw_offer = Some(color);
+                let seq = self
+                    .history
+                    .publish(|seq| ServerMessage::DrawOffered { seq, by: color }, None);
+                if let Some(computer) = self.computer.as_ref().map(|c| c.color) {
+                    // The engine plays every game out.
+                    self.draw_offer = None;
+                    self.history.publish(
+                        |seq| ServerMessage::DrawDeclined { seq, by: computer },
+                        None,
+                    );
+                }
+                Ok(seq)
+            }
+            Act::AcceptDraw | Act::DeclineDraw if !offer_from_opponent => Err(Refusal::new(
+                ErrorCode::NoDrawOffer,
+                "the opponent has no draw offer standing",
+            )),
+            Act::AcceptDraw => {
+                let outcome = Outcome::Draw {
+                    reason: DrawReason::Agreement,
+                };
+                self.end(outcome).await
+            }
+            Act::DeclineDraw => {
+                self.draw_offer = None;
+                Ok(self
+                    .history
+                    .publish(|seq| ServerMessage::DrawDeclined { seq, by: color }, None))
+            }
+            Act::ClaimWin => match self.claim_in(color.opponent()) {
+                Some(Duration::ZERO) => {
+                    let outcome = Outcome::Win {
+                        winner: color,
+                        reason: WinReason::Abandonment,
+                    };
+                    self.end(outcome).await
+                }
+                Some(left) => Err(Refusal::new(
+                    ErrorCode::NotClaimable,
+                    format!(
+                        "the opponent may still come back for {} s",
+                        left.as_millis().div_ceil(1000)
+                    ),
+                )),
+                None => Err(Refusal::new(
+                    ErrorCode::NotClaimable,
+                    "the opponent is connected",
+                )),
+            },
+        }
+    }
+
+    /// After the game: `color`'s player asks for a rematch; once both have, it is made in
+    /// a new room like this one, where each player's token holds the other colour. The
+    /// new room is only stored: it runs once someone enters it.
+    async fn rematch(&mut self, color: Color) -> Result<Seq, Refusal> {
+        let unavailable = |why: &str| Err(Refusal::new(ErrorCode::RematchUnavailable, why));
+        if self.outcome().is_none() {
+            return unavailable("the game is not over");
+        }
+        if self.rematch.is_some() {
+            return unavailable("the rematch has been made");
+        }
+        match self.rematch_offer {
+            Some(asked) if asked == color => {
+                return unavailable("your request stands; the opponent has not asked yet");
+            }
+            Some(_) => {}
+            None => {
+                self.rematch_offer = Some(color);
+                let seq = self
+                    .history
+                    .publish(|seq| ServerMessage::RematchOffered { seq, by: color }, None);
+                return match self.computer.as_ref().map(|c| c.color) {
+                    // The computer always takes a rematch.
+                    Some(computer) => Box::pin(self.rematch(computer)).await.map(|_| seq),
+                    None => Ok(seq),
+                };
+            }
+        }
+        let [white, black] = self.seats.each_ref().map(|seat| seat.token);
+        let computer = self
+            .computer
+            .as_ref()
+            .map(|c| (c.color.opponent(), c.level));
+        // Colours swap; the computer's seat gets a fresh token in the new room.
+        let fresh = Fresh::new(
+            self.game.variant(),
+            self.visibility,
+            self.clock.as_ref().map(Clock::control),
+            [black, white],
+            computer,
+        );
+        let stored = self.context.store.create_room(fresh.stored()).await;
+        self.stored(stored).map_err(|refusal| Refusal {
+            message: "the rematch could not be made; try again".into(),
+            ..refusal
+        })?;
+        tracing::info!(rematch = %fresh.id, "rematch made");
+        self.rematch_offer = None;
+        self.rematch = Some(fresh.id.clone());
+        Ok(self.history.publish(
+            |seq| ServerMessage::Rematch {
+                seq,
+                room: fresh.id,
+            },
+            None,
+        ))
+    }
+
+    /// Ends the game off the board: stores the result, then announces it.
+    async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
+        let stored = self.context.store.finish(&self.id, outcome).await;
+        self.stored(stored)?;
+        self.ending = Some(outcome);
+        self.draw_offer = None;
+        if let Some(clock) = &mut self.clock {
+            clock.stop(Instant::now());
+        }
+        tracing::info!(%outcome, "game over");
+        Ok(self
+            .history
+            .publish(|seq| ServerMessage::GameOver { seq, outcome }, None))
+    }
+
+    /// Starts the computer thinking if it is to move and is not thinking yet (nor
+    /// waiting after a storage failure); stops it once the game is over.
+    pub(super) fn think_if_due(&mut self) {
+        let Some(computer) = &self.computer else {
+            return;
+        };
+        if self.outcome().is_some() {
+            self.thinking = None;
+        } else if self.thinking.is_none()
+            && self.game.to_move() == computer.color
+            && self.retry.until().is_none()
+        {
+            let thinking = self
+                .context
+                .computers
+                .think(computer, &self.game, self.clock.clone());
+            self.thinking = Some(thinking);
+        }
+    }
+
+    /// Plays the turn the computer chose, as a player's turn is played.
+    pub(super) async fn computer_plays(&mut self, chosen: Chosen) {
+        self.thinking = None;
+        let (Some(computer), Some(choice)) = (&self.computer, chosen.choice) else {
+            return;
+        };
+        let turn = choice.turn;
+        tracing::debug!(
+            %turn,
+            depth = choice.depth,
+            nodes = choice.nodes,
+            waited_ms = super::millis(chosen.waited),
+            budget_ms = super::millis(chosen.budget),
+            "the computer chose"
+        );
+        let played = self.play_as(computer.color, turn).await;
+        self.context
+            .metrics
+            .turn(played.as_ref().err().map(|refusal| refusal.code));
+        if let Err(refusal) = played {
+            // Only a storage failure can refuse it: it is tried again after a wait.
+            tracing::error!(%turn, code = %refusal.code, "the computer's turn was refused");
+        }
+    }
+}

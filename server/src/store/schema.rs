@@ -1,0 +1,62 @@
+//! The schema, one migration per version, run by `rusqlite_migration`: `PRAGMA
+//! user_version` says how many have run, those after it run at start in one transaction,
+//! and a database newer than this server is refused.
+
+use rusqlite_migration::{M, Migrations};
+
+/// Every migration, oldest first. Never edit one that has shipped: add another.
+pub(super) fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        // 1: rooms, seats and turns.
+        M::up(
+            "CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        variant TEXT NOT NULL,
+        visibility TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        -- SHA-256 of each seat's token; NULL while the seat is free.
+        white_token BLOB,
+        black_token BLOB,
+        -- How many times the room has been loaded: the high half of its sequence numbers.
+        incarnation INTEGER NOT NULL DEFAULT 0,
+        -- The result as JSON once the game is over.
+        outcome TEXT,
+        finished_at INTEGER
+    );
+    CREATE TABLE turns (
+        room TEXT NOT NULL REFERENCES rooms(id),
+        number INTEGER NOT NULL,
+        turn TEXT NOT NULL,
+        played_at INTEGER NOT NULL,
+        PRIMARY KEY (room, number)
+    ) WITHOUT ROWID;
+    CREATE INDEX rooms_unfinished ON rooms(id) WHERE outcome IS NULL;",
+        ),
+        // 2: time controls, and both clocks after each turn.
+        M::up(
+            "ALTER TABLE rooms ADD COLUMN clock_base_ms INTEGER;
+    ALTER TABLE rooms ADD COLUMN clock_increment_ms INTEGER;
+    ALTER TABLE turns ADD COLUMN white_ms INTEGER;
+    ALTER TABLE turns ADD COLUMN black_ms INTEGER;",
+        ),
+        // 3: the archive pages through finished games by the time they ended.
+        M::up("CREATE INDEX rooms_finished ON rooms(finished_at, id) WHERE outcome IS NOT NULL;"),
+        // 4: a seat the server's engine plays, and its level.
+        M::up(
+            "ALTER TABLE rooms ADD COLUMN computer_color TEXT;
+    ALTER TABLE rooms ADD COLUMN computer_level INTEGER;",
+        ),
+        // 5: the lobby lists unfinished rooms oldest first, from the database.
+        M::up("CREATE INDEX rooms_lobby ON rooms(created_at, id) WHERE outcome IS NULL;"),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_migrations_are_valid() {
+        assert!(migrations().validate().is_ok());
+    }
+}
