@@ -10,8 +10,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_protocol::{ClockView, ServerMessage};
 use punct_rules::{Cell, Color, Kind, Placement, Turn};
 
-use crate::net::{NetEvent, Request};
 use crate::session::{Session, Tracker};
+use punct_client::{NetEvent, Request};
 
 /// What the keys do right now.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@ use anyhow::{Context, bail};
 use punct_engine::{Engine, Limits};
 use punct_rules::{Game, Turn};
 
-use crate::net::{Link, NetEvent, Request};
 use crate::script::{event_line, print_line};
 use crate::session::Tracker;
+use punct_client::{Link, NetEvent, Request};
 
 /// Plays the seat of `link` with `engine`, `per_turn` per turn, printing every event as
 /// a JSON line, until the game ends.

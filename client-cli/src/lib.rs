@@ -3,8 +3,8 @@
 //!
 //! # Layout
 //!
-//! - [`net`]: the server's HTTP API (rooms, seats, lobby) and one WebSocket connection per
-//!   room, as a task that reconnects by itself and resumes from the last event seen.
+//! - `punct-client` (its own crate) talks to the server: the HTTP API, and a WebSocket
+//!   connection per room that reconnects by itself and resumes from the last event seen.
 //! - [`session`]: the room as the client knows it, with the game replayed by the rules
 //!   crate from the turns the server reports.
 //! - [`seats`]: the seat file that keeps seat tokens between runs, and getting a seat.
@@ -19,7 +19,6 @@
 pub mod app;
 pub mod bot;
 pub mod lobby;
-pub mod net;
 pub mod script;
 pub mod seats;
 pub mod session;

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use punct_cli::net::{self, Entry, Server};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
 use punct_cli::{bot as online_bot, lobby, script, tui};
+use punct_client::{Client, Entry, Server};
 use punct_engine::Engine;
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
@@ -51,9 +51,35 @@ enum Command {
 /// Where the server is.
 #[derive(Args, Debug)]
 struct ServerArgs {
-    /// The server, as http://HOST:PORT.
+    /// The server, as http://HOST:PORT or, behind a TLS proxy, https://HOST[:PORT][/PATH].
     #[arg(long, env = "PUNCT_SERVER")]
     server: Server,
+    /// A PEM file of certificates to trust besides the system's, for an https:// server
+    /// whose certificate a private authority signed.
+    #[arg(long, env = "PUNCT_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+    /// The longest wait for any answer from the server (such as 10s or 500ms); a
+    /// stalled server is given up on, never waited for forever.
+    #[arg(long, env = "PUNCT_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    timeout: Duration,
+}
+
+impl ServerArgs {
+    /// A client of the server: every request times out, so a stalled server never
+    /// freezes the terminal.
+    fn client(&self) -> anyhow::Result<Client> {
+        let mut builder = Client::builder(self.server.clone())
+            .timeout(self.timeout)
+            .connect_timeout(self.timeout);
+        if let Some(path) = &self.ca_cert {
+            let pem = std::fs::read(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            builder = builder
+                .add_root_certificates(&pem)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        }
+        Ok(builder.build()?)
+    }
 }
 
 /// How a player gets a seat.
@@ -452,7 +478,7 @@ impl SeatArgs {
     }
 
     /// Gets the seat, printing it as the first JSON line for scripts.
-    async fn obtain(&self, server: &Server) -> anyhow::Result<SavedSeat> {
+    async fn obtain(&self, server: &Client) -> anyhow::Result<SavedSeat> {
         let seat = punct_cli::seats::obtain(server, &self.request(), self.book().as_ref()).await?;
         script::print_line(&mut io::stdout().lock(), &script::seat_line(&seat))?;
         Ok(seat)
@@ -461,7 +487,7 @@ impl SeatArgs {
 
 /// `punct play`.
 async fn play(args: PlayArgs) -> anyhow::Result<()> {
-    let server = args.server.server;
+    let server = args.server.client()?;
     let Some(path) = &args.script else {
         if args.seat.room.is_none() && args.seat.create.is_none() {
             return tui::lobby(server, args.seat.book()).await;
@@ -507,19 +533,20 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
 /// `punct watch`.
 async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     let entry = Entry::Watch { room: args.room };
+    let server = args.server.client()?;
     if args.json {
-        let link = net::connect(args.server.server, entry);
+        let link = punct_client::connect(server, entry);
         script::watch(link, &mut io::stdout().lock()).await
     } else {
-        tui::room(args.server.server, entry, None).await
+        tui::room(server, entry, None).await
     }
 }
 
 /// `punct bot`.
 async fn bot(args: BotArgs) -> anyhow::Result<()> {
-    let server = args.server.server;
+    let server = args.server.client()?;
     let seat = args.seat.obtain(&server).await?;
-    let link = net::connect(
+    let link = punct_client::connect(
         server,
         Entry::Seat {
             room: seat.room,

@@ -10,9 +10,9 @@ use punct_protocol::ServerMessage;
 use punct_rules::Turn;
 use serde_json::json;
 
-use crate::net::{self, Entry, NetEvent, Request, Server};
 use crate::seats::{SavedSeat, SeatBook};
 use crate::session::{Session, Tracker};
+use punct_client::{Client, Entry, Link, NetEvent, Request};
 
 /// One line of a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,13 +78,13 @@ pub fn event_line(event: &NetEvent) -> serde_json::Value {
 /// to end, asks, and once the rematch is made goes on in its room with the same token
 /// (printing its seat line and recording it in `book`).
 pub async fn play(
-    server: &Server,
+    server: &Client,
     mut seat: SavedSeat,
     book: Option<&SeatBook>,
     steps: &[Step],
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let mut link = net::connect(server.clone(), entry(&seat));
+    let mut link = punct_client::connect(server.clone(), entry(&seat));
     let mut tracker = Tracker::default();
     let mut next = 0;
     // The step sent and not yet done, with the number of turns played when it was sent.
@@ -139,7 +139,7 @@ pub async fn play(
                     let color = tracker.session.as_ref().and_then(Session::color);
                     seat = crate::seats::rematch_seat(server, &room, color, &seat.token, book)?;
                     print_line(out, &seat_line(&seat))?;
-                    link = net::connect(server.clone(), entry(&seat));
+                    link = punct_client::connect(server.clone(), entry(&seat));
                     tracker = Tracker::default();
                     waiting = None;
                     next += 1;
@@ -191,7 +191,7 @@ fn entry(seat: &SavedSeat) -> Entry {
 }
 
 /// Prints every event of a room until the game ends.
-pub async fn watch(mut link: net::Link, out: &mut impl Write) -> anyhow::Result<()> {
+pub async fn watch(mut link: Link, out: &mut impl Write) -> anyhow::Result<()> {
     let mut tracker = Tracker::default();
     while let Some(event) = link.events.recv().await {
         print_line(out, &event_line(&event))?;

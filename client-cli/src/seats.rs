@@ -105,23 +105,24 @@ pub struct SeatRequest {
 /// Gets a seat as asked: creates a room, uses the given token, a token from the seat
 /// book, or takes the room's free seat. New seats are recorded in the book.
 pub async fn obtain(
-    server: &crate::net::Server,
+    server: &punct_client::Client,
     request: &SeatRequest,
     book: Option<&SeatBook>,
 ) -> anyhow::Result<SavedSeat> {
-    let name = server.to_string();
+    let name = server.server().to_string();
     let granted = match (&request.create, &request.room, &request.token) {
         (Some(create), None, None) => server.create_room(create).await?,
         (None, Some(room), Some(token)) => {
+            // The colour is learnt from the snapshot; White is only a placeholder.
+            let color = book
+                .map(|b| b.find(&name, room))
+                .transpose()?
+                .flatten()
+                .map_or(Color::White, |s| s.color);
             return Ok(SavedSeat {
                 server: name,
                 room: room.clone(),
-                // The colour is learnt from the snapshot; White is only a placeholder.
-                color: book
-                    .map(|b| b.find(&server.to_string(), room))
-                    .transpose()?
-                    .flatten()
-                    .map_or(Color::White, |s| s.color),
+                color,
                 token: token.clone(),
             });
         }
@@ -148,14 +149,14 @@ pub async fn obtain(
 /// The seat of a rematch: the same token in the new room, with the other colour (the
 /// server swaps them). It is recorded in the book, so `--room` finds it again.
 pub fn rematch_seat(
-    server: &crate::net::Server,
+    server: &punct_client::Client,
     room: &str,
     old_color: Option<Color>,
     token: &str,
     book: Option<&SeatBook>,
 ) -> anyhow::Result<SavedSeat> {
     let seat = SavedSeat {
-        server: server.to_string(),
+        server: server.server().to_string(),
         room: room.to_owned(),
         // Only a placeholder without the old colour: the snapshot tells.
         color: old_color.map_or(Color::White, Color::opponent),

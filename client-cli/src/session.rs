@@ -4,7 +4,7 @@ use anyhow::{Context, bail};
 use punct_protocol::{Role, RoomSnapshot, Seats, ServerMessage};
 use punct_rules::{Color, Game, Outcome};
 
-use crate::net::NetEvent;
+use punct_client::NetEvent;
 
 /// The room as this client sees it. The game is replayed with the rules crate from the
 /// turns the server reports, so legality and drawing come from one place.

@@ -8,13 +8,13 @@ use tokio::sync::mpsc;
 
 use crate::app::App;
 use crate::lobby::{Action, Lobby};
-use crate::net::{self, Entry, Server};
 use crate::seats::{SeatBook, SeatRequest};
 use crate::session::Session;
+use punct_client::{Client, Entry};
 
 /// The lobby on the terminal: lists the rooms, refreshed every few seconds, until the
 /// user creates, joins or watches one, then that room's view.
-pub async fn lobby(server: Server, book: Option<SeatBook>) -> anyhow::Result<()> {
+pub async fn lobby(server: Client, book: Option<SeatBook>) -> anyhow::Result<()> {
     let mut keys = read_keys();
     let mut terminal = ratatui::init();
     let _restore = Restore;
@@ -83,7 +83,7 @@ impl Drop for Restore {
 
 /// The room view on the terminal until the user quits. When a rematch is made, a player
 /// follows it into its room with the same seat token, recorded in `book`.
-pub async fn room(server: Server, entry: Entry, book: Option<SeatBook>) -> anyhow::Result<()> {
+pub async fn room(server: Client, entry: Entry, book: Option<SeatBook>) -> anyhow::Result<()> {
     let keys = read_keys();
     let mut terminal = ratatui::init();
     let _restore = Restore;
@@ -107,11 +107,11 @@ fn read_keys() -> mpsc::UnboundedReceiver<Event> {
 async fn room_view(
     terminal: &mut ratatui::DefaultTerminal,
     mut keys: mpsc::UnboundedReceiver<Event>,
-    server: Server,
+    server: Client,
     mut entry: Entry,
     book: Option<&SeatBook>,
 ) -> anyhow::Result<()> {
-    let mut link = net::connect(server.clone(), entry.clone());
+    let mut link = punct_client::connect(server.clone(), entry.clone());
     let mut app = App::new();
     // Redraws the running clock between the server's messages.
     let mut tick = tokio::time::interval(Duration::from_millis(100));
@@ -141,7 +141,7 @@ async fn room_view(
                 room: seat.room,
                 token: seat.token,
             };
-            link = net::connect(server.clone(), entry.clone());
+            link = punct_client::connect(server.clone(), entry.clone());
             app = App::new();
         }
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_cli::app::{App, Mode};
 use punct_cli::lobby::{Action, Lobby};
-use punct_cli::net::{NetEvent, Request};
+use punct_client::{NetEvent, Request};
 use punct_engine::{Engine, Level};
 use punct_protocol::{
     CreateRoom, Reserves, SeatChoice, ServerMessage, StackView, TimeControl, Visibility,

@@ -1,54 +1,18 @@
 //! End to end: a real `punct-server` in this process, and `punct` processes that play,
 //! watch and let the engine play over the network.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use common::start_server;
+
 use punct_engine::{Engine, Level};
 use punct_rules::{Game, Outcome, Turn, Variant};
 use serde_json::Value;
-
-/// A server on a free port of its own runtime, stopped when dropped.
-struct TestServer {
-    /// Where it listens.
-    url: String,
-    /// Dropping it stops the server.
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-fn start_server() -> TestServer {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.set_nonblocking(true).expect("non-blocking");
-    let address: SocketAddr = listener.local_addr().expect("address");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            // The server's computer thinks briefly, so games against it are quick.
-            let config = punct_server::Config {
-                computer_think_time: std::time::Duration::from_millis(20),
-                ..punct_server::Config::default()
-            };
-            punct_server::run(listener, config, async move {
-                let _ = stopped.await;
-            })
-            .await
-            .expect("server");
-        });
-    });
-    TestServer {
-        url: format!("http://{address}"),
-        _stop: stop,
-    }
-}
 
 /// A `punct` process with its output read line by line. A thread drains the output as it
 /// comes: a process whose pipe fills up would stall, and with it the game.

@@ -3,9 +3,12 @@
 //! It creates rooms over HTTP, seats two simulated players in each over real WebSockets,
 //! who play random legal turns (chosen with `punct-rules`) at a set overall pace, adds
 //! spectators to every room and, if asked, idle connections that only say hello. It
-//! measures what operators judge a server by: connections held, turns per second, the
-//! latency of a turn (sent → the mover's ack) and of its fan-out (sent → the last
-//! spectator has it), errors, dropped connections, and the server's resident memory.
+//! measures what operators judge a server by, and what players feel: connections held,
+//! turns per second, the time from sending a turn to the mover's ack, to the mover's own
+//! `turn_played`, to the opponent's `turn_played` and (with the lists) `your_turn`, and
+//! to the last spectator's `turn_played`; errors, dropped connections, and the server's
+//! resident memory. Its sockets are ordinary ones (no `TCP_NODELAY`, nothing tuned), as
+//! a player's are.
 //! At the end it fetches every room's record to check that every acknowledged turn is
 //! there.
 //!
@@ -15,8 +18,8 @@
 //!
 //! - [`LoadConfig`]: what to run (flags of `punct load`), and [`run`], which runs it.
 //! - `room`: one room's players and spectators, and the idle connections.
-//! - `net`: a WebSocket connection from a chosen loopback source address, and the
-//!   minimal HTTP/1.1 requests that create rooms and fetch records.
+//! - `net`: `punct-client` connections from chosen loopback source addresses, counted
+//!   while they live, and a quick look at the server's messages.
 //! - `stats`: the shared counters and latency samples, and the [`Report`].
 //! - `process`: finds the server's process from its listening port and reads its memory.
 
@@ -161,11 +164,19 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     let stats = Arc::new(Stats::default());
     let (start_tx, start) = watch::channel(None);
     let (ready_tx, mut ready) = mpsc::channel(64);
+    let server: punct_client::Server = format!("http://{}", config.server)
+        .parse()
+        .map_err(LoadError::Setup)?;
+    let clients = (1..=config.sources)
+        .map(|n| {
+            punct_client::Client::builder(server.clone())
+                .local_address(Ipv4Addr::new(127, 0, 0, n).into())
+                .build()
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| LoadError::Setup(e.chain()))?;
     let plan = Arc::new(Plan {
-        server: config.server,
-        sources: (1..=config.sources)
-            .map(|n| Ipv4Addr::new(127, 0, 0, n))
-            .collect(),
+        clients,
         spectators: config.spectators,
         // Each room plays one turn per interval, so all rooms together play `rate`.
         interval: Duration::from_secs_f64(config.rooms as f64 / config.rate),

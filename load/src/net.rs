@@ -1,28 +1,22 @@
-//! A WebSocket connection from a chosen loopback source address, and the few HTTP/1.1
-//! requests the load needs.
+//! The load's connections: `punct-client` WebSockets from chosen loopback source
+//! addresses, counted while they live, and a quick look at what the server sends.
 //!
-//! Replies are only peeked at: the fields the load needs are read and the rest (the
+//! Messages are only peeked at: the fields the load needs are read and the rest (the
 //! legal turn lists above all) skipped, so the tool spends its share of the machine's
 //! CPU on sockets, not on building values it would throw away.
 
-use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
-use futures_util::{SinkExt, StreamExt};
-use punct_protocol::{ClientMessage, PROTOCOL_VERSION, RequestId};
+use punct_client::{Client, Connection};
+use punct_protocol::{ClientMessage, RequestId, ServerMessage};
 use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::stats::Stats;
 
 /// What the load needs to know of a server message.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Incoming {
-    /// A `welcome`, `ack` or `snapshot` answering request `id`.
+    /// A reply (`ack`, `snapshot`, …) to request `id`.
     Reply {
         /// The request answered.
         id: RequestId,
@@ -39,9 +33,11 @@ pub(crate) enum Incoming {
         /// How many turns the game has had, this one included.
         number: usize,
     },
+    /// The legal turns for the player to move.
+    YourTurn,
     /// The game is over.
     GameOver,
-    /// Anything else (presence, spectator counts, the legal turns).
+    /// Anything else (presence, spectator counts).
     Other,
 }
 
@@ -64,12 +60,13 @@ impl Incoming {
         let peek: Peek<'_> =
             serde_json::from_str(text).map_err(|e| format!("unreadable message: {e}"))?;
         Ok(match (peek.kind, peek.id, peek.number) {
-            ("welcome" | "ack" | "snapshot", Some(id), _) => Incoming::Reply { id },
             ("error", id, _) => Incoming::Error {
                 id,
                 code: peek.code.unwrap_or_default(),
             },
+            (_, Some(id), _) => Incoming::Reply { id },
             ("turn_played", _, Some(number)) => Incoming::Turn { number },
+            ("your_turn", _, _) => Incoming::YourTurn,
             ("game_over", _, _) => Incoming::GameOver,
             _ => Incoming::Other,
         })
@@ -79,44 +76,30 @@ impl Incoming {
 /// An open connection that has said hello. Counted in the connections held while it
 /// lives.
 pub(crate) struct Conn {
-    /// The socket.
-    ws: WebSocketStream<TcpStream>,
-    /// The next request id.
-    next_id: RequestId,
+    /// The connection.
+    connection: Connection,
     /// Where the connection is counted.
     stats: Arc<Stats>,
 }
 
 impl Conn {
-    /// Connects from `source` to the server's WebSocket endpoint and says hello, asking
-    /// for the legal turns or not.
+    /// Connects with `client` (bound to its source address) and says hello, asking for
+    /// the legal turns or not.
     pub(crate) async fn open(
-        server: SocketAddr,
-        source: Ipv4Addr,
+        client: &Client,
         legal_turns: bool,
         stats: &Arc<Stats>,
     ) -> Result<Conn, String> {
-        let stream = connect(server, source).await?;
-        // Small buffers, so tens of thousands of connections fit in memory.
-        let config = WebSocketConfig::default()
-            .read_buffer_size(8 * 1024)
-            .write_buffer_size(0);
-        let url = format!("ws://{server}/ws");
-        let (ws, _) = tokio_tungstenite::client_async_with_config(url, stream, Some(config))
-            .await
-            .map_err(|e| format!("WebSocket handshake from {source}: {e}"))?;
+        let connection = client.connect().await.map_err(|e| e.chain())?;
         stats.opened();
         let mut conn = Conn {
-            ws,
-            next_id: 1,
+            connection,
             stats: Arc::clone(stats),
         };
-        conn.request(|id| ClientMessage::Hello {
-            id,
-            version: PROTOCOL_VERSION,
-            legal_turns,
-        })
-        .await?;
+        conn.connection
+            .hello(legal_turns)
+            .await
+            .map_err(|e| e.chain())?;
         Ok(conn)
     }
 
@@ -125,50 +108,26 @@ impl Conn {
         &mut self,
         make: impl FnOnce(RequestId) -> ClientMessage,
     ) -> Result<RequestId, String> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let text = serde_json::to_string(&make(id)).expect("client messages serialise");
-        self.ws
-            .send(Message::text(text))
-            .await
-            .map_err(|e| format!("send: {e}"))?;
-        Ok(id)
+        self.connection.send(make).await.map_err(|e| e.chain())
     }
 
-    /// Sends a request and waits for its reply, passing over everything else; a refusal
-    /// is an error.
+    /// Sends a request and waits for its reply (messages before it are kept for
+    /// [`Conn::recv`]); a refusal is an error.
     pub(crate) async fn request(
         &mut self,
         make: impl FnOnce(RequestId) -> ClientMessage,
     ) -> Result<(), String> {
-        let id = self.send(make).await?;
-        loop {
-            match self.recv().await? {
-                Incoming::Reply { id: reply } if reply == id => return Ok(()),
-                Incoming::Error {
-                    id: Some(reply),
-                    code,
-                } if reply == id => {
-                    return Err(format!("request refused: {code}"));
-                }
-                _ => continue,
-            }
+        match self.connection.request(make).await {
+            Ok(ServerMessage::Error { code, .. }) => Err(format!("request refused: {code}")),
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.chain()),
         }
     }
 
-    /// The next message from the server.
+    /// The next message from the server, peeked at.
     pub(crate) async fn recv(&mut self) -> Result<Incoming, String> {
-        loop {
-            match self.ws.next().await {
-                Some(Ok(Message::Text(text))) => return Incoming::peek(text.as_str()),
-                Some(Ok(Message::Close(frame))) => {
-                    return Err(format!("closed by the server: {frame:?}"));
-                }
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(format!("socket error: {e}")),
-                None => return Err("the connection ended".into()),
-            }
-        }
+        let text = self.connection.recv_text().await.map_err(|e| e.chain())?;
+        Incoming::peek(&text)
     }
 }
 
@@ -176,62 +135,6 @@ impl Drop for Conn {
     fn drop(&mut self) {
         self.stats.closed();
     }
-}
-
-/// A TCP connection to `server` from `source`.
-async fn connect(server: SocketAddr, source: Ipv4Addr) -> Result<TcpStream, String> {
-    let socket = TcpSocket::new_v4().map_err(|e| format!("socket: {e}"))?;
-    socket
-        .bind(SocketAddr::from((source, 0)))
-        .map_err(|e| format!("bind {source}: {e}"))?;
-    let stream = socket
-        .connect(server)
-        .await
-        .map_err(|e| format!("connect from {source}: {e}"))?;
-    stream
-        .set_nodelay(true)
-        .map_err(|e| format!("nodelay: {e}"))?;
-    Ok(stream)
-}
-
-/// One HTTP/1.1 request from `source`; answers the status and the body.
-pub(crate) async fn http(
-    server: SocketAddr,
-    source: Ipv4Addr,
-    method: &str,
-    path: &str,
-    body: &str,
-) -> Result<(u16, String), String> {
-    let mut stream = connect(server, source).await?;
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| format!("{method} {path}: {e}"))?;
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .await
-        .map_err(|e| format!("{method} {path}: {e}"))?;
-    let (head, body) = response
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("{method} {path}: not an HTTP response"))?;
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        return Err(format!("{method} {path}: chunked answers are not read"));
-    }
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("{method} {path}: no status in {head:?}"))?;
-    Ok((status, body.to_owned()))
 }
 
 #[cfg(test)]
@@ -260,8 +163,9 @@ mod tests {
         );
         assert_eq!(
             peek(r#"{"type":"your_turn","seq":9,"legal_turns":["C4:C5,D5"]}"#),
-            Incoming::Other
+            Incoming::YourTurn
         );
+        assert_eq!(peek(r#"{"type":"spectators","count":2}"#), Incoming::Other);
         assert!(Incoming::peek("{").is_err());
     }
 }

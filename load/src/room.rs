@@ -1,33 +1,34 @@
 //! One room's two players and its spectators, and the idle connections.
 //!
 //! A room's players are driven by one task, which holds the game and plays a random
-//! legal turn for whoever is to move at each tick of the room's pace. Each spectator
-//! has a task of its own that reads the room's events and reports when each turn has
-//! reached it; the turn's fan-out latency is the time until it has reached them all.
+//! legal turn for whoever is to move at each tick of the room's pace, then reads both
+//! players' sockets until the turn has reached them as a real client sees it: the
+//! mover's `ack` and own `turn_played`, the opponent's `turn_played` and, with the
+//! lists, `your_turn`. Each spectator has a task of its own that reads the room's events
+//! and reports when each turn has reached it; the turn's fan-out latency is the time
+//! until it has reached them all.
 
 use std::collections::HashMap;
-use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use punct_client::Client;
 use punct_engine::Rng;
-use punct_protocol::{ClientMessage, Record, SeatGranted};
+use punct_protocol::{ClientMessage, CreateRoom, SeatChoice, Visibility};
 use punct_rules::{Game, Turn, Variant};
 use tokio::sync::{Notify, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::Stop;
-use crate::net::{Conn, Incoming, http};
-use crate::stats::Stats;
+use crate::net::{Conn, Incoming};
+use crate::stats::{Measure, Stats};
 
 /// What every room and idle task shares.
 pub(crate) struct Plan {
-    /// The server.
-    pub(crate) server: SocketAddr,
-    /// Loopback addresses to connect from, in turn.
-    pub(crate) sources: Vec<Ipv4Addr>,
+    /// A client of the server from each loopback source address, used in turn.
+    pub(crate) clients: Vec<Client>,
     /// Spectators per room.
     pub(crate) spectators: usize,
     /// Time between two turns of one room.
@@ -45,27 +46,15 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    fn source(&self) -> Ipv4Addr {
+    /// The client of the next source address.
+    fn client(&self) -> &Client {
         let n = self.next_source.fetch_add(1, Ordering::Relaxed);
-        self.sources[n % self.sources.len()]
+        &self.clients[n % self.clients.len()]
     }
 
     async fn connect(&self) -> Result<Conn, String> {
         let _permit = self.connecting.acquire().await.expect("never closed");
-        Conn::open(self.server, self.source(), self.legal_turns, &self.stats).await
-    }
-
-    async fn http<T: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        path: &str,
-        body: &str,
-    ) -> Result<T, String> {
-        let (status, answer) = http(self.server, self.source(), method, path, body).await?;
-        if !(200..300).contains(&status) {
-            return Err(format!("{method} {path}: {status} {answer}"));
-        }
-        serde_json::from_str(&answer).map_err(|e| format!("{method} {path}: {e}"))
+        Conn::open(self.client(), self.legal_turns, &self.stats).await
     }
 
     /// Waits for the start; answers the end of play, or `None` if the run was called off.
@@ -157,8 +146,7 @@ pub(crate) async fn idle(plan: Arc<Plan>, ready: mpsc::Sender<Result<(), String>
 pub(crate) async fn unpersisted(plan: &Plan, rooms: &[Played]) -> u64 {
     let mut missing = 0;
     for played in rooms {
-        let path = format!("/api/rooms/{}/record", played.room);
-        match plan.http::<Record>("GET", &path, "").await {
+        match plan.client().record(&played.room).await {
             Ok(record) => missing += played.acked.saturating_sub(record.turns.len()) as u64,
             Err(why) => {
                 plan.stats.error(format!("record: {why}"));
@@ -175,6 +163,8 @@ struct Table {
     room: String,
     /// White's and Black's connections.
     players: [Conn; 2],
+    /// Whether the players asked for the legal turns.
+    lists: bool,
     /// The game, kept by applying each acknowledged turn.
     game: Game,
     /// Turns acknowledged.
@@ -188,11 +178,22 @@ struct Table {
 impl Table {
     /// Creates a room over HTTP, takes both seats, and opens every connection.
     async fn set_up(plan: &Arc<Plan>) -> Result<Table, String> {
-        let body = r#"{"variant":"standard","color":"white","visibility":"private"}"#;
-        let white: SeatGranted = plan.http("POST", "/api/rooms", body).await?;
-        let black: SeatGranted = plan
-            .http("POST", &format!("/api/rooms/{}/seat", white.room), "")
-            .await?;
+        let request = CreateRoom {
+            variant: Variant::Standard,
+            color: SeatChoice::White,
+            visibility: Visibility::Private,
+            ..CreateRoom::default()
+        };
+        let white = plan
+            .client()
+            .create_room(&request)
+            .await
+            .map_err(|e| format!("create room: {}", e.chain()))?;
+        let black = plan
+            .client()
+            .take_seat(&white.room)
+            .await
+            .map_err(|e| format!("take seat: {}", e.chain()))?;
         let room = white.room.clone();
         let mut players = Vec::with_capacity(2);
         for seat in [white, black] {
@@ -223,6 +224,7 @@ impl Table {
         Ok(Table {
             room,
             players: [white, black],
+            lists: plan.legal_turns,
             game: Game::new(Variant::Standard),
             acked: 0,
             fanout,
@@ -232,33 +234,65 @@ impl Table {
 
     /// Plays one random legal turn for the side to move; answers whether the game goes
     /// on. A refused turn is counted as an error and changes nothing.
+    ///
+    /// Both players' sockets are read until the turn has reached them: the mover's `ack`
+    /// and own `turn_played`, the opponent's `turn_played` and, with the lists, its
+    /// `your_turn` (none comes once the game is over). Each arrival's time since the
+    /// turn was sent is recorded.
     async fn turn(&mut self, plan: &Plan, rng: &mut Rng) -> Result<bool, String> {
         let turn = pick(&self.game.legal_turns(), rng);
         let number = self.game.turns().len() + 1;
-        let mover = &mut self.players[self.game.to_move() as usize];
+        let to_move = self.game.to_move() as usize;
+        let mut after = self.game.clone();
+        let goes_on = after
+            .play(turn)
+            .map_err(|e| format!("a legal turn was refused by the rules: {e}"))?
+            .is_none();
+        let [white, black] = &mut self.players;
+        let (mover, opponent) = if to_move == 0 {
+            (white, black)
+        } else {
+            (black, white)
+        };
         self.fanout.expect(number, plan.spectators);
         let sent = Instant::now();
         let id = mover.send(|id| ClientMessage::Play { id, turn }).await?;
-        loop {
-            match mover.recv().await? {
-                Incoming::Reply { id: reply } if reply == id => break,
-                Incoming::Error {
-                    id: Some(reply),
-                    code,
-                } if reply == id => {
-                    self.fanout.forget(number);
-                    plan.stats.error(format!("turn refused: {code}"));
-                    return Ok(true);
-                }
-                _ => continue,
+        let (mut acked, mut own, mut seen, mut answerable) =
+            (false, false, false, !(self.lists && goes_on));
+        while !(acked && own && seen && answerable) {
+            tokio::select! {
+                incoming = mover.recv(), if !(acked && own) => match incoming? {
+                    Incoming::Reply { id: reply } if reply == id => {
+                        acked = true;
+                        plan.stats.turn(sent.elapsed());
+                    }
+                    Incoming::Error { id: Some(reply), code } if reply == id => {
+                        self.fanout.forget(number);
+                        plan.stats.error(format!("turn refused: {code}"));
+                        return Ok(true);
+                    }
+                    Incoming::Turn { number: n } if n == number => {
+                        own = true;
+                        plan.stats.latency(Measure::Own, sent.elapsed());
+                    }
+                    _ => {}
+                },
+                incoming = opponent.recv(), if !(seen && answerable) => match incoming? {
+                    Incoming::Turn { number: n } if n == number => {
+                        seen = true;
+                        plan.stats.latency(Measure::Opponent, sent.elapsed());
+                    }
+                    Incoming::YourTurn if seen => {
+                        answerable = true;
+                        plan.stats.latency(Measure::YourTurn, sent.elapsed());
+                    }
+                    _ => {}
+                },
             }
         }
-        plan.stats.turn(sent.elapsed());
         self.acked += 1;
-        self.game
-            .play(turn)
-            .map_err(|e| format!("the server took a turn the rules refuse: {e}"))?;
-        Ok(!self.game.is_over())
+        self.game = after;
+        Ok(goes_on)
     }
 
     /// Closes the room's connections once the last turn has reached every spectator (or
@@ -355,7 +389,7 @@ impl Fanout {
         turn.slowest = turn.slowest.max(turn.sent.elapsed());
         turn.waiting -= 1;
         if turn.waiting == 0 {
-            stats.fanout(turn.slowest);
+            stats.latency(Measure::Fanout, turn.slowest);
             pending.remove(&number);
             if pending.is_empty() {
                 self.drained.notify_waiters();

@@ -6,12 +6,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::LoadConfig;
 
-/// Counters and latency samples. Latencies are kept whole (in microseconds) rather than
-/// in a histogram: even an hour at a thousand turns a second is a few million numbers.
+/// Counters and latency histograms (microseconds, three significant figures, up to a
+/// minute).
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
     /// Connections open now.
@@ -26,10 +27,23 @@ pub(crate) struct Stats {
     dropped: AtomicU64,
     /// What went wrong, by kind.
     errors: Mutex<BTreeMap<String, u64>>,
-    /// Each turn's time from sending to the mover's ack.
-    turn_us: Mutex<Vec<u32>>,
-    /// Each turn's time from sending to its arrival at the last spectator.
-    fanout_us: Mutex<Vec<u32>>,
+    /// Each latency measured, by what it measures.
+    latencies: Mutex<BTreeMap<Measure, Histogram<u64>>>,
+}
+
+/// What a latency is the time to: each starts when the mover sends its turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Measure {
+    /// The mover's `ack`.
+    Ack,
+    /// The mover's own `turn_played`, which follows the ack.
+    Own,
+    /// The opponent's `turn_played`.
+    Opponent,
+    /// The opponent's `your_turn`, when the lists are asked for.
+    YourTurn,
+    /// The `turn_played` of the room's last spectator.
+    Fanout,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -39,9 +53,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn micros(elapsed: Duration) -> u32 {
-    u32::try_from(elapsed.as_micros()).unwrap_or(u32::MAX)
-}
+/// The longest latency recorded exactly: a minute, in microseconds.
+const MAX_MICROS: u64 = 60_000_000;
 
 impl Stats {
     pub(crate) fn opened(&self) {
@@ -57,17 +70,23 @@ impl Stats {
         self.connected.load(Ordering::Relaxed)
     }
 
+    /// A turn was acknowledged after `latency`.
     pub(crate) fn turn(&self, latency: Duration) {
         self.turns.fetch_add(1, Ordering::Relaxed);
-        lock(&self.turn_us).push(micros(latency));
+        self.latency(Measure::Ack, latency);
     }
 
     pub(crate) fn turns(&self) -> u64 {
         self.turns.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn fanout(&self, latency: Duration) {
-        lock(&self.fanout_us).push(micros(latency));
+    /// Something a turn brings arrived `latency` after the turn was sent.
+    pub(crate) fn latency(&self, measure: Measure, latency: Duration) {
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        lock(&self.latencies)
+            .entry(measure)
+            .or_insert_with(|| Histogram::new_with_bounds(1, MAX_MICROS, 3).expect("valid bounds"))
+            .saturating_record(micros.max(1));
     }
 
     pub(crate) fn game_finished(&self) {
@@ -116,8 +135,14 @@ impl Stats {
             seconds: run.played.as_secs_f64(),
             turns,
             turns_per_second: turns as f64 / run.played.as_secs_f64(),
-            turn_latency: Latency::of(&mut lock(&self.turn_us)),
-            fanout_latency: Latency::of(&mut lock(&self.fanout_us)),
+            turn_latency: self.latency_of(Measure::Ack),
+            own_turn_latency: self.latency_of(Measure::Own),
+            opponent_latency: self.latency_of(Measure::Opponent),
+            your_turn_latency: run
+                .config
+                .legal_turns
+                .then(|| self.latency_of(Measure::YourTurn)),
+            fanout_latency: self.latency_of(Measure::Fanout),
             games_finished: self.games.load(Ordering::Relaxed),
             errors: self.errors(),
             error_kinds: lock(&self.errors).clone(),
@@ -153,8 +178,17 @@ pub(crate) struct Run<'a> {
     pub(crate) rss: [Option<u64>; 3],
 }
 
+impl Stats {
+    /// The distribution of `measure`.
+    fn latency_of(&self, measure: Measure) -> Latency {
+        lock(&self.latencies)
+            .get(&measure)
+            .map_or_else(Latency::default, Latency::of)
+    }
+}
+
 /// A latency distribution, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Latency {
     /// How many were measured.
     pub samples: usize,
@@ -167,21 +201,14 @@ pub struct Latency {
 }
 
 impl Latency {
-    /// Percentiles by nearest rank over `samples` (microseconds), which it sorts.
-    fn of(samples: &mut [u32]) -> Latency {
-        samples.sort_unstable();
-        let rank = |p: f64| -> f64 {
-            if samples.is_empty() {
-                return 0.0;
-            }
-            let index = ((p * samples.len() as f64).ceil() as usize).clamp(1, samples.len()) - 1;
-            f64::from(samples[index]) / 1000.0
-        };
+    /// The median, 99th percentile and maximum of `histogram` (microseconds).
+    fn of(histogram: &Histogram<u64>) -> Latency {
+        let ms = |micros: u64| micros as f64 / 1000.0;
         Latency {
-            samples: samples.len(),
-            p50_ms: rank(0.50),
-            p99_ms: rank(0.99),
-            max_ms: rank(1.0),
+            samples: usize::try_from(histogram.len()).unwrap_or(usize::MAX),
+            p50_ms: ms(histogram.value_at_quantile(0.50)),
+            p99_ms: ms(histogram.value_at_quantile(0.99)),
+            max_ms: ms(histogram.max()),
         }
     }
 }
@@ -215,6 +242,13 @@ pub struct Report {
     pub turns_per_second: f64,
     /// From sending a turn to the mover's ack.
     pub turn_latency: Latency,
+    /// From sending a turn to the mover's own `turn_played` (after the ack).
+    pub own_turn_latency: Latency,
+    /// From sending a turn to the opponent's `turn_played`: when the opponent sees it.
+    pub opponent_latency: Latency,
+    /// From sending a turn to the opponent's `your_turn` with the legal turns, when the
+    /// lists are asked for (`--legal-turns`): when the opponent may answer.
+    pub your_turn_latency: Option<Latency>,
     /// From sending a turn to its arrival at the room's last spectator.
     pub fanout_latency: Latency,
     /// Games played to their end (a finished room is replaced by a new one).
@@ -270,8 +304,13 @@ impl fmt::Display for Report {
             "turns              {} in {:.1} s = {:.1}/s (asked {}/s), {} games finished",
             self.turns, self.seconds, self.turns_per_second, self.rate_asked, self.games_finished
         )?;
-        writeln!(f, "turn latency       {}", self.turn_latency)?;
-        writeln!(f, "fan-out latency    {}", self.fanout_latency)?;
+        writeln!(f, "ack                {}", self.turn_latency)?;
+        writeln!(f, "own turn_played    {}", self.own_turn_latency)?;
+        writeln!(f, "opponent's turn    {}", self.opponent_latency)?;
+        if let Some(your_turn) = &self.your_turn_latency {
+            writeln!(f, "your_turn (lists)  {your_turn}")?;
+        }
+        writeln!(f, "fan-out            {}", self.fanout_latency)?;
         writeln!(
             f,
             "errors             {} ({} dropped connections)",
@@ -304,18 +343,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percentiles_are_nearest_rank() {
-        let mut samples: Vec<u32> = (1..=100).rev().map(|ms| ms * 1000).collect();
-        let latency = Latency::of(&mut samples);
-        assert_eq!(
-            latency,
-            Latency {
-                samples: 100,
-                p50_ms: 50.0,
-                p99_ms: 99.0,
-                max_ms: 100.0
-            }
-        );
-        assert_eq!(Latency::of(&mut []).samples, 0);
+    fn percentiles_come_from_the_histogram() {
+        let stats = Stats::default();
+        for ms in 1..=100 {
+            stats.latency(Measure::Opponent, Duration::from_millis(ms));
+        }
+        let latency = stats.latency_of(Measure::Opponent);
+        assert_eq!(latency.samples, 100);
+        // Three significant figures: within a tenth of a percent.
+        assert!((latency.p50_ms - 50.0).abs() < 0.1, "{latency}");
+        assert!((latency.p99_ms - 99.0).abs() < 0.1, "{latency}");
+        assert!((latency.max_ms - 100.0).abs() < 0.1, "{latency}");
+        assert_eq!(stats.latency_of(Measure::Fanout), Latency::default());
     }
 }

@@ -1,21 +1,31 @@
 //! A short load run against a server in this process: the tool's smoke test, run in CI
 //! so that it keeps working. The figures of real runs are in docs/PERFORMANCE.md.
 
-use punct_load::{LoadConfig, run};
+use std::net::SocketAddr;
+
+use punct_load::{LoadConfig, Report, run};
 use punct_server::Config;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_short_run_plays_every_room_and_loses_nothing() {
+/// Runs the load `config` against a server in this process, which it then stops.
+async fn against_a_server(config: impl FnOnce(SocketAddr) -> LoadConfig) -> Report {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     let serving = tokio::spawn(punct_server::run(listener, Config::default(), async {
         let _ = stopped.await;
     }));
+    let report = run(config(server)).await.unwrap();
+    eprintln!("{report}");
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+    report
+}
 
-    let report = run(LoadConfig {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_run_plays_every_room_and_loses_nothing() {
+    let report = against_a_server(|server| LoadConfig {
         server,
         rooms: 4,
         spectators: 2,
@@ -25,10 +35,7 @@ async fn a_short_run_plays_every_room_and_loses_nothing() {
         sources: 2,
         ..LoadConfig::default()
     })
-    .await
-    .unwrap();
-
-    eprintln!("{report}");
+    .await;
     assert_eq!(report.connections_asked, 4 * (2 + 2) + 3);
     assert_eq!(report.connections_held, 19, "{report}");
     assert_eq!(report.errors, 0, "{report}");
@@ -43,13 +50,14 @@ async fn a_short_run_plays_every_room_and_loses_nothing() {
     );
     assert!(report.turn_latency.p50_ms > 0.0);
     assert!(report.turn_latency.p99_ms <= report.turn_latency.max_ms);
+    // Every acknowledged turn reached the mover and the opponent as a player sees it.
+    assert_eq!(report.own_turn_latency.samples as u64, report.turns);
+    assert_eq!(report.opponent_latency.samples as u64, report.turns);
+    assert_eq!(report.your_turn_latency, None, "the lists were declined");
     assert!(report.rooms_checked >= 4);
     assert_eq!(report.turns_unpersisted, 0);
     // The server runs in this process, which the tool finds by the listening port.
     assert!(report.server_rss_loaded.is_some_and(|rss| rss > 0));
-
-    let _ = stop.send(());
-    serving.await.unwrap().unwrap();
 }
 
 #[tokio::test]
@@ -63,4 +71,30 @@ async fn only_loopback_is_a_target() {
         error.to_string().contains("not a loopback address"),
         "{error}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_lists_every_turn_brings_the_opponent_its_your_turn() {
+    let report = against_a_server(|server| LoadConfig {
+        server,
+        rooms: 2,
+        spectators: 1,
+        rate: 10.0,
+        seconds: 2,
+        sources: 1,
+        legal_turns: true,
+        ..LoadConfig::default()
+    })
+    .await;
+    assert_eq!(report.errors, 0, "{report}");
+    let your_turn = report
+        .your_turn_latency
+        .as_ref()
+        .expect("measured with the lists");
+    // A game that ended brings no list; every other turn does.
+    assert!(
+        your_turn.samples as u64 + report.games_finished >= report.turns,
+        "{report}"
+    );
+    assert!(your_turn.samples > 0);
 }

@@ -3,8 +3,8 @@
 //! running server on the listen address whether it is ready (for container health
 //! checks, where no shell or curl exists).
 
-use std::io::{IsTerminal, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::io::IsTerminal;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -80,33 +80,26 @@ fn main() -> ExitCode {
 }
 
 /// Asks the server listening on `listen` (on loopback, if it listens on every address)
-/// whether it is ready.
+/// whether it is ready, within two seconds.
 fn ready(listen: SocketAddr) -> Result<(), String> {
     let mut addr = listen;
     if addr.ip().is_unspecified() {
         addr.set_ip(Ipv4Addr::LOCALHOST.into());
     }
-    let timeout = Duration::from_secs(2);
-    let mut stream =
-        TcpStream::connect_timeout(&addr, timeout).map_err(|e| format!("{addr}: {e}"))?;
-    stream
-        .set_read_timeout(Some(timeout))
+    let server = format!("http://{addr}").parse()?;
+    let limit = Duration::from_secs(2);
+    let client = punct_client::Client::builder(server)
+        .timeout(limit)
+        .connect_timeout(limit)
+        .build()
         .map_err(|e| e.to_string())?;
-    write!(
-        stream,
-        "GET /readyz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|e| e.to_string())?;
-    let mut answer = String::new();
-    stream
-        .read_to_string(&mut answer)
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
         .map_err(|e| e.to_string())?;
-    let status = answer.lines().next().unwrap_or_default();
-    if status.split(' ').nth(1) == Some("200") {
-        Ok(())
-    } else {
-        Err(format!("not ready: {status}"))
-    }
+    runtime
+        .block_on(client.ready())
+        .map_err(|e| format!("{addr}: {}", e.chain()))
 }
 
 #[tokio::main]

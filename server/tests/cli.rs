@@ -120,7 +120,7 @@ async fn json_logs_name_the_connection_and_the_room_on_every_line() {
     let says = |message: &'static str| move |l: &Value| l["message"] == message;
     let listening = line(&says("listening"));
     let addr = listening["address"].as_str().unwrap().parse().unwrap();
-    let endpoint = Endpoint { addr };
+    let endpoint = Endpoint::new(addr);
 
     let created = endpoint.create_room("").await;
     assert_eq!(line(&says("room created"))["room"], created.room.as_str());

@@ -10,21 +10,15 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use punct_client::{CloseFrame, Connection, Error, Message};
 use punct_protocol::{
-    ClientMessage, ErrorCode, PROTOCOL_VERSION, Record, RoomSnapshot, RoomSummary, SeatGranted,
-    Seq, ServerMessage,
+    ClientMessage, ErrorCode, Record, RoomSnapshot, RoomSummary, SeatGranted, Seq, ServerMessage,
 };
 use punct_rules::Turn;
 use punct_server::Config;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// How long a test waits for any one message before it fails.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
@@ -54,7 +48,7 @@ impl TestServer {
             let _ = stopped.await;
         }));
         TestServer {
-            endpoint: Endpoint { addr },
+            endpoint: Endpoint::new(addr),
             stop: Some(stop),
             task,
         }
@@ -82,27 +76,25 @@ impl std::ops::Deref for TestServer {
 pub(crate) struct Endpoint {
     /// Where it listens.
     pub(crate) addr: SocketAddr,
+    /// The client the test speaks through.
+    client: punct_client::Client,
 }
 
 impl Endpoint {
-    /// Sends one HTTP/1.1 request; answers the status and the body.
-    pub(crate) async fn http(&self, method: &str, path: &str, body: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            self.addr,
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        tokio::time::timeout(PATIENCE, stream.read_to_string(&mut response))
-            .await
-            .expect("an HTTP answer in time")
+    /// The server listening on `addr`.
+    pub(crate) fn new(addr: SocketAddr) -> Endpoint {
+        let server = format!("http://{addr}").parse().unwrap();
+        let client = punct_client::Client::builder(server)
+            .timeout(PATIENCE)
+            .idle_timeout(PATIENCE)
+            .build()
             .unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        (status, body.to_owned())
+        Endpoint { addr, client }
+    }
+
+    /// Sends one HTTP request; answers the status and the body.
+    pub(crate) async fn http(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+        self.client.send(method, path, body).await.unwrap()
     }
 
     /// `GET path`, expecting 200 and JSON.
@@ -121,11 +113,7 @@ impl Endpoint {
 
     /// Takes the free seat of `room`.
     pub(crate) async fn take_seat(&self, room: &str) -> SeatGranted {
-        let (status, answer) = self
-            .http("POST", &format!("/api/rooms/{room}/seat"), "")
-            .await;
-        assert_eq!(status, 200, "take seat: {answer}");
-        serde_json::from_str(&answer).unwrap()
+        self.client.take_seat(room).await.unwrap()
     }
 
     /// A room of `variant` with White's and Black's seats taken.
@@ -143,30 +131,20 @@ impl Endpoint {
 
     /// The room's game record over HTTP.
     pub(crate) async fn record(&self, room: &str) -> Record {
-        self.get(&format!("/api/rooms/{room}/record")).await
+        self.client.record(room).await.unwrap()
     }
 
     /// The room's summary over HTTP.
     pub(crate) async fn summary(&self, room: &str) -> RoomSummary {
-        self.get(&format!("/api/rooms/{room}")).await
+        self.client.room(room).await.unwrap()
     }
 
     /// The HTTP status of a WebSocket upgrade, sent with `origin` as its `Origin`:
     /// 101 when it is accepted.
     pub(crate) async fn upgrade_status(&self, origin: Option<&str>) -> u16 {
-        let mut request = format!("ws://{}/ws", self.addr)
-            .into_client_request()
-            .unwrap();
-        if let Some(origin) = origin {
-            request
-                .headers_mut()
-                .insert("Origin", origin.parse().unwrap());
-        }
-        match tokio_tungstenite::connect_async(request).await {
-            Ok((_, response)) => response.status().as_u16(),
-            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-                response.status().as_u16()
-            }
+        match self.client.connect_from(origin).await {
+            Ok(_) => 101,
+            Err(Error::Refused { status, .. }) => status,
             Err(e) => panic!("{e}"),
         }
     }
@@ -185,12 +163,9 @@ impl Endpoint {
 
     /// A WebSocket connection that has not said hello yet.
     pub(crate) async fn connect(&self) -> Client {
-        let url = format!("ws://{}/ws", self.addr);
-        let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
         Client {
-            ws,
-            next_id: 1,
-            pending: VecDeque::new(),
+            connection: self.client.connect().await.unwrap(),
+            closing: VecDeque::new(),
             last_seq: None,
         }
     }
@@ -236,14 +211,13 @@ pub(crate) struct Refused {
     pub(crate) rule: Option<String>,
 }
 
-/// A WebSocket client speaking the protocol.
+/// A WebSocket client speaking the protocol, that checks the room's events come in
+/// sequence.
 pub(crate) struct Client {
-    /// The socket.
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    /// The next request id.
-    next_id: u64,
-    /// Messages read while waiting for a reply, in order.
-    pending: VecDeque<ServerMessage>,
+    /// The connection.
+    connection: Connection,
+    /// Messages read while waiting for the server to close the connection, in order.
+    closing: VecDeque<ServerMessage>,
     /// The last room sequence number seen: every event must follow it without a gap.
     last_seq: Option<Seq>,
 }
@@ -251,17 +225,17 @@ pub(crate) struct Client {
 impl Client {
     /// Sends a text frame as it is.
     pub(crate) async fn send_text(&mut self, text: &str) {
-        self.ws.send(Message::text(text)).await.unwrap();
+        self.connection.send_text(text).await.unwrap();
     }
 
     /// Sends a binary frame.
     pub(crate) async fn send_binary(&mut self, bytes: &[u8]) {
-        self.ws.send(Message::binary(bytes.to_vec())).await.unwrap();
+        self.send_raw(Message::binary(bytes.to_vec())).await;
     }
 
     /// Sends any WebSocket message, raw frames included.
     pub(crate) async fn send_raw(&mut self, message: Message) {
-        self.ws.send(message).await.unwrap();
+        self.connection.send_frame(message).await.unwrap();
     }
 
     /// Sends a request.
@@ -273,9 +247,13 @@ impl Client {
     /// The next message from the server, whatever it is; checks that room events come
     /// in sequence.
     pub(crate) async fn recv(&mut self) -> ServerMessage {
-        let message = match self.pending.pop_front() {
+        let message = match self.closing.pop_front() {
             Some(message) => message,
-            None => self.read().await,
+            None => self
+                .connection
+                .recv()
+                .await
+                .expect("a message in time, on an open connection"),
         };
         self.track(&message);
         message
@@ -295,62 +273,31 @@ impl Client {
         }
     }
 
-    async fn read(&mut self) -> ServerMessage {
-        loop {
-            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
-                .await
-                .expect("a message in time")
-                .expect("the connection is open")
-                .expect("a WebSocket frame");
-            match frame {
-                Message::Text(text) => return serde_json::from_str(text.as_str()).unwrap(),
-                Message::Ping(_) | Message::Pong(_) => continue,
-                other => panic!("expected a message, got {other:?}"),
-            }
-        }
-    }
-
     /// Sends the request `make(id)` and answers the reply with that id; other messages
     /// are kept for [`Client::recv`].
     pub(crate) async fn request(
         &mut self,
         make: impl FnOnce(u64) -> ClientMessage,
     ) -> ServerMessage {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&make(id)).await;
-        self.reply_to(id).await
+        let reply = self
+            .connection
+            .request(make)
+            .await
+            .expect("a reply in time");
+        self.track(&reply);
+        reply
     }
 
     /// Waits for the reply to request `id`.
     pub(crate) async fn reply_to(&mut self, id: u64) -> ServerMessage {
-        loop {
-            let message = self.read().await;
-            let reply_id = match &message {
-                ServerMessage::Welcome { id, .. }
-                | ServerMessage::Ack { id, .. }
-                | ServerMessage::Resumed { id, .. } => Some(*id),
-                ServerMessage::Snapshot { id, .. } | ServerMessage::Error { id, .. } => *id,
-                _ => None,
-            };
-            if reply_id == Some(id) {
-                self.track(&message);
-                return message;
-            }
-            self.pending.push_back(message);
-        }
+        let reply = self.connection.reply(id).await.expect("a reply in time");
+        self.track(&reply);
+        reply
     }
 
     /// Says hello with the current protocol version.
     pub(crate) async fn hello(&mut self) {
-        let reply = self
-            .request(|id| ClientMessage::Hello {
-                id,
-                version: PROTOCOL_VERSION,
-                legal_turns: true,
-            })
-            .await;
-        assert!(matches!(reply, ServerMessage::Welcome { .. }), "{reply:?}");
+        self.connection.hello(true).await.unwrap();
     }
 
     /// Asks for a seat with `token`; answers the reply, whatever it is.
@@ -408,27 +355,14 @@ impl Client {
     /// Plays `turn` if the connection holds: `Some(true)` when acknowledged, `Some(false)`
     /// when refused, `None` when the connection broke first.
     pub(crate) async fn try_play(&mut self, turn: Turn) -> Option<bool> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let text = serde_json::to_string(&ClientMessage::Play { id, turn }).unwrap();
-        self.ws.send(Message::text(text)).await.ok()?;
-        loop {
-            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
-                .await
-                .expect("a message in time");
-            let Some(Ok(Message::Text(text))) = frame else {
-                match frame {
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-                    _ => return None,
-                }
-            };
-            match serde_json::from_str(text.as_str()).unwrap() {
-                ServerMessage::Ack { id: reply, .. } if reply == id => return Some(true),
-                ServerMessage::Error {
-                    id: Some(reply), ..
-                } if reply == id => return Some(false),
-                _ => continue,
-            }
+        match self
+            .connection
+            .request(|id| ClientMessage::Play { id, turn })
+            .await
+        {
+            Ok(ServerMessage::Ack { .. }) => Some(true),
+            Ok(_) => Some(false),
+            Err(_) => None,
         }
     }
 
@@ -476,18 +410,13 @@ impl Client {
     /// Messages read on the way are kept for [`Client::recv`].
     pub(crate) async fn closed(&mut self) -> Option<CloseFrame> {
         loop {
-            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
-                .await
-                .expect("the server closes the connection in time");
-            match frame {
+            match self.connection.recv().await {
+                Ok(message) => self.closing.push_back(message),
+                Err(Error::Closed(frame)) => return frame,
+                Err(Error::Timeout(_)) => panic!("the server closes the connection in time"),
                 // A client that has not read for a while may fail to answer the pings
                 // it finds before the close: the connection is gone all the same.
-                None | Some(Err(_)) => return None,
-                Some(Ok(Message::Close(frame))) => return frame,
-                Some(Ok(Message::Text(text))) => self
-                    .pending
-                    .push_back(serde_json::from_str(text.as_str()).unwrap()),
-                Some(Ok(_)) => continue,
+                Err(_) => return None,
             }
         }
     }
@@ -497,9 +426,9 @@ impl Client {
         self.last_seq
     }
 
-    /// Messages kept while waiting for replies or the close.
+    /// Messages kept while waiting for the close.
     pub(crate) fn kept(&mut self) -> Vec<ServerMessage> {
-        self.pending.drain(..).collect()
+        self.closing.drain(..).collect()
     }
 }
 

@@ -47,7 +47,7 @@ impl Process {
         std::thread::spawn(move || lines.for_each(drop));
         Process {
             child,
-            endpoint: Endpoint { addr },
+            endpoint: Endpoint::new(addr),
         }
     }
 

@@ -1,0 +1,375 @@
+//! [`Client`]: the server's HTTP API (`server/API.md`), and where its WebSocket
+//! connections start.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use punct_protocol::{ApiError, CreateRoom, Lobby, Record, RoomSummary, SeatGranted};
+use reqwest::Method;
+use serde::de::DeserializeOwned;
+use tokio::net::{TcpSocket, TcpStream, lookup_host};
+#[cfg(feature = "tls")]
+use tokio_tungstenite::Connector;
+use tokio_tungstenite::tungstenite;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::http::header::ORIGIN;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+
+use crate::socket::Connection;
+use crate::{Error, Server};
+
+/// How long a request may take, and a reply on a WebSocket, unless set otherwise.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a WebSocket may stay silent (the server pings every 20 s by default).
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// A WebSocket's read buffer: replies are small, and many connections share a machine.
+const READ_BUFFER_BYTES: usize = 8 * 1024;
+
+/// A client of one server: its HTTP API, and WebSocket connections to it. Cheap to clone
+/// (clones share their connection pool).
+///
+/// ```no_run
+/// # async fn example() -> Result<(), punct_client::Error> {
+/// use punct_client::Client;
+/// use punct_protocol::CreateRoom;
+/// let server = "https://games.example.org".parse().expect("a server URL");
+/// let client = Client::new(server)?;
+/// let seat = client.create_room(&CreateRoom::default()).await?;
+/// let mut connection = client.connect().await?;
+/// connection.hello(false).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Client {
+    /// The server.
+    server: Server,
+    /// The HTTP client.
+    http: reqwest::Client,
+    /// How WebSockets are opened.
+    sockets: Arc<SocketSettings>,
+}
+
+/// How a client opens its WebSockets.
+#[derive(Debug)]
+struct SocketSettings {
+    /// Longest wait to connect.
+    connect_timeout: Duration,
+    /// Longest wait for a reply.
+    reply_timeout: Duration,
+    /// Longest silence before the connection counts as dead.
+    idle_timeout: Duration,
+    /// The local address to connect from, if chosen.
+    local_address: Option<IpAddr>,
+    /// TLS, for an `https://` server.
+    #[cfg(feature = "tls")]
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// Settings of a [`Client`] before it is made.
+#[derive(Debug)]
+pub struct ClientBuilder {
+    /// The server.
+    server: Server,
+    /// Longest wait for an HTTP answer or a WebSocket reply.
+    timeout: Duration,
+    /// Longest wait to connect.
+    connect_timeout: Duration,
+    /// Longest silence on a WebSocket.
+    idle_timeout: Duration,
+    /// The local address to connect from.
+    local_address: Option<IpAddr>,
+    /// Certificates trusted besides the system's.
+    #[cfg(feature = "tls")]
+    roots: Vec<rustls_pki_types::CertificateDer<'static>>,
+}
+
+impl ClientBuilder {
+    /// The longest wait for an HTTP answer, or for the reply to a WebSocket request (10 s
+    /// by default): a stalled server never holds a caller longer.
+    pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest wait to connect (5 s by default).
+    pub fn connect_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long a WebSocket may stay silent before it counts as dead (60 s by default;
+    /// the server pings every 20 s).
+    pub fn idle_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Connects from this local address (a load generator spreads its sockets over
+    /// several).
+    pub fn local_address(mut self, address: IpAddr) -> ClientBuilder {
+        self.local_address = Some(address);
+        self
+    }
+
+    /// Trusts the certificates of `pem` (a PEM file's bytes) besides the system's: for a
+    /// server whose certificate a private authority signed.
+    #[cfg(feature = "tls")]
+    pub fn add_root_certificates(mut self, pem: &[u8]) -> Result<ClientBuilder, Error> {
+        self.roots.extend(crate::tls::certificates(pem)?);
+        Ok(self)
+    }
+
+    /// The client.
+    pub fn build(self) -> Result<Client, Error> {
+        let http = reqwest::Client::builder()
+            .timeout(self.timeout)
+            .connect_timeout(self.connect_timeout)
+            .local_address(self.local_address)
+            .no_proxy();
+        // reqwest wants a process-wide crypto provider even for plain HTTP; *ring* it is,
+        // unless the program chose one already.
+        #[cfg(feature = "tls")]
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        #[cfg(feature = "tls")]
+        let (http, tls) = if self.server.is_tls() {
+            let config = crate::tls::config(&self.roots)?;
+            let http = http.tls_backend_preconfigured(rustls::ClientConfig::clone(&config));
+            (http, Some(config))
+        } else {
+            (http, None)
+        };
+        Ok(Client {
+            server: self.server,
+            http: http.build()?,
+            sockets: Arc::new(SocketSettings {
+                connect_timeout: self.connect_timeout,
+                reply_timeout: self.timeout,
+                idle_timeout: self.idle_timeout,
+                local_address: self.local_address,
+                #[cfg(feature = "tls")]
+                tls,
+            }),
+        })
+    }
+}
+
+impl Client {
+    /// A client of `server` with the default settings.
+    pub fn new(server: Server) -> Result<Client, Error> {
+        Client::builder(server).build()
+    }
+
+    /// Settings for a client of `server`.
+    pub fn builder(server: Server) -> ClientBuilder {
+        ClientBuilder {
+            server,
+            timeout: TIMEOUT,
+            connect_timeout: CONNECT_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+            local_address: None,
+            #[cfg(feature = "tls")]
+            roots: Vec::new(),
+        }
+    }
+
+    /// The server.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// `POST /api/rooms`: a new room, with a seat in it.
+    pub async fn create_room(&self, request: &CreateRoom) -> Result<SeatGranted, Error> {
+        let body = serde_json::to_string(request).expect("requests serialise");
+        self.json(Method::POST, "api/rooms", body).await
+    }
+
+    /// `POST /api/rooms/{id}/seat`: the free seat of a room.
+    pub async fn take_seat(&self, room: &str) -> Result<SeatGranted, Error> {
+        self.json(
+            Method::POST,
+            &format!("api/rooms/{room}/seat"),
+            String::new(),
+        )
+        .await
+    }
+
+    /// `GET /api/rooms`: the public rooms that are open or live.
+    pub async fn lobby(&self) -> Result<Lobby, Error> {
+        self.json(Method::GET, "api/rooms", String::new()).await
+    }
+
+    /// `GET /api/rooms/{id}`: one room.
+    pub async fn room(&self, room: &str) -> Result<RoomSummary, Error> {
+        self.json(Method::GET, &format!("api/rooms/{room}"), String::new())
+            .await
+    }
+
+    /// `GET /api/rooms/{id}/record`: a room's game record.
+    pub async fn record(&self, room: &str) -> Result<Record, Error> {
+        self.json(
+            Method::GET,
+            &format!("api/rooms/{room}/record"),
+            String::new(),
+        )
+        .await
+    }
+
+    /// `GET /readyz`: succeeds when the server is ready to take games.
+    pub async fn ready(&self) -> Result<(), Error> {
+        let (status, body) = self.send("GET", "readyz", "").await?;
+        if status == 200 {
+            Ok(())
+        } else {
+            Err(Error::Refused {
+                status,
+                code: None,
+                message: body.trim().to_owned(),
+            })
+        }
+    }
+
+    /// Any request, as it is: answers the status and the body, whatever they are.
+    pub async fn send(&self, method: &str, path: &str, body: &str) -> Result<(u16, String), Error> {
+        let method = Method::from_bytes(method.as_bytes())
+            .map_err(|e| Error::Unexpected(format!("method {method}: {e}")))?;
+        let response = self
+            .http
+            .request(method, self.server.url(path))
+            .body(body.to_owned())
+            .send()
+            .await?;
+        let status = response.status().as_u16();
+        Ok((status, response.text().await?))
+    }
+
+    /// A request to the API whose answer is JSON; an error status is read as the API's
+    /// error body.
+    async fn json<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: String,
+    ) -> Result<T, Error> {
+        let what = format!("{method} /{path}");
+        let mut request = self.http.request(method, self.server.url(path));
+        if !body.is_empty() {
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
+        }
+        let response = request.send().await?;
+        let status = response.status();
+        let text = response.text().await?;
+        if !status.is_success() {
+            return Err(refused(status.as_u16(), &text));
+        }
+        serde_json::from_str(&text).map_err(|e| Error::Unexpected(format!("{what}: {e}: {text}")))
+    }
+
+    /// A new WebSocket connection to the server, not yet greeted.
+    pub async fn connect(&self) -> Result<Connection, Error> {
+        self.connect_from(None).await
+    }
+
+    /// A new WebSocket connection that says it comes from a web page of `origin` (as a
+    /// browser's would), not yet greeted.
+    pub async fn connect_from(&self, origin: Option<&str>) -> Result<Connection, Error> {
+        let settings = &self.sockets;
+        let mut request = self.server.websocket().as_str().into_client_request()?;
+        if let Some(origin) = origin {
+            let origin = HeaderValue::from_str(origin)
+                .map_err(|e| Error::Unexpected(format!("origin {origin:?}: {e}")))?;
+            request.headers_mut().insert(ORIGIN, origin);
+        }
+        let (host, port) = self.server.authority();
+        let limit = settings.connect_timeout;
+        let stream = tokio::time::timeout(limit, tcp(host, port, settings.local_address))
+            .await
+            .map_err(|_| Error::Timeout(limit))?
+            .map_err(tungstenite::Error::Io)?;
+        let config = WebSocketConfig::default()
+            .read_buffer_size(READ_BUFFER_BYTES)
+            .write_buffer_size(0);
+        #[cfg(feature = "tls")]
+        let handshake = tokio_tungstenite::client_async_tls_with_config(
+            request,
+            stream,
+            Some(config),
+            Some(
+                settings
+                    .tls
+                    .clone()
+                    .map_or(Connector::Plain, Connector::Rustls),
+            ),
+        );
+        #[cfg(not(feature = "tls"))]
+        let handshake = tokio_tungstenite::client_async_with_config(
+            request,
+            tokio_tungstenite::MaybeTlsStream::Plain(stream),
+            Some(config),
+        );
+        let (ws, _) = match tokio::time::timeout(limit, handshake).await {
+            Err(_) => return Err(Error::Timeout(limit)),
+            Ok(Err(tungstenite::Error::Http(response))) => {
+                let body = response.body().as_deref().unwrap_or_default();
+                return Err(refused(
+                    response.status().as_u16(),
+                    &String::from_utf8_lossy(body),
+                ));
+            }
+            Ok(result) => result?,
+        };
+        Ok(Connection::new(
+            ws,
+            settings.reply_timeout,
+            settings.idle_timeout,
+        ))
+    }
+}
+
+/// The error of an HTTP answer with status `status` and body `body`.
+fn refused(status: u16, body: &str) -> Error {
+    match serde_json::from_str::<ApiError>(body) {
+        Ok(error) => Error::Refused {
+            status,
+            code: Some(error.code),
+            message: error.message,
+        },
+        Err(_) => Error::Refused {
+            status,
+            code: None,
+            message: body.trim().to_owned(),
+        },
+    }
+}
+
+/// A TCP connection to `host:port`, from `local` if given: each address the name has is
+/// tried in turn.
+async fn tcp(host: &str, port: u16, local: Option<IpAddr>) -> std::io::Result<TcpStream> {
+    let mut failed = None;
+    for address in lookup_host((host, port)).await? {
+        let socket = if address.is_ipv4() {
+            TcpSocket::new_v4()?
+        } else {
+            TcpSocket::new_v6()?
+        };
+        if let Some(local) = local {
+            socket.bind(SocketAddr::new(local, 0))?;
+        }
+        match socket.connect(address).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) => failed = Some(e),
+        }
+    }
+    Err(failed.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("{host} has no address"),
+        )
+    }))
+}
