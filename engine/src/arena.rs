@@ -105,7 +105,8 @@ pub fn play_match(config: &MatchConfig, mut each: impl FnMut(u32, &GameReport)) 
             .wrapping_add(index as u64);
         let engine_a = Engine::with_seed(config.a, seed ^ 0xA);
         let engine_b = Engine::with_seed(config.b, seed ^ 0xB);
-        let mut opening = Rng::new(config.seed ^ u64::from(index / 2).wrapping_mul(0x51_7CC1));
+        let mut opening =
+            Rng::with_seed(config.seed ^ u64::from(index / 2).wrapping_mul(0x51_7CC1));
         let mut game = Game::new(config.variant);
         play_opening(&mut game, config.opening, &mut opening);
         while !game.is_over() && game.turns().len() < config.max_turns {
@@ -162,7 +163,7 @@ pub fn play_opening(game: &mut Game, plies: u32, rng: &mut Rng) {
             .into_iter()
             .filter(|t| t.is_drop())
             .collect();
-        let Some(&turn) = rng.pick(&drops) else {
+        let Some(&turn) = rng.choice(&drops) else {
             return;
         };
         game.play(turn).expect("generated drops are legal");

@@ -97,8 +97,8 @@ pub(crate) fn drop_connects(groups: &Groups, turn: Turn) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Rng;
     use crate::node::{End, play};
-    use crate::rng::Rng;
     use punct_rules::{Game, Variant};
 
     /// Every drop of the side to move: the labelled groups and playing it agree.
@@ -126,13 +126,13 @@ mod tests {
         let game = Game::from_record(Variant::Standard, record).unwrap();
         assert!(check_all_drops(game.position()) > 0);
         // And random games, where connecting drops are rare but wrong answers would show.
-        let mut rng = Rng::new(11);
+        let mut rng = Rng::with_seed(11);
         for _ in 0..6 {
             let mut game = Game::new(Variant::Basic);
             while !game.is_over() {
                 check_all_drops(game.position());
                 let turns = game.legal_turns();
-                game.play(*rng.pick(&turns).unwrap()).unwrap();
+                game.play(*rng.choice(&turns).unwrap()).unwrap();
             }
         }
     }

@@ -300,7 +300,7 @@ mod tests {
         // Games that head for connections: mostly a hurried greedy player, sometimes a
         // random turn, so that moves and jumps come up too.
         let greedy = Engine::new(Level::Greedy);
-        let mut rng = Rng::new(3);
+        let mut rng = Rng::with_seed(3);
         let mut connecting = 0;
         for variant in [Variant::Standard, Variant::Basic, Variant::Standard] {
             let mut game = Game::new(variant);
@@ -320,8 +320,8 @@ mod tests {
                         );
                     }
                 }
-                let turn = if rng.below(3) == 0 {
-                    *rng.pick(&turns).unwrap()
+                let turn = if rng.usize(..3) == 0 {
+                    *rng.choice(&turns).unwrap()
                 } else {
                     greedy.choose(&game, Duration::from_millis(1)).unwrap()
                 };

@@ -22,7 +22,8 @@
 //! - `node`: a turn played on a bare position with the end of the game judged as
 //!   [`Game::play`] judges it.
 //! - [`arena`]: engine against engine, for `punct rules match`.
-//! - [`Rng`]: SplitMix64, for noise, tie-breaks and random openings.
+//! - [`Rng`]: `fastrand`'s seedable generator, for noise, tie-breaks and random
+//!   openings.
 //!
 //! ```
 //! use std::time::Duration;
@@ -38,7 +39,6 @@ mod connect;
 mod eval;
 mod level;
 mod node;
-mod rng;
 mod search;
 
 use std::sync::Arc;
@@ -47,8 +47,8 @@ use std::time::{Duration, Instant};
 
 use punct_rules::{Game, Turn};
 
+pub use fastrand::Rng;
 pub use level::{Level, ParseLevelError, Rank};
-pub use rng::Rng;
 pub use search::Choice;
 
 use search::Plan;
@@ -142,7 +142,7 @@ impl Engine {
             return None;
         }
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
-        let mut rng = Rng::new(self.seed ^ game.position().hash() ^ call.rotate_left(32));
+        let mut rng = Rng::with_seed(self.seed ^ game.position().hash() ^ call.rotate_left(32));
         Some(search::choose(game, plan(self.level), limits, &mut rng))
     }
 }

@@ -14,10 +14,10 @@ use std::time::Instant;
 use punct_rules::{Color, Game, Position, Turn};
 
 use crate::Limits;
+use crate::Rng;
 use crate::connect::{Groups, drop_connects};
 use crate::eval::{Analysis, centre_weight, evaluate, win_zone};
 use crate::node::{End, landing_cells, origin_cells, play};
-use crate::rng::Rng;
 
 /// The value of a won game, less the number of plies it takes.
 const WIN: i32 = 1_000_000;
@@ -102,7 +102,7 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
     }
     let position = game.position();
     match plan {
-        Plan::Random => only(*rng.pick(&turns).expect("there are turns")),
+        Plan::Random => only(*rng.choice(&turns).expect("there are turns")),
         Plan::Greedy { noise, tactics } => {
             let history = history(game);
             Searcher::new(limits, &history, 0).greedy(position, &turns, noise, tactics, rng)
@@ -250,10 +250,10 @@ impl<'a> Searcher<'a> {
             }
             let mut child = self.child(position, turn, 0);
             if noise > 0 && child.end.is_none() {
-                child.value += rng.below(2 * noise as usize + 1) as i32 - noise;
+                child.value += rng.i32(-noise..=noise);
             }
             // Ties are broken at random.
-            child.value = child.value * 16 + rng.below(16) as i32;
+            child.value = child.value * 16 + rng.i32(0..16);
             children.push(child);
         }
         self.nodes = children.len() as u64;

@@ -251,7 +251,7 @@ fn never_plays_an_illegal_turn() {
         level(3),
         level(4),
     ];
-    let mut rng = Rng::new(2024);
+    let mut rng = Rng::with_seed(2024);
     let mut asked = 0;
     let mut game_number = 0u64;
     while asked < 2000 {
@@ -277,10 +277,10 @@ fn never_plays_an_illegal_turn() {
             // engine's, so that positions look like real play.
             let turns = game.legal_turns();
             let moves: Vec<Turn> = turns.iter().copied().filter(|t| !t.is_drop()).collect();
-            let next = match rng.below(4) {
+            let next = match rng.usize(..4) {
                 0 => turn,
-                1 if !moves.is_empty() => *rng.pick(&moves).unwrap(),
-                _ => *rng.pick(&turns).unwrap(),
+                1 if !moves.is_empty() => *rng.choice(&moves).unwrap(),
+                _ => *rng.choice(&turns).unwrap(),
             };
             game.play(next).unwrap();
         }
@@ -290,7 +290,7 @@ fn never_plays_an_illegal_turn() {
 #[test]
 fn keeps_to_its_time_budget() {
     let mut game = Game::new(Variant::Standard);
-    punct_engine::arena::play_opening(&mut game, 10, &mut Rng::new(5));
+    punct_engine::arena::play_opening(&mut game, 10, &mut Rng::with_seed(5));
     let budget = Duration::from_millis(200);
     for level in THINKING {
         let start = Instant::now();
@@ -308,7 +308,7 @@ fn keeps_to_its_time_budget() {
 #[test]
 fn stops_when_told_to() {
     let mut game = Game::new(Variant::Standard);
-    punct_engine::arena::play_opening(&mut game, 10, &mut Rng::new(6));
+    punct_engine::arena::play_opening(&mut game, 10, &mut Rng::with_seed(6));
     let stop = Arc::new(AtomicBool::new(false));
     let limits = Limits::within(Duration::from_secs(60)).with_stop(Arc::clone(&stop));
     let engine = Engine::new(Level::strongest());

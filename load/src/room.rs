@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use fastrand::Rng;
 use punct_client::Client;
-use punct_engine::Rng;
 use punct_protocol::{ClientMessage, CreateRoom, SeatChoice, Visibility};
 use punct_rules::{Game, Turn, Variant};
 use tokio::sync::{Notify, Semaphore, mpsc, watch};
@@ -83,7 +83,7 @@ pub(crate) async fn play(
     n: usize,
     ready: mpsc::Sender<Result<(), String>>,
 ) -> Vec<Played> {
-    let mut rng = Rng::new(0x5EED_0000 + n as u64);
+    let mut rng = Rng::with_seed(0x5EED_0000 + n as u64);
     let mut played = Vec::new();
     let set_up = Table::set_up(&plan).await;
     let ok = set_up.as_ref().map(|_| ()).map_err(Clone::clone);
@@ -93,7 +93,7 @@ pub(crate) async fn play(
         return played;
     };
     // Rooms start at random points of their interval, so turns arrive evenly.
-    let mut next = Instant::now() + plan.interval.mul_f64(rng.below(1000) as f64 / 1000.0);
+    let mut next = Instant::now() + plan.interval.mul_f64(rng.f64());
     while next < deadline {
         tokio::time::sleep_until(next).await;
         next += plan.interval;
@@ -328,12 +328,12 @@ async fn watch(mut conn: Conn, fanout: Arc<Fanout>, stats: Arc<Stats>) {
 /// end the game, and long games keep the load steady.
 fn pick(legal: &[Turn], rng: &mut Rng) -> Turn {
     let moves: Vec<Turn> = legal.iter().copied().filter(|t| !t.is_drop()).collect();
-    let from = if moves.is_empty() || rng.below(5) == 0 {
+    let from = if moves.is_empty() || rng.usize(..5) == 0 {
         legal
     } else {
         &moves
     };
-    from[rng.below(from.len())]
+    from[rng.usize(..from.len())]
 }
 
 /// Turns sent but not yet seen by every spectator, by turn number.

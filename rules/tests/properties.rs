@@ -15,24 +15,20 @@ use punct_rules::{
     Placement, Position, Side, Turn, Variant, WinReason,
 };
 
-/// splitmix64: tiny, deterministic and good enough to pick turns.
-struct Rng(u64);
+/// `fastrand`'s generator, seeded, with the draws the generator of turns needs.
+struct Rng(fastrand::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Rng {
+        Rng(fastrand::Rng::with_seed(seed))
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.usize(..n)
     }
 
     fn chance(&mut self, percent: u8) -> bool {
-        self.next() % 100 < u64::from(percent)
+        self.0.u8(..100) < percent
     }
 
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
@@ -83,8 +79,8 @@ fn play(
     plan: &Plan,
     mut visit: impl FnMut(&Game, &mut Rng) -> Result<(), TestCaseError>,
 ) -> Result<Game, TestCaseError> {
-    let mut chooser = Rng(plan.seed);
-    let mut prober = Rng(plan.seed ^ 0x5EED_0F9B_0BE5);
+    let mut chooser = Rng::new(plan.seed);
+    let mut prober = Rng::new(plan.seed ^ 0x5EED_0F9B_0BE5);
     let mut game = Game::new(plan.variant);
     visit(&game, &mut prober)?;
     while game.turns().len() < plan.len && !game.is_over() {
@@ -561,7 +557,7 @@ fn record_positions_keep_invariants() -> Result<(), TestCaseError> {
         } else {
             Variant::Standard
         };
-        let mut rng = Rng(index as u64);
+        let mut rng = Rng::new(index as u64);
         let mut game = Game::new(variant);
         for line in text.lines().map(str::trim) {
             if line.is_empty() || line.starts_with('#') {

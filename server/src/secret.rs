@@ -1,18 +1,29 @@
-//! Random room ids and seat tokens from the operating system's generator.
+//! Room ids and seat tokens, from the operating system's random generator.
+
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bytes of randomness in a seat token: 128 bits.
 const TOKEN_BYTES: usize = 16;
-/// Bytes of randomness in a room id: enough that a private room's id cannot be guessed.
-const ROOM_ID_BYTES: usize = 10;
 
-/// A fresh seat token: 128 random bits, hex-encoded.
+/// A fresh seat token: 128 random bits, hex-encoded. A secret, not an id: nothing in it
+/// tells when or where it was made.
 pub(crate) fn token() -> String {
     hex(&random::<TOKEN_BYTES>())
 }
 
-/// A fresh room id: 80 random bits, hex-encoded.
+/// A fresh room id: a UUIDv7, written hyphenated in lower case. Its first 48 bits are the
+/// time in milliseconds, so ids sort by age and a database index on them stays compact;
+/// the other 74 bits it may carry are random (no counter), so a private room's id
+/// cannot be guessed from another's. Any node may make one. (Rooms made before these
+/// ids keep their 20-hex-digit ids: an id is any string the database has.)
 pub(crate) fn room_id() -> String {
-    hex(&random::<ROOM_ID_BYTES>())
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    uuid::Builder::from_unix_timestamp_millis(millis, &random())
+        .into_uuid()
+        .hyphenated()
+        .to_string()
 }
 
 /// A fair coin.
@@ -45,7 +56,27 @@ fn hex(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use uuid::Uuid;
+
     use super::*;
+
+    #[test]
+    fn room_ids_are_uuids_of_version_7_made_now() {
+        let (a, b) = (room_id(), room_id());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        let id = Uuid::parse_str(&a).unwrap();
+        assert_eq!(id.get_version_num(), 7);
+        let (seconds, _) = id.get_timestamp().unwrap().to_unix();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        assert!(now.abs_diff(seconds) <= 1);
+        // Time-ordered: a later id sorts after.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(room_id() > a);
+    }
 
     #[test]
     fn tokens_are_128_bits_and_differ() {

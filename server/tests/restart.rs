@@ -129,3 +129,26 @@ async fn rooms_nobody_came_back_to_are_expired_or_ended_at_start() {
     let lobby: Lobby = server.get("/api/rooms").await;
     assert!(lobby.rooms.is_empty(), "{lobby:?}");
 }
+
+#[tokio::test]
+async fn rooms_made_before_uuid_ids_keep_their_ids_and_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("punct.db");
+    let server = TestServer::with(on(&database)).await;
+    let table = server.table("standard").await;
+    assert_eq!(table.room.len(), 36, "new rooms have UUIDv7 ids");
+    server.shutdown().await.unwrap();
+    // The first servers gave rooms 20 hex digits of id.
+    let old = "4293bf8afa389beff060";
+    let db = rusqlite::Connection::open(&database).unwrap();
+    db.execute("UPDATE rooms SET id = ?1", [old]).unwrap();
+    drop(db);
+
+    let server = TestServer::with(on(&database)).await;
+    assert_eq!(server.summary(old).await.status, RoomStatus::Live);
+    let mut alice = server.player(old, &table.white).await;
+    let mut bob = server.player(old, &table.black).await;
+    alice.play("C4:C5,D5").await.unwrap();
+    bob.play("J14:J15,K15").await.unwrap();
+    assert_eq!(server.record(old).await.turns.len(), 2);
+}
