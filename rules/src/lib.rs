@@ -61,4 +61,4 @@ pub use game::{DrawReason, Game, Outcome, RecordError, RecordErrorKind, WinReaso
 pub use perft::{perft, perft_divide};
 pub use piece::{Color, Kind, Placement};
 pub use position::{Dot, PIECES_PER_PLAYER, PieceId, Placed, Position, Reserve, Variant};
-pub use turn::{ParseTurnError, Turn};
+pub use turn::{Notation, ParseTurnError, Turn};

@@ -117,20 +117,93 @@ impl Hash for Turn {
     }
 }
 
-impl fmt::Display for Turn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Turn {
+    /// The canonical notation, written without allocating: a server sends thousands of
+    /// turns in one list of legal turns, and the formatting machinery was most of the
+    /// cost of sending it.
+    ///
+    /// ```
+    /// use punct_rules::Turn;
+    /// let turn: Turn = "F5-F8:G9,E8".parse()?;
+    /// assert_eq!(&*turn.notation(), "F5-F8:E8,G9");
+    /// # Ok::<_, punct_rules::ParseTurnError>(())
+    /// ```
+    pub fn notation(&self) -> Notation {
+        let mut text = Notation::default();
         match self.canonical() {
             Turn::Drop {
                 punct,
                 minors: [a, b],
-            } => write!(f, "{punct}:{a},{b}"),
+            } => {
+                text.cell(punct);
+                text.push(b':');
+                text.cell(a);
+                text.push(b',');
+                text.cell(b);
+            }
             Turn::Move {
                 from,
                 to,
                 minors: [a, b],
-            } => write!(f, "{from}-{to}:{a},{b}"),
-            Turn::Pass => f.write_str("pass"),
+            } => {
+                text.cell(from);
+                text.push(b'-');
+                text.cell(to);
+                text.push(b':');
+                text.cell(a);
+                text.push(b',');
+                text.cell(b);
+            }
+            Turn::Pass => b"pass".iter().for_each(|&byte| text.push(byte)),
         }
+        text
+    }
+}
+
+/// A turn's notation in a buffer of its own: at most 15 ASCII bytes (`A10-B10:C10,D10`).
+/// Derefs to `str`.
+#[derive(Clone, Copy, Default)]
+pub struct Notation {
+    /// The bytes written so far.
+    bytes: [u8; 16],
+    /// How many.
+    len: u8,
+}
+
+impl Notation {
+    fn push(&mut self, byte: u8) {
+        self.bytes[usize::from(self.len)] = byte;
+        self.len += 1;
+    }
+
+    /// A cell's name: its column letter, then its row in one or two digits.
+    fn cell(&mut self, cell: Cell) {
+        self.push(b'A' + cell.col() - 1);
+        let row = cell.row();
+        if row >= 10 {
+            self.push(b'0' + row / 10);
+        }
+        self.push(b'0' + row % 10);
+    }
+}
+
+impl std::ops::Deref for Notation {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).expect("notation is ASCII")
+    }
+}
+
+impl fmt::Debug for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl fmt::Display for Turn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.notation())
     }
 }
 
@@ -212,7 +285,7 @@ impl FromStr for Turn {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Turn {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(&self.notation())
     }
 }
 

@@ -495,7 +495,7 @@ impl Connection {
                 missed
                     .iter()
                     .try_for_each(|event| self.forward(event, role))?;
-                your_turn.map_or(Ok(()), |json| self.push(Message::Text(json.into())))
+                your_turn.map_or(Ok(()), |json| self.push(Message::Text(json)))
             }
         }
     }
@@ -503,12 +503,10 @@ impl Connection {
     /// Queues a room event, and the legal turns that come with it if they are this
     /// connection's to know.
     fn forward(&self, event: &Event, role: Role) -> Result<(), End> {
-        self.push(Message::Text(event.json.clone().into()))?;
-        match &event.your_turn {
-            Some((color, json)) if role.color() == Some(*color) => {
-                self.push(Message::Text(json.clone().into()))
-            }
-            _ => Ok(()),
+        self.push(Message::Text(event.json.clone()))?;
+        match event.your_turn_for(role.color()) {
+            Some(json) => self.push(Message::Text(json)),
+            None => Ok(()),
         }
     }
 

@@ -33,7 +33,7 @@ impl History {
         let (events, _) = broadcast::channel(capacity);
         History {
             seq: Seq::from(incarnation) << 32,
-            recent: VecDeque::with_capacity(capacity),
+            recent: VecDeque::new(),
             capacity,
             events,
         }
@@ -58,16 +58,14 @@ impl History {
     ) -> Seq {
         self.seq += 1;
         let seq = self.seq;
-        let event = Arc::new(Event {
-            seq: Some(seq),
-            json: to_json(&event(seq)),
-            your_turn: your_turn.map(|(color, legal_turns)| {
-                (
-                    color,
-                    to_json(&ServerMessage::YourTurn { seq, legal_turns }),
-                )
+        let event = Arc::new(Event::new(
+            Some(seq),
+            to_json(&event(seq)),
+            your_turn.map(|(color, legal_turns)| {
+                let list = ServerMessage::YourTurn { seq, legal_turns };
+                (color, to_json(&list))
             }),
-        });
+        ));
         if self.recent.len() == self.capacity {
             self.recent.pop_front();
         }
@@ -80,23 +78,17 @@ impl History {
     /// Tells every member about presence: not a room event, so it takes no sequence
     /// number and is not kept for members coming back.
     pub(super) fn notify(&self, message: &ServerMessage) {
-        let notice = Arc::new(Event {
-            seq: None,
-            json: to_json(message),
-            your_turn: None,
-        });
+        let notice = Arc::new(Event::new(None, to_json(message), None));
         let _ = self.events.send(notice);
     }
 
-    /// Drops the list of legal turns from the replay buffer once a turn makes it stale:
-    /// only the latest is still true, and each is tens of KiB.
+    /// Drops the latest list of legal turns once a turn makes it stale, from the replay
+    /// buffer and the broadcast channel at once (they share the event).
     pub(super) fn forget_legal_turns(&mut self) {
-        if let Some(stale) = self.recent.iter_mut().rev().find(|e| e.your_turn.is_some()) {
-            *stale = Arc::new(Event {
-                seq: stale.seq,
-                json: stale.json.clone(),
-                your_turn: None,
-            });
+        for event in self.recent.iter().rev() {
+            if event.forget_your_turn() {
+                return;
+            }
         }
     }
 
@@ -139,19 +131,17 @@ impl Room {
             Some((since, missed)) => {
                 // The list after the last turn, if the player is to move and none of the
                 // missed events brings it (it was not made while they were away).
-                let brought = missed.iter().any(|e| {
-                    e.your_turn
-                        .as_ref()
-                        .is_some_and(|(c, _)| *c == self.game.to_move())
-                });
+                let to_move = Some(self.game.to_move());
+                let brought = missed.iter().any(|e| e.your_turn_for(to_move).is_some());
                 let your_turn = (!brought)
                     .then(|| self.legal_turns_for(role))
                     .flatten()
                     .map(|legal_turns| {
-                        to_json(&ServerMessage::YourTurn {
+                        let list = ServerMessage::YourTurn {
                             seq: self.history.seq(),
                             legal_turns,
-                        })
+                        };
+                        to_json(&list).into()
                     });
                 Start::Resumed {
                     since,

@@ -32,8 +32,10 @@ mod tests;
 mod turns;
 mod view;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
 
 use punct_protocol::{ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq};
 use punct_rules::{Color, IllegalTurn, Turn};
@@ -227,7 +229,7 @@ pub(crate) enum Start {
         missed: Vec<Arc<Event>>,
         /// A `your_turn` to send after them, for a player to move whose list none of
         /// them brings.
-        your_turn: Option<String>,
+        your_turn: Option<Utf8Bytes>,
         /// Both seats now.
         players: Seats,
         /// Spectators now.
@@ -235,16 +237,48 @@ pub(crate) enum Start {
     },
 }
 
-/// Something every member of a room is told, serialised once for all of them.
+/// Something every member of a room is told, serialised once for all of them (its
+/// bytes are shared, not copied, by every member's queue).
 #[derive(Debug)]
 pub(crate) struct Event {
     /// The room event's sequence number; `None` for a presence notice, which is not part
     /// of the game's history.
     pub(crate) seq: Option<Seq>,
     /// The message as JSON.
-    pub(crate) json: String,
+    pub(crate) json: Utf8Bytes,
     /// For the player to move after a turn: a `your_turn` message to send them only.
-    pub(crate) your_turn: Option<(Color, String)>,
+    /// Dropped once the next turn makes it stale: a room's broadcast channel and replay
+    /// buffer keep events long after they are read, and a list is tens of KiB.
+    your_turn: Mutex<Option<(Color, Utf8Bytes)>>,
+}
+
+impl Event {
+    fn new(seq: Option<Seq>, json: String, your_turn: Option<(Color, String)>) -> Event {
+        Event {
+            seq,
+            json: json.into(),
+            your_turn: Mutex::new(your_turn.map(|(color, json)| (color, json.into()))),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Color, Utf8Bytes)>> {
+        self.your_turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The `your_turn` this event brings the player of `color`, while it is still true.
+    pub(crate) fn your_turn_for(&self, color: Option<Color>) -> Option<Utf8Bytes> {
+        match &*self.lock() {
+            Some((to_move, json)) if Some(*to_move) == color => Some(json.clone()),
+            _ => None,
+        }
+    }
+
+    /// Drops the list, if it brings one; answers whether it did.
+    fn forget_your_turn(&self) -> bool {
+        self.lock().take().is_some()
+    }
 }
 
 /// Why a request was refused.

@@ -84,27 +84,47 @@ fn drain(events: &mut broadcast::Receiver<Arc<Event>>) -> Vec<ServerMessage> {
         .collect()
 }
 
+/// The players each event still brings a list of legal turns to.
+fn lists(events: &[Arc<Event>]) -> Vec<Color> {
+    events
+        .iter()
+        .flat_map(|e| {
+            Color::ALL
+                .into_iter()
+                .filter(|&c| e.your_turn_for(Some(c)).is_some())
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn a_member_coming_back_gets_only_the_latest_legal_turns() {
+async fn only_the_latest_list_of_legal_turns_is_kept() {
     let Table { room, .. } = table(None).await;
-    let since = snapshot(&room, 3).await.seq;
+    let joined = room.watch(3, None).await.unwrap();
+    let Start::Snapshot(snapshot) = joined.start else {
+        panic!("no `since` was given");
+    };
+    // A member that reads nothing while three turns are played.
+    let mut lagging = joined.events;
     for (conn, text) in [(1, "C4:C5,D5"), (2, "F5:F6,G6"), (1, "C6:C7,D7")] {
         room.play(conn, turn(text)).await.unwrap().unwrap();
     }
-    let Start::Resumed { missed, .. } = room.watch(4, Some(since)).await.unwrap().start else {
+    let Start::Resumed { missed, .. } = room.watch(4, Some(snapshot.seq)).await.unwrap().start
+    else {
         panic!("the events are all kept");
     };
-    let lists: Vec<Color> = missed
-        .iter()
-        .filter_map(|e| e.your_turn.as_ref())
-        .map(|(c, _)| *c)
-        .collect();
+    assert_eq!(missed.len(), 3, "the three turns, and nothing else");
     assert_eq!(
-        lists,
+        lists(&missed),
         [Color::Black],
         "only the list after the last turn is still true"
     );
-    assert_eq!(missed.len(), 3, "the three turns, and nothing else");
+    // The lagging member's copies are the same events: the stale lists are gone from
+    // the broadcast channel too, not held there until it is overwritten.
+    let queued: Vec<Arc<Event>> = std::iter::from_fn(|| lagging.try_recv().ok())
+        .filter(|e| e.seq.is_some())
+        .collect();
+    assert_eq!(queued.len(), 3);
+    assert_eq!(lists(&queued), [Color::Black]);
 }
 
 #[tokio::test(start_paused = true)]
