@@ -61,10 +61,7 @@ impl History {
         let event = Arc::new(Event::new(
             Some(seq),
             to_json(&event(seq)),
-            your_turn.map(|(color, legal_turns)| {
-                let list = ServerMessage::YourTurn { seq, legal_turns };
-                (color, to_json(&list))
-            }),
+            your_turn.map(|(color, legal_turns)| (color, your_turn_json(seq, legal_turns))),
         ));
         if self.recent.len() == self.capacity {
             self.recent.pop_front();
@@ -117,6 +114,16 @@ impl History {
     }
 }
 
+/// A `your_turn` message, written into a buffer of the right size at once: a list of
+/// thousands of turns would otherwise be copied over and over as its string doubled.
+fn your_turn_json(seq: Seq, legal_turns: Vec<Turn>) -> String {
+    // Most turns take 12 to 15 characters, quotes and a comma included.
+    let mut json = Vec::with_capacity(64 + 16 * legal_turns.len());
+    serde_json::to_writer(&mut json, &ServerMessage::YourTurn { seq, legal_turns })
+        .expect("server messages serialise");
+    String::from_utf8(json).expect("serde_json writes UTF-8")
+}
+
 impl Room {
     /// What a member gets on entering: the events it missed since `since` if they are
     /// all still kept, a snapshot otherwise; then the events after it.
@@ -136,13 +143,7 @@ impl Room {
                 let your_turn = (!brought)
                     .then(|| self.legal_turns_for(role))
                     .flatten()
-                    .map(|legal_turns| {
-                        let list = ServerMessage::YourTurn {
-                            seq: self.history.seq(),
-                            legal_turns,
-                        };
-                        to_json(&list).into()
-                    });
+                    .map(|legal_turns| your_turn_json(self.history.seq(), legal_turns).into());
                 Start::Resumed {
                     since,
                     missed,
