@@ -11,7 +11,8 @@ use punct_protocol::{ClockView, ServerMessage};
 use punct_rules::{Cell, Color, Kind, Placement, Turn};
 
 use crate::session::{Session, Tracker};
-use punct_client::{NetEvent, Request};
+use punct_client::NetEvent;
+use punct_protocol::Action;
 
 /// What the keys do right now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,7 +199,7 @@ impl App {
     }
 
     /// Handles one key; returns the request to send, if the key makes one.
-    pub fn on_key(&mut self, key: KeyEvent) -> Option<Request> {
+    pub fn on_key(&mut self, key: KeyEvent) -> Option<Action> {
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
             self.quit = true;
             return None;
@@ -209,7 +210,7 @@ impl App {
         request
     }
 
-    fn step(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Request>) {
+    fn step(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Action>) {
         match (mode, key) {
             (Mode::Goto(text, then), KeyCode::Enter) => {
                 match text.parse::<Cell>() {
@@ -237,7 +238,7 @@ impl App {
                 (Mode::Typing(common_prefix(&matches).unwrap_or(text)), None)
             }
             (Mode::Typing(text), KeyCode::Enter) => match self.typed_turn(&text) {
-                Some(turn) => (Mode::Board, Some(Request::Play(turn))),
+                Some(turn) => (Mode::Board, Some(Action::Play(turn))),
                 None => {
                     self.status = self.typing_hint(&text);
                     (Mode::Typing(text), None)
@@ -252,7 +253,7 @@ impl App {
                 (Mode::Rotation(turns, next), None)
             }
             (Mode::Rotation(turns, i), KeyCode::Enter) => {
-                let request = turns.get(i).map(|&t| Request::Play(t));
+                let request = turns.get(i).map(|&t| Action::Play(t));
                 (Mode::Board, request)
             }
             (Mode::Rotation(..) | Mode::Destination(_), KeyCode::Esc) => (Mode::Board, None),
@@ -275,7 +276,7 @@ impl App {
     }
 
     /// Keys of the board and destination modes: cursor, picking, game requests.
-    fn board_key(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Request>) {
+    fn board_key(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Action>) {
         let request = match key {
             KeyCode::Up | KeyCode::Down | KeyCode::Left | KeyCode::Right => {
                 self.cursor = step_cursor(self.cursor, key);
@@ -309,18 +310,18 @@ impl App {
                 return (Mode::Destination(moves), None);
             }
             KeyCode::Char('p') if self.legal().contains(&Turn::Pass) => {
-                Some(Request::Play(Turn::Pass))
+                Some(Action::Play(Turn::Pass))
             }
-            KeyCode::Char('R') => Some(Request::Resign),
-            KeyCode::Char('D') => Some(Request::OfferDraw),
-            KeyCode::Char('A') => Some(Request::AcceptDraw),
-            KeyCode::Char('X') => Some(Request::DeclineDraw),
-            KeyCode::Char('C') => Some(Request::ClaimWin),
+            KeyCode::Char('R') => Some(Action::Resign),
+            KeyCode::Char('D') => Some(Action::OfferDraw),
+            KeyCode::Char('A') => Some(Action::AcceptDraw),
+            KeyCode::Char('X') => Some(Action::DeclineDraw),
+            KeyCode::Char('C') => Some(Action::ClaimWin),
             KeyCode::Char('M') => {
                 let player = self.session().and_then(Session::color).is_some();
                 if player && self.tracker.is_over() {
                     self.status = "rematch asked for".into();
-                    Some(Request::Rematch)
+                    Some(Action::Rematch)
                 } else {
                     self.status = "a rematch is for the players, after the game".into();
                     None

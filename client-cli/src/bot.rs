@@ -11,7 +11,8 @@ use punct_rules::{Game, Turn};
 
 use crate::script::{event_line, print_line};
 use crate::session::Tracker;
-use punct_client::{Link, NetEvent, Request};
+use punct_client::{Link, NetEvent};
+use punct_protocol::Action;
 
 /// Plays the seat of `link` with `engine`, `per_turn` per turn, printing every event as
 /// a JSON line, until the game ends.
@@ -54,7 +55,7 @@ pub async fn run(
                 if let (Some(turn), Some(current)) = (turn, current)
                     && current == started_at && tracker.my_turn()
                 {
-                    link.requests.send(Request::Play(turn)).context("the connection has ended")?;
+                    link.requests.send(Action::Play(turn)).context("the connection has ended")?;
                     sent_at = Some(current);
                 }
             }

@@ -12,7 +12,8 @@ use serde_json::json;
 
 use crate::seats::{SavedSeat, SeatBook};
 use crate::session::{Session, Tracker};
-use punct_client::{Client, Entry, Link, NetEvent, Request};
+use punct_client::{Client, Entry, Link, NetEvent};
+use punct_protocol::Action;
 
 /// One line of a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum Step {
     Turn(Turn),
     /// A request without a turn (`resign`, `offer-draw`, `accept-draw`, `decline-draw`, `claim-win`),
     /// sent when it is our turn.
-    Request(Request),
+    Action(Action),
     /// `rematch`: once the game is over, ask for a rematch and go on in its room.
     Rematch,
 }
@@ -34,11 +35,11 @@ pub fn parse_script(text: &str) -> anyhow::Result<Vec<Step>> {
         let line = line.split('#').next().unwrap_or("").trim();
         let step = match line {
             "" => continue,
-            "resign" => Step::Request(Request::Resign),
-            "offer-draw" => Step::Request(Request::OfferDraw),
-            "accept-draw" => Step::Request(Request::AcceptDraw),
-            "decline-draw" => Step::Request(Request::DeclineDraw),
-            "claim-win" => Step::Request(Request::ClaimWin),
+            "resign" => Step::Action(Action::Resign),
+            "offer-draw" => Step::Action(Action::OfferDraw),
+            "accept-draw" => Step::Action(Action::AcceptDraw),
+            "decline-draw" => Step::Action(Action::DeclineDraw),
+            "claim-win" => Step::Action(Action::ClaimWin),
             "rematch" => Step::Rematch,
             turn => Step::Turn(
                 turn.parse()
@@ -110,14 +111,14 @@ pub async fn play(
                 )
             }
             NetEvent::Message(ServerMessage::Ack { .. }) => {
-                if let Some((Step::Request(_), _)) = waiting {
+                if let Some((Step::Action(_), _)) = waiting {
                     waiting = None;
                     next += 1;
                 }
             }
             // A request lost with the connection is sent again.
             NetEvent::Connected => {
-                if let Some((Step::Request(_) | Step::Rematch, _)) = waiting {
+                if let Some((Step::Action(_) | Step::Rematch, _)) = waiting {
                     waiting = None;
                 }
             }
@@ -147,7 +148,7 @@ pub async fn play(
                 (Some(Step::Rematch), None) if waiting.is_none() => {
                     waiting = Some((Step::Rematch, turns));
                     link.requests
-                        .send(Request::Rematch)
+                        .send(Action::Rematch)
                         .context("the connection has ended")?;
                 }
                 (Some(Step::Rematch), None) => {}
@@ -170,9 +171,9 @@ pub async fn play(
                         next + 1
                     )
                 })?;
-                Request::Play(turn)
+                Action::Play(turn)
             }
-            Some(&Step::Request(request)) => request,
+            Some(&Step::Action(request)) => request,
         };
         waiting = Some((steps[next], turns));
         link.requests
@@ -218,7 +219,7 @@ mod tests {
             steps,
             [
                 Step::Turn("C4:C5,D5".parse().unwrap()),
-                Step::Request(Request::Resign),
+                Step::Action(Action::Resign),
                 Step::Turn(Turn::Pass),
                 Step::Rematch,
             ]

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_cli::app::{App, Mode};
-use punct_cli::lobby::{Action, Lobby};
-use punct_client::{NetEvent, Request};
+use punct_cli::lobby::{Action as LobbyAction, Lobby};
+use punct_client::NetEvent;
 use punct_engine::{Engine, Level};
+use punct_protocol::Action;
 use punct_protocol::{
     CreateRoom, Reserves, SeatChoice, ServerMessage, StackView, TimeControl, Visibility,
 };
@@ -113,7 +114,7 @@ fn key(code: KeyCode) -> KeyEvent {
 }
 
 /// Presses keys in order, returning the requests they made.
-fn press(app: &mut App, keys: &[KeyCode]) -> Vec<Request> {
+fn press(app: &mut App, keys: &[KeyCode]) -> Vec<Action> {
     keys.iter().filter_map(|&k| app.on_key(key(k))).collect()
 }
 
@@ -127,7 +128,7 @@ fn goto(cell: Cell) -> Vec<KeyCode> {
 
 /// Picks `turn` with the keyboard: its piece (a reserve kind key, or Enter on the piece),
 /// its destination, then `r` until the shown turn is it. Returns the rotations needed.
-fn pick(app: &mut App, turn: Turn, source: Vec<KeyCode>) -> (usize, Vec<Request>) {
+fn pick(app: &mut App, turn: Turn, source: Vec<KeyCode>) -> (usize, Vec<Action>) {
     let (to, requests) = match turn {
         Turn::Drop { punct, .. } => (punct, press(app, &source)),
         Turn::Move { from, to, .. } => {
@@ -236,7 +237,7 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     let turn: Turn = "C4:C5,D5".parse().expect("notation");
     // 6 is the triangle, the sixth kind of the reserve list.
     let (_, sent) = pick(&mut app, turn, vec![KeyCode::Char('6')]);
-    assert_eq!(sent, [Request::Play(turn)]);
+    assert_eq!(sent, [Action::Play(turn)]);
     assert_eq!(app.mode, Mode::Board);
 
     // Typed: Tab completes as far as the legal turns agree; an illegal turn is refused.
@@ -262,7 +263,7 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     let typed = "C5,D5".chars().map(KeyCode::Char).chain([KeyCode::Enter]);
     assert_eq!(
         press(&mut app, &typed.collect::<Vec<_>>()),
-        [Request::Play("C4:C5,D5".parse().expect("notation"))]
+        [Action::Play("C4:C5,D5".parse().expect("notation"))]
     );
 }
 
@@ -306,11 +307,11 @@ fn a_move_with_rotation_and_a_jump_picked_with_the_keyboard() {
     let mut app = app_for(&game, &you);
     let (rotations, sent) = pick(&mut app, rotated, Vec::new());
     assert!(rotations >= 1, "the move needed a rotation");
-    assert_eq!(sent, [Request::Play(rotated)]);
+    assert_eq!(sent, [Action::Play(rotated)]);
 
     let mut app = app_for(&game, &you);
     let (_, sent) = pick(&mut app, jump, Vec::new());
-    assert_eq!(sent, [Request::Play(jump)]);
+    assert_eq!(sent, [Action::Play(jump)]);
 
     // Once the turn comes back from the server the board shows it.
     let Turn::Move { to, .. } = jump else {
@@ -371,13 +372,16 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
     let id = "b2b2b2b2b2b2b2b2b2b2".to_owned();
     assert_eq!(
         lobby.on_key(key(KeyCode::Enter)),
-        Some(Action::Join(id.clone()))
+        Some(LobbyAction::Join(id.clone()))
     );
     assert_eq!(
         lobby.on_key(key(KeyCode::Char('w'))),
-        Some(Action::Watch(id))
+        Some(LobbyAction::Watch(id))
     );
-    assert_eq!(lobby.on_key(key(KeyCode::Char('r'))), Some(Action::Refresh));
+    assert_eq!(
+        lobby.on_key(key(KeyCode::Char('r'))),
+        Some(LobbyAction::Refresh)
+    );
     // A fresh list keeps the selected room selected, wherever it went.
     let mut reordered = lobby.rooms.clone();
     reordered.reverse();
@@ -402,7 +406,7 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
     lobby.on_key(key(KeyCode::Char('s')));
     assert_eq!(
         lobby.on_key(key(KeyCode::Enter)),
-        Some(Action::Create(CreateRoom {
+        Some(LobbyAction::Create(CreateRoom {
             variant: Variant::Basic,
             color: SeatChoice::Black,
             visibility: Visibility::Public,
@@ -496,7 +500,7 @@ fn a_rematch_is_asked_for_after_the_game_and_its_room_is_followed() {
     assert!(press(&mut app, &[KeyCode::Char('M')]).is_empty());
     app.on_net(&event(json!({"type": "game_over", "seq": 5,
         "outcome": {"result": "win", "winner": "black", "reason": "resignation"}})));
-    assert_eq!(press(&mut app, &[KeyCode::Char('M')]), [Request::Rematch]);
+    assert_eq!(press(&mut app, &[KeyCode::Char('M')]), [Action::Rematch]);
     app.on_net(&event(
         json!({"type": "rematch_offered", "seq": 6, "by": "white"}),
     ));

@@ -27,7 +27,7 @@ mod tls;
 pub use error::Error;
 pub use http::{Client, ClientBuilder};
 pub use server::Server;
-pub use session::{Entry, Link, NetEvent, Request, connect};
+pub use session::{Entry, Link, NetEvent, connect};
 pub use socket::Connection;
 pub use tokio_tungstenite::tungstenite::Message;
 pub use tokio_tungstenite::tungstenite::protocol::CloseFrame;

@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use punct_protocol::{ClientMessage, ErrorCode, RequestId, Seq, ServerMessage};
-use punct_rules::Turn;
+use punct_protocol::{Action, ClientMessage, ErrorCode, RequestId, Seq, ServerMessage};
 use tokio::sync::mpsc;
 
 use crate::socket::decode;
@@ -52,39 +51,6 @@ impl Entry {
     }
 }
 
-/// What a client asks of the server once in a room; the connection adds request ids.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Request {
-    /// Play a turn.
-    Play(Turn),
-    /// Give up.
-    Resign,
-    /// Offer a draw.
-    OfferDraw,
-    /// Accept the opponent's draw offer.
-    AcceptDraw,
-    /// Decline the opponent's draw offer.
-    DeclineDraw,
-    /// Claim the win after the opponent abandoned the game.
-    ClaimWin,
-    /// After the game: ask for a rematch with colours swapped.
-    Rematch,
-}
-
-impl Request {
-    fn message(self, id: RequestId) -> ClientMessage {
-        match self {
-            Request::Play(turn) => ClientMessage::Play { id, turn },
-            Request::Resign => ClientMessage::Resign { id },
-            Request::OfferDraw => ClientMessage::OfferDraw { id },
-            Request::AcceptDraw => ClientMessage::AcceptDraw { id },
-            Request::DeclineDraw => ClientMessage::DeclineDraw { id },
-            Request::ClaimWin => ClientMessage::ClaimWin { id },
-            Request::Rematch => ClientMessage::Rematch { id },
-        }
-    }
-}
-
 /// What the connection tells its owner.
 #[derive(Clone, Debug, PartialEq)]
 // Events go through one channel, each moved once: boxing the big variant saves nothing.
@@ -104,8 +70,8 @@ pub enum NetEvent {
 /// closes the connection.
 #[derive(Debug)]
 pub struct Link {
-    /// Requests to send.
-    pub requests: mpsc::UnboundedSender<Request>,
+    /// What to ask the room (the connection numbers the requests).
+    pub requests: mpsc::UnboundedSender<Action>,
     /// Events, in order.
     pub events: mpsc::UnboundedReceiver<NetEvent>,
 }
@@ -171,7 +137,7 @@ async fn session(
     entry: &Entry,
     since: &mut Option<Seq>,
     events: &mpsc::UnboundedSender<NetEvent>,
-    requests: &mut mpsc::UnboundedReceiver<Request>,
+    requests: &mut mpsc::UnboundedReceiver<Action>,
 ) -> Result<End, Error> {
     let mut connection: Connection = client.connect().await?;
     match connection.hello(false).await {
@@ -228,7 +194,7 @@ async fn session(
                     let _ = connection.close().await;
                     return Ok(End::OwnerGone);
                 };
-                if let Err(e) = connection.send(|id| request.message(id)).await {
+                if let Err(e) = connection.send(|id| request.request(id)).await {
                     return Ok(End::Dropped(e.chain()));
                 }
             }

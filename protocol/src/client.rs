@@ -96,6 +96,41 @@ pub enum ClientMessage {
     },
 }
 
+/// What a player asks of the room it has joined: every request but `hello`, `join` and
+/// `watch`, without its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Play a turn.
+    Play(Turn),
+    /// Give up.
+    Resign,
+    /// Offer a draw.
+    OfferDraw,
+    /// Accept the opponent's draw offer.
+    AcceptDraw,
+    /// Decline the opponent's draw offer.
+    DeclineDraw,
+    /// Claim the win from an opponent away longer than the grace period.
+    ClaimWin,
+    /// After the game: ask for a rematch with colours swapped.
+    Rematch,
+}
+
+impl Action {
+    /// The request that asks for this, numbered `id`.
+    pub fn request(self, id: RequestId) -> ClientMessage {
+        match self {
+            Action::Play(turn) => ClientMessage::Play { id, turn },
+            Action::Resign => ClientMessage::Resign { id },
+            Action::OfferDraw => ClientMessage::OfferDraw { id },
+            Action::AcceptDraw => ClientMessage::AcceptDraw { id },
+            Action::DeclineDraw => ClientMessage::DeclineDraw { id },
+            Action::ClaimWin => ClientMessage::ClaimWin { id },
+            Action::Rematch => ClientMessage::Rematch { id },
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -119,6 +154,22 @@ impl ClientMessage {
             | ClientMessage::ClaimWin { id }
             | ClientMessage::Rematch { id } => id,
         }
+    }
+
+    /// What the request asks of the room, unless it is `hello`, `join` or `watch`.
+    pub fn action(&self) -> Option<Action> {
+        Some(match *self {
+            ClientMessage::Hello { .. }
+            | ClientMessage::Join { .. }
+            | ClientMessage::Watch { .. } => return None,
+            ClientMessage::Play { turn, .. } => Action::Play(turn),
+            ClientMessage::Resign { .. } => Action::Resign,
+            ClientMessage::OfferDraw { .. } => Action::OfferDraw,
+            ClientMessage::AcceptDraw { .. } => Action::AcceptDraw,
+            ClientMessage::DeclineDraw { .. } => Action::DeclineDraw,
+            ClientMessage::ClaimWin { .. } => Action::ClaimWin,
+            ClientMessage::Rematch { .. } => Action::Rematch,
+        })
     }
 
     /// The message's `type`, as written on the wire.
@@ -293,6 +344,30 @@ mod tests {
         );
         let id_twice = ClientMessage::decode(r#"{"type":"resign","id":3,"id":4}"#).unwrap_err();
         assert_eq!(id_twice.code, ErrorCode::Malformed);
+    }
+
+    #[test]
+    fn an_action_is_its_request_without_the_id() {
+        let turn = "C4:C5,D5".parse().unwrap();
+        for action in [
+            Action::Play(turn),
+            Action::Resign,
+            Action::OfferDraw,
+            Action::AcceptDraw,
+            Action::DeclineDraw,
+            Action::ClaimWin,
+            Action::Rematch,
+        ] {
+            let request = action.request(9);
+            assert_eq!(request.id(), 9);
+            assert_eq!(request.action(), Some(action));
+        }
+        let hello = ClientMessage::Hello {
+            id: 1,
+            version: 1,
+            legal_turns: true,
+        };
+        assert_eq!(hello.action(), None);
     }
 
     #[test]

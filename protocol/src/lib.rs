@@ -37,7 +37,7 @@ mod http;
 mod schema;
 mod server;
 
-pub use client::{ClientMessage, DecodeError};
+pub use client::{Action, ClientMessage, DecodeError};
 pub use http::{
     ApiError, Archive, ArchivedGame, CreateRoom, Lobby, Record, RoomStatus, RoomSummary,
     SeatChoice, SeatGranted, TimeControl, Visibility,

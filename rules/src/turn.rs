@@ -130,32 +130,26 @@ impl Turn {
     /// ```
     pub fn notation(&self) -> Notation {
         let mut text = Notation::default();
-        match self.canonical() {
-            Turn::Drop {
-                punct,
-                minors: [a, b],
-            } => {
+        let [a, b] = match self.canonical() {
+            Turn::Drop { punct, minors } => {
                 text.cell(punct);
-                text.push(b':');
-                text.cell(a);
-                text.push(b',');
-                text.cell(b);
+                minors
             }
-            Turn::Move {
-                from,
-                to,
-                minors: [a, b],
-            } => {
+            Turn::Move { from, to, minors } => {
                 text.cell(from);
                 text.push(b'-');
                 text.cell(to);
-                text.push(b':');
-                text.cell(a);
-                text.push(b',');
-                text.cell(b);
+                minors
             }
-            Turn::Pass => b"pass".iter().for_each(|&byte| text.push(byte)),
-        }
+            Turn::Pass => {
+                b"pass".iter().for_each(|&byte| text.push(byte));
+                return text;
+            }
+        };
+        text.push(b':');
+        text.cell(a);
+        text.push(b',');
+        text.cell(b);
         text
     }
 }

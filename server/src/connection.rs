@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use crate::AppState;
 use crate::limits::{Kind, MessageLimits, Verdict};
-use crate::room::{Act, ConnId, Event, Joined, Refusal, Resynced, RoomClosed, RoomHandle, Start};
+use crate::room::{ConnId, Event, Joined, Refusal, Resynced, RoomClosed, RoomHandle, Start};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -407,37 +407,17 @@ impl Connection {
                     Err(code) => self.error(Some(id), code, describe(code)),
                 }
             }
-            ClientMessage::Play { id, turn } => {
+            other => {
+                let id = other.id();
+                let action = other.action().expect("every other request is an action");
                 let Some(membership) = &self.room else {
-                    return self.error(
-                        Some(id),
-                        ErrorCode::NotJoined,
-                        describe(ErrorCode::NotJoined),
-                    );
+                    let code = ErrorCode::NotJoined;
+                    return self.error(Some(id), code, describe(code));
                 };
-                let answer = membership.handle.play(self.id, turn).await;
+                let answer = membership.handle.act(self.id, action).await;
                 self.answer(id, answer)
             }
-            ClientMessage::Resign { id } => self.act(id, Act::Resign).await,
-            ClientMessage::OfferDraw { id } => self.act(id, Act::OfferDraw).await,
-            ClientMessage::AcceptDraw { id } => self.act(id, Act::AcceptDraw).await,
-            ClientMessage::DeclineDraw { id } => self.act(id, Act::DeclineDraw).await,
-            ClientMessage::ClaimWin { id } => self.act(id, Act::ClaimWin).await,
-            ClientMessage::Rematch { id } => self.act(id, Act::Rematch).await,
         }
-    }
-
-    /// Resigns or offers, accepts or declines a draw.
-    async fn act(&mut self, id: RequestId, act: Act) -> Result<(), End> {
-        let Some(membership) = &self.room else {
-            return self.error(
-                Some(id),
-                ErrorCode::NotJoined,
-                describe(ErrorCode::NotJoined),
-            );
-        };
-        let answer = membership.handle.act(self.id, act).await;
-        self.answer(id, answer)
     }
 
     /// Acknowledges request `id` with the sequence number of the event it caused, or

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use punct_protocol::{RoomSummary, Visibility};
+use punct_protocol::{Action, RoomSummary, Visibility};
 use punct_rules::{Color, Game, Outcome};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
@@ -182,14 +182,17 @@ impl Room {
             Command::Resync { conn, reply } => {
                 let _ = reply.send(self.resync(conn));
             }
-            Command::Play { conn, turn, reply } => {
-                let played = self.play(conn, turn).await;
-                let refused = played.as_ref().err().map(|refusal| refusal.code);
-                self.context.metrics.turn(refused);
-                let _ = reply.send(played);
-            }
-            Command::Act { conn, act, reply } => {
-                let _ = reply.send(self.act(conn, act).await);
+            Command::Act {
+                conn,
+                action,
+                reply,
+            } => {
+                let done = self.act(conn, action).await;
+                if let Action::Play(_) = action {
+                    let refused = done.as_ref().err().map(|refusal| refusal.code);
+                    self.context.metrics.turn(refused);
+                }
+                let _ = reply.send(done);
             }
             Command::Leave { conn } => self.leave(conn),
             Command::Record { reply } => {

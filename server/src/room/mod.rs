@@ -16,8 +16,8 @@
 //!   presence notice due, the idle timeout) and which method each [`Command`] goes to.
 //! - `seats`: `TakeSeat`, `Join`, `Watch`, `Leave`, `Resync`: who holds which seat, who
 //!   watches, who is away, and the presence notices (not part of the game's history).
-//! - `turns`: `Play` and `Act` (resign, draws, claims, rematch), the clock running out,
-//!   the computer's turns, and the back-off after a storage failure.
+//! - `turns`: `Act` (a turn played, resignation, draws, claims, rematch), the clock
+//!   running out, the computer's turns, and the back-off after a storage failure.
 //! - `history`: the numbered room events, the replay buffer for members coming back,
 //!   and what a member gets on entering (snapshot or missed events).
 //! - `view`: snapshots, seat views, summaries and the record (`Record`).
@@ -37,8 +37,10 @@ use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 
-use punct_protocol::{ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq};
-use punct_rules::{Color, IllegalTurn, Turn};
+use punct_protocol::{
+    Action, ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq,
+};
+use punct_rules::{Color, IllegalTurn};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::Config;
@@ -143,22 +145,13 @@ enum Command {
         /// longer holds its seat.
         reply: oneshot::Sender<Result<Resynced, ErrorCode>>,
     },
-    /// Play a turn for the player seated on `conn`.
-    Play {
-        /// The connection asking: only the holder of the side to move may play.
-        conn: ConnId,
-        /// The turn.
-        turn: Turn,
-        /// Gets the sequence number of the turn's event, or why it was refused.
-        reply: oneshot::Sender<Result<Seq, Refusal>>,
-    },
-    /// Resign, offer, accept or decline a draw, claim the win or ask for a rematch, for
-    /// the player seated on `conn`.
+    /// Play a turn, resign, offer, accept or decline a draw, claim the win or ask for a
+    /// rematch, for the player seated on `conn`.
     Act {
-        /// The connection asking.
+        /// The connection asking: only its seat may act, only the side to move play.
         conn: ConnId,
-        /// What it does.
-        act: Act,
+        /// What it asks.
+        action: Action,
         /// Gets the sequence number of the event it caused, or why it was refused.
         reply: oneshot::Sender<Result<Seq, Refusal>>,
     },
@@ -172,23 +165,6 @@ enum Command {
         /// Gets the record.
         reply: oneshot::Sender<Record>,
     },
-}
-
-/// What a player may do besides playing turns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Act {
-    /// Give up: the opponent wins.
-    Resign,
-    /// Offer the opponent a draw.
-    OfferDraw,
-    /// Accept the opponent's draw offer.
-    AcceptDraw,
-    /// Decline the opponent's draw offer.
-    DeclineDraw,
-    /// Claim the win from an opponent away longer than the grace period.
-    ClaimWin,
-    /// After the game: ask for a rematch with colours swapped.
-    Rematch,
 }
 
 /// What a connection gets on entering a room.
@@ -391,22 +367,28 @@ impl RoomHandle {
         self.ask(|reply| Command::Resync { conn, reply }).await
     }
 
-    /// Plays `turn` for the player on `conn`.
-    pub(crate) async fn play(
-        &self,
-        conn: ConnId,
-        turn: Turn,
-    ) -> Result<Result<Seq, Refusal>, RoomClosed> {
-        self.ask(|reply| Command::Play { conn, turn, reply }).await
-    }
-
-    /// Does `act` for the player on `conn`.
+    /// Does `action` for the player on `conn`.
     pub(crate) async fn act(
         &self,
         conn: ConnId,
-        act: Act,
+        action: Action,
     ) -> Result<Result<Seq, Refusal>, RoomClosed> {
-        self.ask(|reply| Command::Act { conn, act, reply }).await
+        self.ask(|reply| Command::Act {
+            conn,
+            action,
+            reply,
+        })
+        .await
+    }
+
+    /// Plays `turn` for the player on `conn`.
+    #[cfg(test)]
+    pub(crate) async fn play(
+        &self,
+        conn: ConnId,
+        turn: punct_rules::Turn,
+    ) -> Result<Result<Seq, Refusal>, RoomClosed> {
+        self.act(conn, Action::Play(turn)).await
     }
 
     /// The record.

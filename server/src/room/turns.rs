@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use punct_protocol::{ErrorCode, Seq, ServerMessage};
+use punct_protocol::{Action, ErrorCode, Seq, ServerMessage};
 use punct_rules::{Color, DrawReason, IllegalTurn, Outcome, Turn, WinReason};
 use tokio::time::Instant;
 
 use super::actor::Room;
-use super::{Act, ConnId, Fresh, Refusal};
+use super::{ConnId, Fresh, Refusal};
 use crate::clock::Clock;
 use crate::computer::Chosen;
 use crate::store::StoreError;
@@ -106,12 +106,6 @@ impl Room {
         }
     }
 
-    /// Plays `turn` for the player on `conn`.
-    pub(super) async fn play(&mut self, conn: ConnId, turn: Turn) -> Result<Seq, Refusal> {
-        let color = self.player(conn)?;
-        self.play_as(color, turn).await
-    }
-
     /// Plays `turn` for the player of `color`.
     async fn play_as(&mut self, color: Color, turn: Turn) -> Result<Seq, Refusal> {
         // A flag that has fallen ends the game first; if that cannot be stored, nothing
@@ -178,27 +172,28 @@ impl Room {
         Ok(seq)
     }
 
-    /// Does `act` for the player on `conn`.
-    pub(super) async fn act(&mut self, conn: ConnId, act: Act) -> Result<Seq, Refusal> {
+    /// Does `action` for the player on `conn`.
+    pub(super) async fn act(&mut self, conn: ConnId, action: Action) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
         let offer_from_opponent = self.draw_offer == Some(color.opponent());
-        match act {
-            Act::Rematch => self.rematch(color).await,
+        match action {
+            Action::Play(turn) => self.play_as(color, turn).await,
+            Action::Rematch => self.rematch(color).await,
             _ if self.outcome().is_some() => {
                 Err(Refusal::new(ErrorCode::GameOver, "the game is over"))
             }
-            Act::Resign => {
+            Action::Resign => {
                 let outcome = Outcome::Win {
                     winner: color.opponent(),
                     reason: WinReason::Resignation,
                 };
                 self.end(outcome).await
             }
-            Act::OfferDraw if self.draw_offer.is_some() => Err(Refusal::new(
+            Action::OfferDraw if self.draw_offer.is_some() => Err(Refusal::new(
                 ErrorCode::NoDrawOffer,
                 "a draw offer stands already",
             )),
-            Act::OfferDraw => {
+            Action::OfferDraw => {
                 self.draw_offer = Some(color);
                 let seq = self
                     .history
@@ -213,23 +208,23 @@ impl Room {
                 }
                 Ok(seq)
             }
-            Act::AcceptDraw | Act::DeclineDraw if !offer_from_opponent => Err(Refusal::new(
+            Action::AcceptDraw | Action::DeclineDraw if !offer_from_opponent => Err(Refusal::new(
                 ErrorCode::NoDrawOffer,
                 "the opponent has no draw offer standing",
             )),
-            Act::AcceptDraw => {
+            Action::AcceptDraw => {
                 let outcome = Outcome::Draw {
                     reason: DrawReason::Agreement,
                 };
                 self.end(outcome).await
             }
-            Act::DeclineDraw => {
+            Action::DeclineDraw => {
                 self.draw_offer = None;
                 Ok(self
                     .history
                     .publish(|seq| ServerMessage::DrawDeclined { seq, by: color }, None))
             }
-            Act::ClaimWin => match self.claim_in(color.opponent()) {
+            Action::ClaimWin => match self.claim_in(color.opponent()) {
                 Some(Duration::ZERO) => {
                     let outcome = Outcome::Win {
                         winner: color,
