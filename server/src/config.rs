@@ -10,7 +10,7 @@ pub struct Config {
     /// memory (nothing survives a restart). Without it (`Config::default()`, for
     /// tests), the database is in memory.
     #[arg(long, env = "PUNCT_DATABASE", default_value = "punct.db")]
-    pub database: Option<std::path::PathBuf>,
+    pub database: Option<String>,
     /// Most WebSocket connections open at once; more are refused with 503.
     #[arg(long, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
     pub max_connections: usize,

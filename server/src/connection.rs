@@ -16,12 +16,12 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use punct_protocol::{
     ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, Seq, ServerMessage,
 };
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::AppState;
 use crate::limits::{Kind, MessageLimits, Verdict};
-use crate::room::{ConnId, Event, Joined, Refusal, Resynced, RoomClosed, RoomHandle, Start};
+use crate::room::{ConnId, Event, Refusal, Resynced, RoomClosed, RoomHandle, Start};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -187,24 +187,31 @@ struct Connection {
     room: Option<Membership>,
 }
 
-/// A connection's place in a room.
+/// A connection's place in a room. (No `Debug`: it holds a seat token.)
 struct Membership {
     /// The room's actor.
     handle: RoomHandle,
+    /// How the connection entered, to enter again the same way if the room moves.
+    entry: Entry,
     /// Who the connection is there.
     role: Role,
     /// The room's events.
     events: broadcast::Receiver<Arc<Event>>,
-    /// For a player: fires when another connection takes the seat over.
-    replaced: Option<oneshot::Receiver<()>>,
+    /// The last room event this connection has passed on: where it resumes if the room
+    /// moves (to another node, or is loaded again after it was fenced).
+    last_seq: Seq,
 }
 
-/// Something the room said to this connection.
-enum FromRoom {
-    /// An event, or news that this connection fell behind or the room closed.
-    Event(Result<Arc<Event>, broadcast::error::RecvError>),
-    /// Another connection took the seat over.
-    Replaced,
+/// How a connection entered its room.
+#[derive(Clone)]
+enum Entry {
+    /// As the player of the seat this token holds.
+    Seat {
+        /// The seat token, kept only in memory.
+        token: String,
+    },
+    /// As a spectator.
+    Watch,
 }
 
 impl Connection {
@@ -375,37 +382,11 @@ impl Connection {
                 token,
                 since,
             } => {
-                let (conn, lists) = (self.id, self.legal_turns);
-                let entered = self
-                    .state
-                    .rooms
-                    .ask(&room, |handle| {
-                        let token = token.clone();
-                        async move {
-                            let joined = handle.join(conn, token, since, lists).await?;
-                            Ok((handle, joined))
-                        }
-                    })
-                    .await;
-                match entered {
-                    Ok((handle, Ok(joined))) => self.enter(id, handle, joined),
-                    Ok((_, Err(code))) | Err(code) => self.error(Some(id), code, describe(code)),
-                }
+                self.enter(Some(id), &room, Entry::Seat { token }, since)
+                    .await
             }
             ClientMessage::Watch { id, room, since } => {
-                let conn = self.id;
-                let entered = self
-                    .state
-                    .rooms
-                    .ask(&room, |handle| async move {
-                        let joined = handle.watch(conn, since).await?;
-                        Ok((handle, joined))
-                    })
-                    .await;
-                match entered {
-                    Ok((handle, joined)) => self.enter(id, handle, joined),
-                    Err(code) => self.error(Some(id), code, describe(code)),
-                }
+                self.enter(Some(id), &room, Entry::Watch, since).await
             }
             other => {
                 let id = other.id();
@@ -414,7 +395,14 @@ impl Connection {
                     let code = ErrorCode::NotJoined;
                     return self.error(Some(id), code, describe(code));
                 };
-                let answer = membership.handle.act(self.id, action).await;
+                let mut answer = membership.handle.act(self.id, action).await;
+                if answer == Err(RoomClosed) {
+                    // The room moved under the request: follow it, then ask again.
+                    self.reenter().await?;
+                    if let Some(membership) = &self.room {
+                        answer = membership.handle.act(self.id, action).await;
+                    }
+                }
                 self.answer(id, answer)
             }
         }
@@ -439,22 +427,63 @@ impl Connection {
         }
     }
 
-    fn enter(&mut self, id: RequestId, handle: RoomHandle, joined: Joined) -> Result<(), End> {
-        tracing::Span::current().record("room", handle.summary().room.as_str());
+    /// Enters room `room` as `entry` says, coming back after event `since` if given, and
+    /// sends where the connection's view starts. `id` is the client's request: without
+    /// one (the room moved under the connection) a snapshot goes unasked, and missed
+    /// events simply follow.
+    async fn enter(
+        &mut self,
+        id: Option<RequestId>,
+        room: &str,
+        entry: Entry,
+        since: Option<Seq>,
+    ) -> Result<(), End> {
+        let (conn, lists) = (self.id, self.legal_turns);
+        let entered = self
+            .state
+            .rooms
+            .ask(room, |handle| {
+                let entry = entry.clone();
+                async move {
+                    let joined = match entry {
+                        Entry::Seat { token } => handle.join(conn, token, since, lists).await?,
+                        Entry::Watch => Ok(handle.watch(conn, since).await?),
+                    };
+                    Ok((handle, joined))
+                }
+            })
+            .await;
+        let (handle, joined) = match entered {
+            Ok((handle, Ok(joined))) => (handle, joined),
+            Ok((_, Err(code))) | Err(code) => {
+                return match id {
+                    Some(id) => self.error(Some(id), code, describe(code)),
+                    None => Err(End::RoomClosed),
+                };
+            }
+        };
+        tracing::Span::current().record("room", handle.id());
         let role = joined.role;
+        let last_seq = match &joined.start {
+            Start::Snapshot(snapshot) => snapshot.seq,
+            Start::Resumed { missed, since, .. } => {
+                missed.iter().rev().find_map(|e| e.seq).unwrap_or(*since)
+            }
+        };
         self.room = Some(Membership {
             handle,
+            entry,
             role,
             events: joined.events,
-            replaced: joined.replaced,
+            last_seq,
         });
         match joined.start {
-            Start::Snapshot(room) => {
-                tracing::info!(room = %room.room, ?role, "entered room");
+            Start::Snapshot(snapshot) => {
+                tracing::info!(?role, "entered room");
                 self.send(&ServerMessage::Snapshot {
-                    id: Some(id),
+                    id,
                     you: role,
-                    room: *room,
+                    room: *snapshot,
                 })
             }
             Start::Resumed {
@@ -465,19 +494,33 @@ impl Connection {
                 spectators,
             } => {
                 tracing::info!(?role, since, missed = missed.len(), "came back to the room");
-                self.send(&ServerMessage::Resumed {
-                    id,
-                    you: role,
-                    since,
-                    players,
-                    spectators,
-                })?;
+                if let Some(id) = id {
+                    self.send(&ServerMessage::Resumed {
+                        id,
+                        you: role,
+                        since,
+                        players,
+                        spectators,
+                    })?;
+                }
                 missed
                     .iter()
                     .try_for_each(|event| self.forward(event, role))?;
                 your_turn.map_or(Ok(()), |json| self.push(Message::Text(json)))
             }
         }
+    }
+
+    /// The room closed under this connection (it moved to another node, or was fenced):
+    /// enters it again where it is now, resuming after the last event passed on.
+    async fn reenter(&mut self) -> Result<(), End> {
+        let Some(membership) = self.room.take() else {
+            return Ok(());
+        };
+        tracing::info!("the room moved: entering it again");
+        let room = membership.handle.id().to_owned();
+        self.enter(None, &room, membership.entry, Some(membership.last_seq))
+            .await
     }
 
     /// Queues a room event, and the legal turns that come with it if they are this
@@ -490,23 +533,29 @@ impl Connection {
         }
     }
 
-    async fn on_room(&mut self, news: FromRoom) -> Result<(), End> {
+    async fn on_room(
+        &mut self,
+        news: Result<Arc<Event>, broadcast::error::RecvError>,
+    ) -> Result<(), End> {
         let Some(membership) = &mut self.room else {
             return Ok(());
         };
         match news {
-            FromRoom::Replaced => {
-                let _ = self.send(&ServerMessage::Bye {
-                    code: ErrorCode::SeatTakenOver,
-                    message: describe(ErrorCode::SeatTakenOver).into(),
-                });
-                Err(End::Replaced)
-            }
-            FromRoom::Event(Ok(event)) => {
-                let role = membership.role;
-                self.forward(&event, role)
-            }
-            FromRoom::Event(Err(broadcast::error::RecvError::Lagged(missed))) => {
+            Ok(event) => match event.replaced {
+                Some(conn) if conn == self.id => {
+                    let _ = self.push(Message::Text(event.json.clone()));
+                    Err(End::Replaced)
+                }
+                Some(_) => Ok(()),
+                None => {
+                    if let Some(seq) = event.seq {
+                        membership.last_seq = seq;
+                    }
+                    let role = membership.role;
+                    self.forward(&event, role)
+                }
+            },
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
                 tracing::info!(missed, "fell behind the room: resyncing");
                 self.state.rooms.context().metrics.lagged();
                 match membership.handle.resync(self.id).await {
@@ -516,17 +565,24 @@ impl Connection {
                         events,
                     })) => {
                         membership.events = events;
+                        membership.last_seq = snapshot.seq;
                         self.send(&ServerMessage::Snapshot {
                             id: None,
                             you: role,
                             room: *snapshot,
                         })
                     }
-                    Ok(Err(_)) => Err(End::Replaced),
-                    Err(RoomClosed) => Err(End::RoomClosed),
+                    Ok(Err(_)) => {
+                        let _ = self.send(&ServerMessage::Bye {
+                            code: ErrorCode::SeatTakenOver,
+                            message: describe(ErrorCode::SeatTakenOver).into(),
+                        });
+                        Err(End::Replaced)
+                    }
+                    Err(RoomClosed) => self.reenter().await,
                 }
             }
-            FromRoom::Event(Err(broadcast::error::RecvError::Closed)) => Err(End::RoomClosed),
+            Err(broadcast::error::RecvError::Closed) => self.reenter().await,
         }
     }
 
@@ -561,23 +617,12 @@ async fn stopping(stop: &mut tokio::sync::watch::Receiver<bool>) {
 }
 
 /// What the room has for this connection next; never, outside a room.
-async fn from_room(room: &mut Option<Membership>) -> FromRoom {
-    let Some(membership) = room else {
-        return std::future::pending().await;
-    };
-    match &mut membership.replaced {
-        Some(replaced) => tokio::select! {
-            event = membership.events.recv() => FromRoom::Event(event),
-            fired = replaced => match fired {
-                Ok(()) => FromRoom::Replaced,
-                // The room dropped the seat's signal: it is closing; its events say so.
-                Err(_) => {
-                    membership.replaced = None;
-                    FromRoom::Event(membership.events.recv().await)
-                }
-            },
-        },
-        None => FromRoom::Event(membership.events.recv().await),
+async fn from_room(
+    room: &mut Option<Membership>,
+) -> Result<Arc<Event>, broadcast::error::RecvError> {
+    match room {
+        Some(membership) => membership.events.recv().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -652,7 +697,7 @@ mod tests {
             outbound_queue: 4,
             ..Config::default()
         };
-        let (state, _stop, _all_done) = AppState::new(config, Store::open(None).unwrap());
+        let (state, _stop, _all_done) = AppState::new(config, Store::open(None).await.unwrap());
         let white = state
             .rooms
             .create(CreateRoom {
@@ -706,7 +751,7 @@ mod tests {
     #[tokio::test]
     async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
         let (state, _stop, _all_done) =
-            AppState::new(Config::default(), Store::open(None).unwrap());
+            AppState::new(Config::default(), Store::open(None).await.unwrap());
         let granted = state.rooms.create(CreateRoom::default()).await.unwrap();
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();
@@ -720,12 +765,13 @@ mod tests {
             limits: MessageLimits::new(1.0, Instant::now()),
             room: Some(Membership {
                 handle: room.clone(),
+                entry: Entry::Watch,
                 role: joined.role,
                 events: joined.events,
-                replaced: None,
+                last_seq: 0,
             }),
         };
-        let lagged = FromRoom::Event(Err(broadcast::error::RecvError::Lagged(3)));
+        let lagged = Err(broadcast::error::RecvError::Lagged(3));
         assert!(connection.on_room(lagged).await.is_ok());
         let Some(Message::Text(text)) = queue.recv().await else {
             panic!("expected a text frame");

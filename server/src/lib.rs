@@ -115,7 +115,9 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let store = Store::open(config.database.as_deref()).map_err(std::io::Error::other)?;
+    let store = Store::open(config.database.as_deref())
+        .await
+        .map_err(std::io::Error::other)?;
     let (state, stop_tx, mut all_done) = AppState::new(config, store);
     let rooms = state.rooms.clone();
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;

@@ -42,6 +42,9 @@ pub(crate) struct Registry {
 struct Shared {
     /// The rooms running, by id.
     table: Mutex<HashMap<String, RoomHandle>>,
+    /// The rooms being loaded, by id: one load at a time for a room, since each load
+    /// counts an incarnation and fences the writes of the ones before it.
+    loading: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// What every room is given.
     context: Arc<Context>,
     /// Most rooms held at once.
@@ -58,6 +61,7 @@ impl Registry {
         Registry {
             shared: Arc::new(Shared {
                 table: Mutex::new(HashMap::new()),
+                loading: Mutex::new(HashMap::new()),
                 context: Arc::new(Context::new(config, store)),
                 max_rooms: config.max_rooms,
                 open_room_expiry: config.open_room_expiry,
@@ -143,6 +147,37 @@ impl Registry {
     /// The room `id` to enter: the one running, or the stored one, loaded now. Loading
     /// counts against `--max-rooms`.
     pub(crate) async fn enter(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
+        if let Some(handle) = self.running(id) {
+            return Ok(handle);
+        }
+        // Whoever loads the room first, the others wait for it and then find it running.
+        let gate = {
+            let mut loading = self
+                .shared
+                .loading
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(loading.entry(id.to_owned()).or_default())
+        };
+        let loaded = {
+            let _turn = gate.lock().await;
+            self.load(id).await
+        };
+        let mut loading = self
+            .shared
+            .loading
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // The map and this task hold the gate: nobody else waits at it.
+        if Arc::strong_count(&gate) == 2 {
+            loading.remove(id);
+        }
+        loaded
+    }
+
+    /// The room `id`, running if another task loaded it meanwhile, else loaded from the
+    /// store now.
+    async fn load(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
         if let Some(handle) = self.running(id) {
             return Ok(handle);
         }
@@ -337,8 +372,8 @@ mod tests {
 
     use super::*;
 
-    fn registry(config: Config) -> Registry {
-        Registry::new(&config, Store::open(None).unwrap())
+    async fn registry(config: Config) -> Registry {
+        Registry::new(&config, Store::open(None).await.unwrap())
     }
 
     fn idle_in(seconds: u64) -> Config {
@@ -350,7 +385,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_abandoned_room_closes_after_the_idle_timeout() {
-        let rooms = registry(idle_in(60));
+        let rooms = registry(idle_in(60)).await;
         let room = rooms.create(CreateRoom::default()).await.unwrap().room;
         tokio::time::sleep(Duration::from_secs(59)).await;
         assert!(rooms.running(&room).is_some());
@@ -367,7 +402,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_room_with_someone_in_it_stays_open() {
-        let rooms = registry(idle_in(60));
+        let rooms = registry(idle_in(60)).await;
         let room = rooms.create(CreateRoom::default()).await.unwrap().room;
         let handle = rooms.enter(&room).await.unwrap();
         let joined = handle.watch(7, None).await.unwrap();
@@ -389,7 +424,7 @@ mod tests {
     async fn a_request_arriving_as_the_room_closes_is_served() {
         // The idle timeout and a join fall due at the same instant, again and again: the
         // join is always served, by the room or by the room loaded again.
-        let rooms = registry(idle_in(60));
+        let rooms = registry(idle_in(60)).await;
         let granted = rooms.create(CreateRoom::default()).await.unwrap();
         for conn in 0..32 {
             let handle = rooms.enter(&granted.room).await.unwrap();
@@ -410,7 +445,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_room_limit_holds_for_new_rooms_and_loaded_ones() {
-        let store = Store::open(None).unwrap();
+        let store = Store::open(None).await.unwrap();
         let first = registry_on(&store, 1);
         let stored = first.create(CreateRoom::default()).await.unwrap().room;
         // Another server on the same database, with room for one.
@@ -441,7 +476,7 @@ mod tests {
     async fn a_room_is_made_in_one_transaction_or_not_at_all() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("punct.db");
-        let store = Store::open(Some(&path)).unwrap();
+        let store = Store::open(path.to_str()).await.unwrap();
         let rooms = registry_on(&store, 10);
         // No stored room may change: one made in several steps (the room, then its
         // computer's seat) would be left half made.
@@ -473,5 +508,78 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();
         assert_eq!(count, 1);
+    }
+
+    #[tokio::test]
+    async fn a_room_loaded_again_elsewhere_stops_writing_and_closes_here() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let store = Store::open(path.to_str()).await.unwrap();
+        // Two servers on one database, as two nodes of a cluster are.
+        let (here, there) = (registry_on(&store, 10), registry_on(&store, 10));
+        let request = CreateRoom {
+            color: SeatChoice::White,
+            ..CreateRoom::default()
+        };
+        let white = here.create(request).await.unwrap();
+        let room = here.enter(&white.room).await.unwrap();
+        room.join(1, white.token.clone(), None, false)
+            .await
+            .unwrap()
+            .unwrap();
+        let mut events = room.watch(2, None).await.unwrap().events;
+        // The room is loaded over there (after a failover, say).
+        let moved = there.enter(&white.room).await.unwrap();
+        let turn = "C4:C5,D5".parse().unwrap();
+        let refused = room.play(1, turn).await.unwrap().unwrap_err();
+        assert_eq!(refused.code, ErrorCode::StorageFailed);
+        // Nothing was stored, and the room here has closed: its members follow it.
+        assert!(
+            store
+                .record(&white.room)
+                .await
+                .unwrap()
+                .unwrap()
+                .turns
+                .is_empty()
+        );
+        loop {
+            match events.recv().await {
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                Ok(event) => assert!(event.seq.is_none(), "no turn was published"),
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(here.running(&white.room).is_none());
+        moved
+            .join(3, white.token, None, false)
+            .await
+            .unwrap()
+            .unwrap();
+        moved.play(3, turn).await.unwrap().unwrap();
+        assert_eq!(
+            store.record(&white.room).await.unwrap().unwrap().turns,
+            [turn]
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_room_entered_by_many_at_once_is_loaded_once() {
+        let store = Store::open(None).await.unwrap();
+        let first = registry_on(&store, 10);
+        let white = first.create(CreateRoom::default()).await.unwrap();
+        // Another server (or this one after a restart) finds it only in the database.
+        let rooms = registry_on(&store, 10);
+        let entering: Vec<_> = (0..8)
+            .map(|_| {
+                let (rooms, id) = (rooms.clone(), white.room.clone());
+                tokio::spawn(async move { rooms.enter(&id).await.unwrap() })
+            })
+            .collect();
+        for handle in entering {
+            handle.await.unwrap();
+        }
+        let row = store.load(&white.room).await.unwrap().unwrap();
+        assert_eq!(row.incarnation, 2, "loaded once here, once by this check");
     }
 }

@@ -108,7 +108,7 @@ async fn an_archive_request_it_cannot_read_is_refused() {
 async fn an_archived_game_is_served_from_the_database_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
-        database: Some(dir.path().join("punct.db")),
+        database: Some(dir.path().join("punct.db").display().to_string()),
         ..Config::default()
     };
     let server = TestServer::with(config.clone()).await;
@@ -160,7 +160,7 @@ async fn reading_archived_games_loads_nothing_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let database = dir.path().join("punct.db");
     let config = Config {
-        database: Some(database.clone()),
+        database: Some(database.display().to_string()),
         max_rooms: 2,
         room_idle_timeout: std::time::Duration::from_millis(100),
         ..Config::default()

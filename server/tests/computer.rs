@@ -11,7 +11,7 @@ use punct_rules::{Color, Game};
 use punct_server::Config;
 
 /// A server whose computer thinks briefly, on `database` if given.
-fn quick(database: Option<std::path::PathBuf>) -> Config {
+fn quick(database: Option<String>) -> Config {
     Config {
         computer_think_time: Duration::from_millis(30),
         database,
@@ -120,7 +120,7 @@ async fn a_level_that_does_not_exist_is_refused() {
 #[tokio::test]
 async fn the_computer_is_seated_again_after_a_restart_and_plays_on() {
     let dir = tempfile::tempdir().unwrap();
-    let config = quick(Some(dir.path().join("punct.db")));
+    let config = quick(Some(dir.path().join("punct.db").display().to_string()));
     let server = TestServer::with(config.clone()).await;
     // Alice plays Black: the computer, White, opens at once.
     let seat = server

@@ -14,7 +14,7 @@ use punct_server::Config;
 
 fn on(database: &Path) -> Config {
     Config {
-        database: Some(database.to_owned()),
+        database: Some(database.display().to_string()),
         ..Config::default()
     }
 }

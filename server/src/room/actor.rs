@@ -47,6 +47,12 @@ pub(super) struct Room {
     pub(super) thinking: Option<Thinking>,
     /// Holds back what the room stores on its own after a storage failure.
     pub(super) retry: Backoff,
+    /// The incarnation this room was loaded as: its writes name it, and are refused once
+    /// the room has been loaded again elsewhere.
+    pub(super) incarnation: u32,
+    /// Set once a write was refused for that: the room closes, and its members follow
+    /// it to wherever it runs now.
+    pub(super) fenced: bool,
     /// The store, the metrics, the timings and the computer's threads.
     pub(super) context: Arc<Context>,
 }
@@ -98,6 +104,8 @@ impl Room {
             computer,
             thinking: None,
             retry: Backoff::default(),
+            incarnation,
+            fenced: false,
             context,
         }
     }
@@ -148,6 +156,11 @@ impl Room {
                     Wake::Chosen(chosen) => self.computer_plays(chosen).await,
                     Wake::Audience => self.tell_audience(),
                     Wake::Retry => {}
+                }
+                if self.fenced {
+                    inbox.close();
+                    tracing::warn!("the room was loaded again elsewhere: closing");
+                    break;
                 }
                 summary.send_if_modified(|old| {
                     let new = self.summary();

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use punct_protocol::{Role, Seq, ServerMessage};
 use punct_rules::{Color, Turn};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 
 use super::actor::Room;
-use super::{Event, Joined, Start, to_json};
+use super::{ConnId, Event, Joined, Start, to_json};
 
 /// The room's events: what was published, and what is kept.
 #[derive(Debug)]
@@ -79,6 +79,11 @@ impl History {
         let _ = self.events.send(notice);
     }
 
+    /// Tells the connection `conn` that another took its seat over.
+    pub(super) fn notify_takeover(&self, conn: ConnId) {
+        let _ = self.events.send(Arc::new(Event::takeover(conn)));
+    }
+
     /// Drops the latest list of legal turns once a turn makes it stale, from the replay
     /// buffer and the broadcast channel at once (they share the event).
     pub(super) fn forget_legal_turns(&mut self) {
@@ -127,12 +132,7 @@ fn your_turn_json(seq: Seq, legal_turns: Vec<Turn>) -> String {
 impl Room {
     /// What a member gets on entering: the events it missed since `since` if they are
     /// all still kept, a snapshot otherwise; then the events after it.
-    pub(super) fn joined(
-        &self,
-        role: Role,
-        since: Option<Seq>,
-        replaced: Option<oneshot::Receiver<()>>,
-    ) -> Joined {
+    pub(super) fn joined(&self, role: Role, since: Option<Seq>) -> Joined {
         let resumed = since.and_then(|since| Some((since, self.history.missed_since(since)?)));
         let start = match resumed {
             Some((since, missed)) => {
@@ -158,7 +158,6 @@ impl Room {
             role,
             start,
             events: self.history.subscribe(),
-            replaced,
         }
     }
 }

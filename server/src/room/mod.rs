@@ -100,6 +100,8 @@ pub(crate) struct Timings {
 /// A cheap handle on a running room.
 #[derive(Clone, Debug)]
 pub(crate) struct RoomHandle {
+    /// The room's id.
+    id: Arc<str>,
     /// Where commands go.
     commands: mpsc::Sender<Command>,
     /// The room as the lobby shows it, kept current by the actor.
@@ -176,8 +178,6 @@ pub(crate) struct Joined {
     pub(crate) start: Start,
     /// Events after the snapshot, from the moment it was taken.
     pub(crate) events: broadcast::Receiver<Arc<Event>>,
-    /// For a player: fires when another connection takes over the seat.
-    pub(crate) replaced: Option<oneshot::Receiver<()>>,
 }
 
 /// A fresh start for a member that fell behind the room's events.
@@ -226,6 +226,9 @@ pub(crate) struct Event {
     /// Dropped once the next turn makes it stale: a room's broadcast channel and replay
     /// buffer keep events long after they are read, and a list is tens of KiB.
     your_turn: Mutex<Option<(Color, Utf8Bytes)>>,
+    /// Set on the notice that another connection took this one's seat over: only that
+    /// connection acts on it (it says `json`, a `bye`, and closes); the others skip it.
+    pub(crate) replaced: Option<ConnId>,
 }
 
 impl Event {
@@ -234,6 +237,19 @@ impl Event {
             seq,
             json: json.into(),
             your_turn: Mutex::new(your_turn.map(|(color, json)| (color, json.into()))),
+            replaced: None,
+        }
+    }
+
+    /// The notice that `conn`'s seat was taken over.
+    fn takeover(conn: ConnId) -> Event {
+        let bye = punct_protocol::ServerMessage::Bye {
+            code: ErrorCode::SeatTakenOver,
+            message: "another connection took over this seat with its token".into(),
+        };
+        Event {
+            replaced: Some(conn),
+            ..Event::new(None, to_json(&bye), None)
         }
     }
 
@@ -298,9 +314,20 @@ impl RoomHandle {
         context: Arc<Context>,
     ) -> (RoomHandle, impl Future<Output = ()> + Send + 'static) {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let id = Arc::from(setup.id.as_str());
         let room = actor::Room::new(setup, context);
         let (publish, summary) = watch::channel(room.summary());
-        (RoomHandle { commands, summary }, room.run(inbox, publish))
+        let handle = RoomHandle {
+            id,
+            commands,
+            summary,
+        };
+        (handle, room.run(inbox, publish))
+    }
+
+    /// The room's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
     }
 
     /// The room as the lobby shows it.

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use punct_protocol::{ErrorCode, Role, SeatGranted, Seq, ServerMessage};
 use punct_rules::Color;
-use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::actor::Room;
@@ -53,8 +52,6 @@ pub(super) struct Holder {
     conn: ConnId,
     /// Whether it wants the legal turns when it is to move.
     pub(super) lists: bool,
-    /// Fired when another connection takes the seat over.
-    replaced: oneshot::Sender<()>,
 }
 
 /// The spectators, and what everyone was last told of their number.
@@ -79,7 +76,11 @@ impl Room {
             .ok_or(ErrorCode::RoomFull)?;
         let token = secret::token();
         let hash = hash_token(&token);
-        let stored = self.context.store.take_seat(&self.id, color, hash).await;
+        let stored = self
+            .context
+            .store
+            .take_seat(&self.id, self.incarnation, color, hash)
+            .await;
         if !self.stored(stored).map_err(|refusal| refusal.code)? {
             return Err(ErrorCode::RoomFull);
         }
@@ -114,30 +115,26 @@ impl Room {
                     .is_some_and(|t| secret::same(&t, &presented))
             })
             .ok_or(ErrorCode::BadToken)?;
-        let (replaced, on_replaced) = oneshot::channel();
         let seat = &mut self.seats[color as usize];
         seat.away = None;
-        if let Some(old) = seat.holder.replace(Holder {
-            conn,
-            lists,
-            replaced,
-        }) {
+        if let Some(old) = seat.holder.replace(Holder { conn, lists }) {
             tracing::info!(%color, old = old.conn, new = conn, "seat taken over");
-            let _ = old.replaced.send(());
+            self.history.notify_takeover(old.conn);
         }
+        let seat = &mut self.seats[color as usize];
         let again = std::mem::replace(&mut seat.joined_before, true);
         self.history.notify(&match again {
             true => ServerMessage::PlayerReconnected { color },
             false => ServerMessage::PlayerJoined { color },
         });
-        Ok(self.joined(Role::player(color), since, Some(on_replaced)))
+        Ok(self.joined(Role::player(color), since))
     }
 
     /// Adds `conn` to the spectators.
     pub(super) fn watch(&mut self, conn: ConnId, since: Option<Seq>) -> Joined {
         self.audience.spectators.insert(conn);
         self.audience_changed();
-        self.joined(Role::Spectator, since, None)
+        self.joined(Role::Spectator, since)
     }
 
     /// A fresh snapshot for `conn`, which fell behind, or `SeatTakenOver` if it no longer

@@ -51,7 +51,12 @@ async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -
 }
 
 async fn table(control: Option<TimeControl>) -> Table {
-    table_on(&Config::default(), Store::open(None).unwrap(), control).await
+    table_on(
+        &Config::default(),
+        Store::open(None).await.unwrap(),
+        control,
+    )
+    .await
 }
 
 fn turn(text: &str) -> Turn {
@@ -133,7 +138,7 @@ async fn presence_does_not_push_turns_out_of_the_replay_buffer() {
         room_event_buffer: 4,
         ..Config::default()
     };
-    let Table { room, .. } = table_on(&config, Store::open(None).unwrap(), None).await;
+    let Table { room, .. } = table_on(&config, Store::open(None).await.unwrap(), None).await;
     let mut watching = room.watch(3, None).await.unwrap().events;
     let since = snapshot(&room, 4).await.seq;
     room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
@@ -239,7 +244,7 @@ fn storage_failures(context: &Context) -> u64 {
 async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("punct.db");
-    let store = Store::open(Some(&path)).unwrap();
+    let store = Store::open(path.to_str()).await.unwrap();
     let control = TimeControl {
         base: 1,
         increment: 0,
@@ -328,7 +333,10 @@ async fn coming_back_within_the_grace_period_keeps_the_game() {
 
 #[tokio::test(start_paused = true)]
 async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
-    let context = Arc::new(Context::new(&Config::default(), Store::open(None).unwrap()));
+    let context = Arc::new(Context::new(
+        &Config::default(),
+        Store::open(None).await.unwrap(),
+    ));
     let grace = context.timings.grace_period;
     for creator in Color::ALL {
         let token = secret::token();

@@ -63,6 +63,15 @@ impl Room {
                 self.retry.succeeded();
                 Ok(value)
             }
+            Err(StoreError::Fenced) => {
+                // Another node runs the room now: this one stops, and the request is
+                // made again there by the member who asked.
+                self.fenced = true;
+                Err(Refusal::new(
+                    ErrorCode::StorageFailed,
+                    "the room moved to another server; nothing changed, try again",
+                ))
+            }
             Err(e) => {
                 let error: &dyn std::error::Error = &e;
                 tracing::error!(error, "storing failed");
@@ -136,7 +145,7 @@ impl Room {
         let stored = self
             .context
             .store
-            .turn(&self.id, number, turn, left, outcome)
+            .turn(&self.id, self.incarnation, number, turn, left, outcome)
             .await;
         self.stored(stored)?;
         self.game = next;
@@ -307,7 +316,11 @@ impl Room {
 
     /// Ends the game off the board: stores the result, then announces it.
     async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
-        let stored = self.context.store.finish(&self.id, outcome).await;
+        let stored = self
+            .context
+            .store
+            .finish(&self.id, self.incarnation, outcome)
+            .await;
         self.stored(stored)?;
         self.ending = Some(outcome);
         self.draw_offer = None;

@@ -1,48 +1,41 @@
-//! The database: every room, its seats (as hashes of their tokens) and every accepted
-//! turn, in one SQLite file.
+//! Where rooms, seats (as hashes of their tokens), turns and results are kept: one
+//! interface, two databases.
 //!
-//! One thread owns the connection. Callers send it jobs and await the answer; the thread
-//! runs whatever jobs are waiting in one transaction (each in a savepoint of its own, so
-//! one failing job undoes only itself) and answers them all once the transaction is
-//! committed. A turn is therefore acknowledged only after it is on disk, and many rooms'
-//! turns share one commit when the server is busy.
+//! - `sqlite`: one SQLite file (or memory), the embedded default: one server, no other
+//!   service.
+//! - `postgres`: PostgreSQL, for a cluster of servers sharing one database.
 //!
-//! The file is in WAL mode with `synchronous=FULL`: a commit is on disk (the WAL is
-//! synced) before anyone is answered, so neither a killed process nor a power cut loses
-//! an acknowledged turn.
+//! Both commit whatever requests are waiting in one transaction (a group commit), and
+//! answer a request only once its transaction is committed: a turn is acknowledged only
+//! after it is on disk. A turn's (room, number) is unique, and a room's own writes name
+//! the incarnation that loaded it: once another node has loaded the room, the old one's
+//! writes are refused ([`StoreError::Fenced`]).
 //!
 //! # Layout
 //!
-//! - this file: the [`Store`] handle, its thread and [`StoreError`];
-//! - `schema`: the migrations;
-//! - `rooms`: what is stored and read: rooms, seats, turns, results, the lobby, the
-//!   archive, and the rooms that went stale.
+//! - this file: [`Store`], which chooses the database from the setting, and
+//!   [`StoreError`];
+//! - `model`: what is stored, the same in both, and the decisions both make alike;
+//! - `sqlite/`, `postgres/`: each database's connection, schema and queries.
 
-mod rooms;
-mod schema;
+mod model;
+mod sqlite;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
-use std::path::Path;
 use std::sync::Arc;
-use std::sync::mpsc as channel;
 
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use rusqlite::Connection;
-use sha2::{Digest, Sha256};
-use tokio::sync::oneshot;
+use punct_protocol::ArchivedGame;
+use punct_rules::{Color, Outcome, Turn};
 
-pub(crate) use rooms::{ArchiveCursor, NewRoom, RoomRow, StoredRoom, now, to_move};
+pub(crate) use model::{
+    ArchiveCursor, NewRoom, RoomRow, Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now,
+    to_move,
+};
 
-/// Most jobs run in one transaction: bounds the time any one caller waits behind others.
-const MAX_BATCH: usize = 512;
-
-/// The SHA-256 of a seat token: what the database keeps instead of the token.
-pub(crate) type TokenHash = [u8; 32];
-
-/// Hashes a seat token.
-pub(crate) fn hash_token(token: &str) -> TokenHash {
-    Sha256::digest(token.as_bytes()).into()
-}
+use sqlite::Sqlite;
 
 /// Why the database could not do what was asked. Each keeps its cause.
 #[derive(Debug)]
@@ -50,13 +43,16 @@ pub(crate) enum StoreError {
     /// SQLite refused or failed the request's own statements; nothing of it was kept.
     Sqlite(rusqlite::Error),
     /// The transaction that held the request (and others) failed to commit.
-    Commit(Arc<rusqlite::Error>),
+    Commit(Arc<dyn std::error::Error + Send + Sync>),
     /// The schema could not be brought up to date, or is newer than this server.
     Migration(rusqlite_migration::Error),
     /// The database thread could not be started.
     Thread(std::io::Error),
-    /// The database thread has stopped.
+    /// The database thread or task has stopped.
     Stopped,
+    /// The room was loaded again since the writer loaded it (by another node, after a
+    /// failover): this writer no longer owns it, and its write was refused.
+    Fenced,
 }
 
 impl fmt::Display for StoreError {
@@ -67,6 +63,7 @@ impl fmt::Display for StoreError {
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
             StoreError::Stopped => f.write_str("the database thread has stopped"),
+            StoreError::Fenced => f.write_str("the room was loaded again elsewhere"),
         }
     }
 }
@@ -78,7 +75,7 @@ impl std::error::Error for StoreError {
             StoreError::Commit(e) => Some(e.as_ref()),
             StoreError::Migration(e) => Some(e),
             StoreError::Thread(e) => Some(e),
-            StoreError::Stopped => None,
+            StoreError::Stopped | StoreError::Fenced => None,
         }
     }
 }
@@ -89,44 +86,42 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
-/// A job for the database thread: runs against the open transaction, says whether it
-/// succeeded, and gives back what delivers its answer once the commit is known.
-type Job = Box<dyn FnOnce(&Connection) -> (bool, Reply) + Send>;
-/// Delivers a job's answer, given how the commit went.
-type Reply = Box<dyn FnOnce(Result<(), Arc<rusqlite::Error>>) + Send>;
-
-/// A cheap handle on the database thread.
+/// A cheap handle on the database.
 #[derive(Clone, Debug)]
 pub(crate) struct Store {
-    /// Where jobs go; the thread ends when every handle is gone.
-    jobs: channel::Sender<Job>,
+    /// The database.
+    db: Db,
     /// How long each commit took, for `/metrics`.
     commits: Histogram,
 }
 
+/// Which database.
+#[derive(Clone, Debug)]
+enum Db {
+    /// The embedded SQLite file.
+    Sqlite(Sqlite),
+}
+
+/// Runs `$call` on whichever database `$store` is.
+macro_rules! on_db {
+    ($store:expr, $db:ident => $call:expr) => {
+        match &$store.db {
+            Db::Sqlite($db) => $call.await,
+        }
+    };
+}
+
 impl Store {
-    /// Opens (creating it if need be) the database at `path`, or an in-memory one for
-    /// `None`, brings its schema up to date, and starts its thread.
-    pub(crate) fn open(path: Option<&Path>) -> Result<Store, StoreError> {
-        let mut db = match path {
-            Some(path) => Connection::open(path)?,
-            None => Connection::open_in_memory()?,
-        };
-        db.pragma_update(None, "journal_mode", "WAL")?;
-        db.pragma_update(None, "synchronous", "FULL")?;
-        db.pragma_update(None, "foreign_keys", "ON")?;
-        schema::migrations()
-            .to_latest(&mut db)
-            .map_err(StoreError::Migration)?;
-        let (jobs, inbox) = channel::channel();
+    /// Opens the database `database` names: a SQLite file path (created if need be), or
+    /// in memory for `None` or `:memory:`. Its schema is brought up to date.
+    pub(crate) async fn open(database: Option<&str>) -> Result<Store, StoreError> {
         // From half a millisecond to about two seconds.
         let commits = Histogram::new(exponential_buckets(0.0005, 2.0, 13));
-        let timed = commits.clone();
-        std::thread::Builder::new()
-            .name("punct-store".into())
-            .spawn(move || serve(db, inbox, &timed))
-            .map_err(StoreError::Thread)?;
-        Ok(Store { jobs, commits })
+        let path = database
+            .filter(|d| *d != ":memory:")
+            .map(std::path::Path::new);
+        let db = Db::Sqlite(Sqlite::open(path, commits.clone())?);
+        Ok(Store { db, commits })
     }
 
     /// The histogram of commit times.
@@ -134,130 +129,103 @@ impl Store {
         self.commits.clone()
     }
 
-    /// Runs `job` in the next transaction; answers its result once that is committed.
-    async fn call<T: Send + 'static>(
-        &self,
-        job: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let (answer, answered) = oneshot::channel();
-        let job: Job = Box::new(move |db| {
-            let result = job(db);
-            let ok = result.is_ok();
-            let reply: Reply = Box::new(move |committed| {
-                let answer_now = match committed {
-                    Ok(()) => result.map_err(StoreError::Sqlite),
-                    Err(e) => Err(StoreError::Commit(e)),
-                };
-                let _ = answer.send(answer_now);
-            });
-            (ok, reply)
-        });
-        self.jobs.send(job).map_err(|_| StoreError::Stopped)?;
-        answered.await.map_err(|_| StoreError::Stopped)?
-    }
-
-    /// Answers once the database has run a query: it is open and its thread is alive.
+    /// Answers once the database has run a query.
     pub(crate) async fn ping(&self) -> Result<(), StoreError> {
-        self.call(|db| db.query_row("SELECT 1", [], |_| Ok(())))
-            .await
-    }
-}
-
-/// The database thread: runs the waiting jobs in one transaction, then answers them.
-fn serve(mut db: Connection, jobs: channel::Receiver<Job>, commits: &Histogram) {
-    while let Ok(first) = jobs.recv() {
-        let batch: Vec<Job> = std::iter::once(first)
-            .chain(jobs.try_iter().take(MAX_BATCH - 1))
-            .collect();
-        let mut replies = Vec::with_capacity(batch.len());
-        let started = std::time::Instant::now();
-        let committed = run_batch(&mut db, batch, &mut replies).map_err(Arc::new);
-        commits.observe(started.elapsed().as_secs_f64());
-        if let Err(e) = &committed {
-            tracing::error!("commit failed: {e}");
-        }
-        for reply in replies {
-            reply(committed.clone());
-        }
-    }
-}
-
-fn run_batch(
-    db: &mut Connection,
-    batch: Vec<Job>,
-    replies: &mut Vec<Reply>,
-) -> rusqlite::Result<()> {
-    let mut tx = db.transaction()?;
-    for job in batch {
-        let savepoint = tx.savepoint()?;
-        let (ok, reply) = job(&savepoint);
-        if ok {
-            savepoint.commit()?;
-        }
-        replies.push(reply);
-    }
-    tx.commit()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn migrations_run_once_and_a_newer_schema_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("punct.db");
-        drop(Store::open(Some(&path)).unwrap());
-        drop(Store::open(Some(&path)).unwrap());
-        let db = Connection::open(&path).unwrap();
-        let version: u32 = db
-            .pragma_query_value(None, "user_version", |row| row.get(0))
-            .unwrap();
-        assert_eq!(version, 5);
-        let mode: String = db
-            .pragma_query_value(None, "journal_mode", |row| row.get(0))
-            .unwrap();
-        assert_eq!(mode, "wal");
-        db.pragma_update(None, "user_version", version + 1).unwrap();
-        drop(db);
-        let newer = Store::open(Some(&path)).unwrap_err();
-        assert!(matches!(newer, StoreError::Migration(_)), "{newer}");
-        // The cause is kept, for whoever logs the error.
-        assert!(std::error::Error::source(&newer).is_some());
+        on_db!(self, db => db.ping())
     }
 
-    #[test]
-    fn a_database_of_the_first_server_is_brought_up_to_date() {
-        // Written as the first release left it: migrations 1 to 4 by hand, user_version 4.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("punct.db");
-        let db = Connection::open(&path).unwrap();
-        let mut old = Connection::open_in_memory().unwrap();
-        schema::migrations().to_version(&mut old, 4).unwrap();
-        let sql: Vec<String> = old
-            .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        db.execute_batch(&sql.join(";\n")).unwrap();
-        db.execute(
-            "INSERT INTO rooms (id, variant, visibility, created_at) VALUES ('r', 'basic', 'public', 1)",
-            [],
-        )
-        .unwrap();
-        db.pragma_update(None, "user_version", 4).unwrap();
-        drop(db);
-        drop(Store::open(Some(&path)).unwrap());
-        let db = Connection::open(&path).unwrap();
-        let version: u32 = db
-            .pragma_query_value(None, "user_version", |row| row.get(0))
-            .unwrap();
-        assert_eq!(version, 5);
-        let rooms: u32 = db
-            .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
-            .unwrap();
-        assert_eq!(rooms, 1, "the rooms are kept");
+    /// Records a new room, its seats given out and its computer, in one transaction.
+    pub(crate) async fn create_room(&self, room: NewRoom) -> Result<(), StoreError> {
+        on_db!(self, db => db.create_room(room))
+    }
+
+    /// Records that the seat of `color` in `room` (run as `incarnation`) was given out;
+    /// false if it was taken already.
+    pub(crate) async fn take_seat(
+        &self,
+        room: &str,
+        incarnation: u32,
+        color: Color,
+        token: TokenHash,
+    ) -> Result<bool, StoreError> {
+        on_db!(self, db => db.take_seat(room, incarnation, color, token))
+    }
+
+    /// Records turn `number` of `room` (run as `incarnation`), the clocks after it
+    /// (White's and Black's time left, in a timed game), and the result if it ended the
+    /// game.
+    pub(crate) async fn turn(
+        &self,
+        room: &str,
+        incarnation: u32,
+        number: usize,
+        turn: Turn,
+        clocks: Option<[u64; 2]>,
+        outcome: Option<Outcome>,
+    ) -> Result<(), StoreError> {
+        on_db!(self, db => db.turn(room, incarnation, number, turn, clocks, outcome))
+    }
+
+    /// Records that `room` (run as `incarnation`) ended off the board.
+    pub(crate) async fn finish(
+        &self,
+        room: &str,
+        incarnation: u32,
+        outcome: Outcome,
+    ) -> Result<(), StoreError> {
+        on_db!(self, db => db.finish(room, incarnation, outcome))
+    }
+
+    /// Loads `room` to run it, counting one more incarnation (which fences the writes of
+    /// any earlier one); `None` if there is no such room.
+    pub(crate) async fn load(&self, room: &str) -> Result<Option<StoredRoom>, StoreError> {
+        on_db!(self, db => db.load(room))
+    }
+
+    /// `room` as the lobby would show it, read only.
+    pub(crate) async fn summary(&self, room: &str) -> Result<Option<RoomRow>, StoreError> {
+        on_db!(self, db => db.summary(room))
+    }
+
+    /// The record of `room`, read only.
+    pub(crate) async fn record(&self, room: &str) -> Result<Option<StoredRecord>, StoreError> {
+        on_db!(self, db => db.record(room))
+    }
+
+    /// Up to `limit` public rooms whose game is not over, oldest first.
+    pub(crate) async fn lobby(&self, limit: usize) -> Result<Vec<RoomRow>, StoreError> {
+        on_db!(self, db => db.lobby(limit))
+    }
+
+    /// The rooms whose game is not over and that need a timer running: a timed game whose
+    /// clock runs (the first turn is played), or a game where the computer is to move.
+    pub(crate) async fn with_timers(&self) -> Result<Vec<String>, StoreError> {
+        on_db!(self, db => db.with_timers())
+    }
+
+    /// The unfinished rooms gone stale (see `model::Activity::stale`), given the times of
+    /// `open_before` and `abandoned_before` (milliseconds since the Unix epoch).
+    pub(crate) async fn stale(
+        &self,
+        open_before: i64,
+        abandoned_before: i64,
+    ) -> Result<Vec<Stale>, StoreError> {
+        on_db!(self, db => db.stale(open_before, abandoned_before))
+    }
+
+    /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
+    /// they were found (nor finished, nor had their seat taken); answers how many.
+    pub(crate) async fn expire(&self, stale: Vec<Stale>) -> Result<usize, StoreError> {
+        on_db!(self, db => db.expire(stale))
+    }
+
+    /// Up to `limit` finished public games, the one that ended last first, starting after
+    /// `after`.
+    pub(crate) async fn archive(
+        &self,
+        after: Option<ArchiveCursor>,
+        limit: usize,
+    ) -> Result<Vec<ArchivedGame>, StoreError> {
+        on_db!(self, db => db.archive(after, limit))
     }
 }

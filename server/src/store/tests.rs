@@ -1,0 +1,231 @@
+//! The store's behaviour, the same whichever database keeps it.
+
+use punct_protocol::Visibility;
+use punct_rules::{Color, DrawReason, Outcome, Turn, Variant, WinReason};
+
+use super::model::StaleEnd;
+use super::*;
+
+/// A new, empty store.
+async fn store() -> Store {
+    Store::open(None).await.unwrap()
+}
+
+fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
+    NewRoom {
+        id: id.into(),
+        variant: Variant::Standard,
+        visibility: Visibility::Public,
+        clock: None,
+        seats,
+        computer: None,
+    }
+}
+
+#[tokio::test]
+async fn a_room_reads_back_as_it_was_written() {
+    let store = store().await;
+    let (white, black) = (hash_token("w"), hash_token("b"));
+    store
+        .create_room(NewRoom {
+            variant: Variant::Basic,
+            visibility: Visibility::Private,
+            clock: Some([60_000, 2_000]),
+            ..new_room("r1", [Some(white), None])
+        })
+        .await
+        .unwrap();
+    assert!(store.take_seat("r1", 0, Color::Black, black).await.unwrap());
+    assert!(
+        !store.take_seat("r1", 0, Color::Black, white).await.unwrap(),
+        "a seat is given out once"
+    );
+    let turns: Vec<Turn> = ["C4:C5,D5", "pass"].map(|t| t.parse().unwrap()).into();
+    for (n, &turn) in turns.iter().enumerate() {
+        let left = [60_000 - n as u64, 61_000];
+        store
+            .turn("r1", 0, n + 1, turn, Some(left), None)
+            .await
+            .unwrap();
+    }
+    let room = store.load("r1").await.unwrap().unwrap();
+    assert_eq!(room.variant, Variant::Basic);
+    assert_eq!(room.visibility, Visibility::Private);
+    assert_eq!(room.seats, [Some(white), Some(black)]);
+    assert_eq!(room.incarnation, 1);
+    assert_eq!(room.turns, turns);
+    assert_eq!(room.clock, Some([60_000, 2_000]));
+    assert_eq!(room.clocks_left, Some([59_999, 61_000]));
+    assert_eq!(room.outcome, None);
+    assert_eq!(store.load("r1").await.unwrap().unwrap().incarnation, 2);
+    assert!(store.load("nope").await.unwrap().is_none());
+    // The timed game's clock runs: it needs its timer after a restart.
+    assert_eq!(store.with_timers().await.unwrap(), ["r1"]);
+}
+
+#[tokio::test]
+async fn reads_change_nothing() {
+    let store = store().await;
+    store
+        .create_room(new_room("r", [Some(hash_token("w")), None]))
+        .await
+        .unwrap();
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    for _ in 0..3 {
+        let row = store.summary("r").await.unwrap().unwrap();
+        assert_eq!(
+            (row.taken, row.turns, row.outcome),
+            ([true, false], 1, None)
+        );
+        let record = store.record("r").await.unwrap().unwrap();
+        assert_eq!(record.turns, [turn]);
+        assert_eq!(store.lobby(10).await.unwrap(), [row]);
+    }
+    assert_eq!(store.load("r").await.unwrap().unwrap().incarnation, 1);
+    assert_eq!(store.summary("nope").await.unwrap(), None);
+    assert_eq!(store.record("nope").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_turn_numbered_twice_is_refused_and_the_rest_of_its_batch_stands() {
+    let store = store().await;
+    store
+        .create_room(new_room("r", [Some([0; 32]), None]))
+        .await
+        .unwrap();
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    let outcome = Outcome::Draw {
+        reason: DrawReason::Repetition,
+    };
+    let (again, finish) = tokio::join!(
+        store.turn("r", 0, 1, turn, None, None),
+        store.finish("r", 0, outcome)
+    );
+    assert!(again.is_err(), "{again:?}");
+    finish.unwrap();
+    let room = store.load("r").await.unwrap().unwrap();
+    assert_eq!(room.turns, [turn]);
+    assert_eq!((room.clock, room.clocks_left), (None, None));
+    assert_eq!(room.outcome, Some(outcome));
+    assert!(store.lobby(10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn computer_rooms_need_a_timer_only_while_the_computer_is_to_move() {
+    let store = store().await;
+    let seats = [Some(hash_token("w")), Some(hash_token("b"))];
+    for (id, color) in [("c-white", Color::White), ("c-black", Color::Black)] {
+        store
+            .create_room(NewRoom {
+                computer: Some((color, 3)),
+                ..new_room(id, seats)
+            })
+            .await
+            .unwrap();
+    }
+    // A timed game whose first turn is not played: no clock runs yet.
+    store
+        .create_room(NewRoom {
+            clock: Some([60_000, 0]),
+            ..new_room("timed", seats)
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.with_timers().await.unwrap(), ["c-white"]);
+}
+
+#[tokio::test]
+async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
+    let store = store().await;
+    let w = Some(hash_token("w"));
+    let b = Some(hash_token("b"));
+    // Named in alphabetical order: some are made in the same millisecond.
+    store
+        .create_room(new_room("a-open", [w, None]))
+        .await
+        .unwrap();
+    store
+        .create_room(new_room("b-played", [w, b]))
+        .await
+        .unwrap();
+    store
+        .create_room(new_room("c-loaded", [w, b]))
+        .await
+        .unwrap();
+    store
+        .create_room(NewRoom {
+            computer: Some((Color::White, 2)),
+            ..new_room("d-computer", [w, b])
+        })
+        .await
+        .unwrap();
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store
+        .turn("b-played", 0, 1, turn, None, None)
+        .await
+        .unwrap();
+    // Nothing is stale yet.
+    assert!(store.stale(0, 0).await.unwrap().is_empty());
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let later = now();
+    let stale = store.stale(later, later).await.unwrap();
+    let ids: Vec<(&str, StaleEnd)> = stale.iter().map(|s| (s.id.as_str(), s.end)).collect();
+    let abandoned_by = |loser: Color| {
+        StaleEnd::Finish(Outcome::Win {
+            winner: loser.opponent(),
+            reason: WinReason::Abandonment,
+        })
+    };
+    assert_eq!(
+        ids,
+        [
+            ("a-open", StaleEnd::Expire),
+            ("b-played", abandoned_by(Color::Black)),
+            ("c-loaded", abandoned_by(Color::White)),
+        ],
+        "the computer is to move in its room: it plays on"
+    );
+    // A room loaded since it was found is left alone.
+    store.load("c-loaded").await.unwrap();
+    assert_eq!(store.expire(stale).await.unwrap(), 2);
+    assert!(store.summary("a-open").await.unwrap().is_none());
+    assert!(store.record("a-open").await.unwrap().is_none());
+    let played = store.summary("b-played").await.unwrap().unwrap();
+    assert_eq!(
+        played.outcome,
+        Some(Outcome::Win {
+            winner: Color::White,
+            reason: WinReason::Abandonment
+        })
+    );
+    assert_eq!(
+        store.summary("c-loaded").await.unwrap().unwrap().outcome,
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_writer_of_an_earlier_incarnation_is_fenced() {
+    let store = store().await;
+    let seats = [Some(hash_token("w")), None];
+    store.create_room(new_room("r", seats)).await.unwrap();
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    // The room runs as incarnation 0; another node loads it (incarnation 1).
+    assert_eq!(store.load("r").await.unwrap().unwrap().incarnation, 1);
+    let fenced = store.turn("r", 0, 1, turn, None, None).await;
+    assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
+    let outcome = Outcome::Draw {
+        reason: DrawReason::Agreement,
+    };
+    let fenced = store.finish("r", 0, outcome).await;
+    assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
+    let fenced = store.take_seat("r", 0, Color::Black, hash_token("b")).await;
+    assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
+    // Nothing of it was kept; the new incarnation writes.
+    let record = store.record("r").await.unwrap().unwrap();
+    assert_eq!((record.turns.len(), record.outcome), (0, None));
+    store.turn("r", 1, 1, turn, None, None).await.unwrap();
+    assert_eq!(store.record("r").await.unwrap().unwrap().turns, [turn]);
+}
