@@ -697,7 +697,7 @@ mod tests {
             outbound_queue: 4,
             ..Config::default()
         };
-        let (state, _stop, _all_done) = AppState::new(config, Store::open(None).await.unwrap());
+        let (state, _stop, _all_done) = AppState::new(config, Store::empty().await);
         let white = state
             .rooms
             .create(CreateRoom {
@@ -750,8 +750,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
-        let (state, _stop, _all_done) =
-            AppState::new(Config::default(), Store::open(None).await.unwrap());
+        let (state, _stop, _all_done) = AppState::new(Config::default(), Store::empty().await);
         let granted = state.rooms.create(CreateRoom::default()).await.unwrap();
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();

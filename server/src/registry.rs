@@ -373,7 +373,7 @@ mod tests {
     use super::*;
 
     async fn registry(config: Config) -> Registry {
-        Registry::new(&config, Store::open(None).await.unwrap())
+        Registry::new(&config, Store::empty().await)
     }
 
     fn idle_in(seconds: u64) -> Config {
@@ -445,7 +445,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_room_limit_holds_for_new_rooms_and_loaded_ones() {
-        let store = Store::open(None).await.unwrap();
+        let store = Store::empty().await;
         let first = registry_on(&store, 1);
         let stored = first.create(CreateRoom::default()).await.unwrap().room;
         // Another server on the same database, with room for one.
@@ -512,9 +512,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_room_loaded_again_elsewhere_stops_writing_and_closes_here() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("punct.db");
-        let store = Store::open(path.to_str()).await.unwrap();
+        let store = Store::empty().await;
         // Two servers on one database, as two nodes of a cluster are.
         let (here, there) = (registry_on(&store, 10), registry_on(&store, 10));
         let request = CreateRoom {
@@ -565,7 +563,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_room_entered_by_many_at_once_is_loaded_once() {
-        let store = Store::open(None).await.unwrap();
+        let store = Store::empty().await;
         let first = registry_on(&store, 10);
         let white = first.create(CreateRoom::default()).await.unwrap();
         // Another server (or this one after a restart) finds it only in the database.

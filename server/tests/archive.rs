@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::database::Database;
 use common::{Endpoint, Table, TestServer};
 use punct_protocol::{Archive, ArchivedGame, ClientMessage, Record, ServerMessage};
 use punct_rules::{Color, Game, Outcome, Variant, WinReason};
@@ -106,9 +107,9 @@ async fn an_archive_request_it_cannot_read_is_refused() {
 
 #[tokio::test]
 async fn an_archived_game_is_served_from_the_database_after_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
+    let database = Database::new();
     let config = Config {
-        database: Some(dir.path().join("punct.db").display().to_string()),
+        database: Some(database.url()),
         ..Config::default()
     };
     let server = TestServer::with(config.clone()).await;
@@ -132,18 +133,14 @@ async fn an_archived_game_is_served_from_the_database_after_a_restart() {
     assert_eq!(game.turns(), record.turns);
 }
 
-/// Each stored room's incarnation and turn count, read straight from the database file.
-fn stored(database: &std::path::Path) -> Vec<(String, u32, u32)> {
-    let db = rusqlite::Connection::open(database).unwrap();
-    db.prepare(
-        "SELECT id, incarnation, (SELECT COUNT(*) FROM turns WHERE room = id)
-         FROM rooms ORDER BY id",
-    )
-    .unwrap()
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
-    .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
+/// Each stored room's id, incarnation and turn count, read straight from the database.
+async fn stored(database: &Database) -> Vec<Vec<Option<String>>> {
+    database
+        .query(
+            "SELECT id, incarnation, (SELECT COUNT(*) FROM turns WHERE room = id)
+             FROM rooms ORDER BY id",
+        )
+        .await
 }
 
 /// How many rooms `/metrics` says are held in memory.
@@ -157,10 +154,9 @@ async fn rooms_in_memory(server: &Endpoint) -> u32 {
 
 #[tokio::test]
 async fn reading_archived_games_loads_nothing_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     let config = Config {
-        database: Some(database.display().to_string()),
+        database: Some(database.url()),
         max_rooms: 2,
         room_idle_timeout: std::time::Duration::from_millis(100),
         ..Config::default()
@@ -176,7 +172,7 @@ async fn reading_archived_games_loads_nothing_and_writes_nothing() {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     }
-    let before = stored(&database);
+    let before = stored(&database).await;
     // Someone walks the whole archive, again and again.
     for _ in 0..3 {
         for room in &rooms {
@@ -194,7 +190,7 @@ async fn reading_archived_games_loads_nothing_and_writes_nothing() {
         }
     }
     assert_eq!(rooms_in_memory(&server).await, 0, "no room was loaded");
-    assert_eq!(stored(&database), before, "nothing was written");
+    assert_eq!(stored(&database).await, before, "nothing was written");
     // Both of the server's rooms are still free to play in.
     server.table("basic").await;
     server.table("basic").await;

@@ -5,6 +5,7 @@ mod common;
 
 use std::time::Duration;
 
+use common::database::Database;
 use common::{Client, TestServer};
 use punct_protocol::{ClientMessage, RoomStatus, ServerMessage};
 use punct_rules::{Color, Game};
@@ -119,8 +120,8 @@ async fn a_level_that_does_not_exist_is_refused() {
 
 #[tokio::test]
 async fn the_computer_is_seated_again_after_a_restart_and_plays_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = quick(Some(dir.path().join("punct.db").display().to_string()));
+    let database = Database::new();
+    let config = quick(Some(database.url()));
     let server = TestServer::with(config.clone()).await;
     // Alice plays Black: the computer, White, opens at once.
     let seat = server

@@ -5,6 +5,7 @@ mod common;
 
 use std::time::Duration;
 
+use common::database::Database;
 use common::process::Process;
 use common::{Client, games};
 use punct_protocol::{RoomStatus, ServerMessage};
@@ -12,8 +13,7 @@ use punct_rules::{Color, Game, Outcome, Turn, Variant, WinReason};
 
 #[tokio::test]
 async fn a_killed_server_comes_back_with_the_game_and_the_same_seats() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     let turns = games::white_connects(Variant::Standard);
     let half = turns.len() / 2;
 
@@ -99,8 +99,7 @@ async fn play_until_cut(mut alice: Client, mut bob: Client) -> Vec<Turn> {
 
 #[tokio::test]
 async fn no_acknowledged_turn_is_lost_when_the_server_is_killed_mid_stream() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     let server = Process::start(&database);
     let mut rooms = Vec::new();
     let mut players = Vec::new();

@@ -4,17 +4,17 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use common::TestServer;
+use common::database::Database;
 use punct_protocol::{ErrorCode, Lobby, RoomStatus};
 use punct_rules::{Color, Outcome, WinReason};
 use punct_server::Config;
 
-fn on(database: &Path) -> Config {
+fn on(database: &Database) -> Config {
     Config {
-        database: Some(database.display().to_string()),
+        database: Some(database.url()),
         ..Config::default()
     }
 }
@@ -34,8 +34,7 @@ async fn in_memory(server: &TestServer) -> Vec<(String, u32)> {
 
 #[tokio::test]
 async fn a_restart_loads_only_the_rooms_it_must_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     let server = TestServer::with(on(&database)).await;
     let mut open = Vec::new();
     for _ in 0..6 {
@@ -93,8 +92,7 @@ async fn a_restart_loads_only_the_rooms_it_must_time() {
 
 #[tokio::test]
 async fn rooms_nobody_came_back_to_are_expired_or_ended_at_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     let server = TestServer::with(on(&database)).await;
     let open = server.create_room(r#"{"color":"white"}"#).await.room;
     let table = server.table("standard").await;
@@ -132,17 +130,16 @@ async fn rooms_nobody_came_back_to_are_expired_or_ended_at_start() {
 
 #[tokio::test]
 async fn rooms_made_before_uuid_ids_keep_their_ids_and_links() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     let server = TestServer::with(on(&database)).await;
     let table = server.table("standard").await;
     assert_eq!(table.room.len(), 36, "new rooms have UUIDv7 ids");
     server.shutdown().await.unwrap();
     // The first servers gave rooms 20 hex digits of id.
     let old = "4293bf8afa389beff060";
-    let db = rusqlite::Connection::open(&database).unwrap();
-    db.execute("UPDATE rooms SET id = ?1", [old]).unwrap();
-    drop(db);
+    database
+        .query(&format!("UPDATE rooms SET id = '{old}'"))
+        .await;
 
     let server = TestServer::with(on(&database)).await;
     assert_eq!(server.summary(old).await.status, RoomStatus::Live);

@@ -5,6 +5,7 @@
 mod common;
 
 use common::Client;
+use common::database::Database;
 use common::process::Process;
 use punct_protocol::{ErrorCode, ServerMessage};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -39,8 +40,7 @@ async fn told_goodbye(client: &mut Client, who: &str, round: usize) {
 
 #[tokio::test]
 async fn sigterm_says_goodbye_to_every_player_and_spectator() {
-    let dir = tempfile::tempdir().unwrap();
-    let database = dir.path().join("punct.db");
+    let database = Database::new();
     for round in 0..ROUNDS {
         let server = Process::start(&database);
         let table = server.table("standard").await;

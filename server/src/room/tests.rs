@@ -51,12 +51,7 @@ async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -
 }
 
 async fn table(control: Option<TimeControl>) -> Table {
-    table_on(
-        &Config::default(),
-        Store::open(None).await.unwrap(),
-        control,
-    )
-    .await
+    table_on(&Config::default(), Store::empty().await, control).await
 }
 
 fn turn(text: &str) -> Turn {
@@ -138,7 +133,7 @@ async fn presence_does_not_push_turns_out_of_the_replay_buffer() {
         room_event_buffer: 4,
         ..Config::default()
     };
-    let Table { room, .. } = table_on(&config, Store::open(None).await.unwrap(), None).await;
+    let Table { room, .. } = table_on(&config, Store::empty().await, None).await;
     let mut watching = room.watch(3, None).await.unwrap().events;
     let since = snapshot(&room, 4).await.seq;
     room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
@@ -333,10 +328,7 @@ async fn coming_back_within_the_grace_period_keeps_the_game() {
 
 #[tokio::test(start_paused = true)]
 async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
-    let context = Arc::new(Context::new(
-        &Config::default(),
-        Store::open(None).await.unwrap(),
-    ));
+    let context = Arc::new(Context::new(&Config::default(), Store::empty().await));
     let grace = context.timings.grace_period;
     for creator in Color::ALL {
         let token = secret::token();

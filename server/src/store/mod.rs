@@ -19,6 +19,7 @@
 //! - `sqlite/`, `postgres/`: each database's connection, schema and queries.
 
 mod model;
+mod postgres;
 mod sqlite;
 #[cfg(test)]
 mod tests;
@@ -35,6 +36,7 @@ pub(crate) use model::{
     to_move,
 };
 
+use postgres::Postgres;
 use sqlite::Sqlite;
 
 /// Why the database could not do what was asked. Each keeps its cause.
@@ -42,10 +44,16 @@ use sqlite::Sqlite;
 pub(crate) enum StoreError {
     /// SQLite refused or failed the request's own statements; nothing of it was kept.
     Sqlite(rusqlite::Error),
+    /// PostgreSQL refused or failed the request, or could not be reached.
+    Postgres(tokio_postgres::Error),
+    /// A stored value does not read back: the database was changed by hand or damaged.
+    Corrupt(Box<dyn std::error::Error + Send + Sync>),
     /// The transaction that held the request (and others) failed to commit.
     Commit(Arc<dyn std::error::Error + Send + Sync>),
     /// The schema could not be brought up to date, or is newer than this server.
     Migration(rusqlite_migration::Error),
+    /// The database's schema is not one this server knows.
+    Schema(String),
     /// The database thread could not be started.
     Thread(std::io::Error),
     /// The database thread or task has stopped.
@@ -59,6 +67,9 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Sqlite(e) => write!(f, "database: {e}"),
+            StoreError::Postgres(e) => write!(f, "database: {e}"),
+            StoreError::Corrupt(e) => write!(f, "a stored value does not read back: {e}"),
+            StoreError::Schema(why) => write!(f, "database schema: {why}"),
             StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
@@ -72,10 +83,12 @@ impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StoreError::Sqlite(e) => Some(e),
+            StoreError::Postgres(e) => Some(e),
+            StoreError::Corrupt(e) => Some(e.as_ref()),
             StoreError::Commit(e) => Some(e.as_ref()),
             StoreError::Migration(e) => Some(e),
             StoreError::Thread(e) => Some(e),
-            StoreError::Stopped | StoreError::Fenced => None,
+            StoreError::Schema(_) | StoreError::Stopped | StoreError::Fenced => None,
         }
     }
 }
@@ -83,6 +96,12 @@ impl std::error::Error for StoreError {
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
         StoreError::Sqlite(e)
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> StoreError {
+        StoreError::Postgres(e)
     }
 }
 
@@ -100,6 +119,8 @@ pub(crate) struct Store {
 enum Db {
     /// The embedded SQLite file.
     Sqlite(Sqlite),
+    /// PostgreSQL.
+    Postgres(Postgres),
 }
 
 /// Runs `$call` on whichever database `$store` is.
@@ -107,21 +128,44 @@ macro_rules! on_db {
     ($store:expr, $db:ident => $call:expr) => {
         match &$store.db {
             Db::Sqlite($db) => $call.await,
+            Db::Postgres($db) => $call.await,
         }
     };
 }
 
+/// Whether `database` names a PostgreSQL database rather than a SQLite file.
+pub(crate) fn is_postgres(database: &str) -> bool {
+    database.starts_with("postgres://") || database.starts_with("postgresql://")
+}
+
 impl Store {
-    /// Opens the database `database` names: a SQLite file path (created if need be), or
-    /// in memory for `None` or `:memory:`. Its schema is brought up to date.
+    /// Opens the database `database` names: a PostgreSQL URL (`postgres://…` or
+    /// `postgresql://…`), a SQLite file path (created if need be), or SQLite in memory
+    /// for `None` or `:memory:`. Its schema is brought up to date.
     pub(crate) async fn open(database: Option<&str>) -> Result<Store, StoreError> {
         // From half a millisecond to about two seconds.
         let commits = Histogram::new(exponential_buckets(0.0005, 2.0, 13));
-        let path = database
-            .filter(|d| *d != ":memory:")
-            .map(std::path::Path::new);
-        let db = Db::Sqlite(Sqlite::open(path, commits.clone())?);
+        let db = match database {
+            Some(url) if is_postgres(url) => {
+                Db::Postgres(Postgres::open(url, commits.clone()).await?)
+            }
+            Some(":memory:") | None => Db::Sqlite(Sqlite::open(None, commits.clone())?),
+            Some(path) => Db::Sqlite(Sqlite::open(
+                Some(std::path::Path::new(path)),
+                commits.clone(),
+            )?),
+        };
         Ok(Store { db, commits })
+    }
+
+    /// A new, empty store for a test: in memory, or a database of its own on a
+    /// PostgreSQL server the tests start when `PUNCT_TEST_DATABASE=postgres`, so that the
+    /// same tests check both.
+    #[cfg(test)]
+    pub(crate) async fn empty() -> Store {
+        let postgres = std::env::var("PUNCT_TEST_DATABASE").is_ok_and(|db| db == "postgres");
+        let url = postgres.then(|| punct_testing::Postgres::shared().database());
+        Store::open(url.as_deref()).await.unwrap()
     }
 
     /// The histogram of commit times.

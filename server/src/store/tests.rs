@@ -6,11 +6,6 @@ use punct_rules::{Color, DrawReason, Outcome, Turn, Variant, WinReason};
 use super::model::StaleEnd;
 use super::*;
 
-/// A new, empty store.
-async fn store() -> Store {
-    Store::open(None).await.unwrap()
-}
-
 fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
     NewRoom {
         id: id.into(),
@@ -24,7 +19,7 @@ fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
 
 #[tokio::test]
 async fn a_room_reads_back_as_it_was_written() {
-    let store = store().await;
+    let store = Store::empty().await;
     let (white, black) = (hash_token("w"), hash_token("b"));
     store
         .create_room(NewRoom {
@@ -65,7 +60,7 @@ async fn a_room_reads_back_as_it_was_written() {
 
 #[tokio::test]
 async fn reads_change_nothing() {
-    let store = store().await;
+    let store = Store::empty().await;
     store
         .create_room(new_room("r", [Some(hash_token("w")), None]))
         .await
@@ -89,7 +84,7 @@ async fn reads_change_nothing() {
 
 #[tokio::test]
 async fn a_turn_numbered_twice_is_refused_and_the_rest_of_its_batch_stands() {
-    let store = store().await;
+    let store = Store::empty().await;
     store
         .create_room(new_room("r", [Some([0; 32]), None]))
         .await
@@ -114,7 +109,7 @@ async fn a_turn_numbered_twice_is_refused_and_the_rest_of_its_batch_stands() {
 
 #[tokio::test]
 async fn computer_rooms_need_a_timer_only_while_the_computer_is_to_move() {
-    let store = store().await;
+    let store = Store::empty().await;
     let seats = [Some(hash_token("w")), Some(hash_token("b"))];
     for (id, color) in [("c-white", Color::White), ("c-black", Color::Black)] {
         store
@@ -138,7 +133,7 @@ async fn computer_rooms_need_a_timer_only_while_the_computer_is_to_move() {
 
 #[tokio::test]
 async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
-    let store = store().await;
+    let store = Store::empty().await;
     let w = Some(hash_token("w"));
     let b = Some(hash_token("b"));
     // Named in alphabetical order: some are made in the same millisecond.
@@ -208,7 +203,7 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
 
 #[tokio::test]
 async fn a_writer_of_an_earlier_incarnation_is_fenced() {
-    let store = store().await;
+    let store = Store::empty().await;
     let seats = [Some(hash_token("w")), None];
     store.create_room(new_room("r", seats)).await.unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, reason = "each test file uses the helpers it needs")]
 
+pub(crate) mod database;
 pub(crate) mod games;
 pub(crate) mod process;
 
@@ -39,8 +40,12 @@ impl TestServer {
         TestServer::with(Config::default()).await
     }
 
-    /// A server with `config`.
-    pub(crate) async fn with(config: Config) -> TestServer {
+    /// A server with `config`. Without a database of its own, it keeps its rooms in
+    /// memory, or in a new PostgreSQL database if this run tests that.
+    pub(crate) async fn with(mut config: Config) -> TestServer {
+        if config.database.is_none() && database::on_postgres() {
+            config.database = Some(database::Database::new().url());
+        }
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();

@@ -1,13 +1,13 @@
-//! A real `punct-server` process on a database file, as operators run it.
+//! A real `punct-server` process on a database, as operators run it.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
+use super::database::Database;
 use super::{Endpoint, PATIENCE};
 
 /// A server process.
@@ -20,15 +20,15 @@ pub(crate) struct Process {
 
 impl Process {
     /// Starts the server on `database`, on a free port, and waits until it listens.
-    pub(crate) fn start(database: &Path) -> Process {
+    pub(crate) fn start(database: &Database) -> Process {
         Process::with(database, &[])
     }
 
     /// As [`Process::start`], with more flags.
-    pub(crate) fn with(database: &Path, flags: &[&str]) -> Process {
+    pub(crate) fn with(database: &Database, flags: &[&str]) -> Process {
         let mut child = Command::new(env!("CARGO_BIN_EXE_punct-server"))
             .args(["--listen", "127.0.0.1:0", "--database"])
-            .arg(database)
+            .arg(database.url())
             .args(flags)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())

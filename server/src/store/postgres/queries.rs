@@ -1,0 +1,567 @@
+//! Every question PostgreSQL is asked, and every change made to it.
+//!
+//! A room's own writes (seats, turns, results) first take a share lock on the room's row
+//! at the incarnation that made them, and are refused (fenced) when it is not the stored
+//! one. Loading a room raises its incarnation with an update of that row, which waits for
+//! writes holding the lock: so a load reads every turn of the incarnation before it, and
+//! no turn of that incarnation can be stored after it.
+
+use std::sync::Arc;
+
+use futures_util::future::join_all;
+use punct_protocol::{ArchivedGame, Visibility};
+use punct_rules::{Color, Outcome, Turn};
+use tokio_postgres::{Client, Row};
+
+use super::Postgres;
+use crate::store::StoreError;
+use crate::store::model::{
+    Activity, ArchiveCursor, NewRoom, RoomRow, Stale, StaleEnd, StoredRecord, StoredRoom,
+    TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
+};
+
+/// A change the writer makes, in the next transaction.
+#[derive(Debug)]
+pub(crate) enum Write {
+    /// Store a new room.
+    CreateRoom(NewRoom),
+    /// Give out a seat.
+    TakeSeat {
+        /// The room.
+        room: String,
+        /// The incarnation writing.
+        incarnation: u32,
+        /// The seat.
+        color: Color,
+        /// Its token's hash.
+        token: TokenHash,
+    },
+    /// Store a turn, and the result if it ended the game.
+    Turn {
+        /// The room.
+        room: String,
+        /// The incarnation writing.
+        incarnation: u32,
+        /// The turn's number.
+        number: i32,
+        /// The turn in notation.
+        turn: String,
+        /// White's and Black's time left after it, in a timed game.
+        clocks: [Option<i64>; 2],
+        /// The result, as stored.
+        outcome: Option<String>,
+    },
+    /// Store a result reached off the board.
+    Finish {
+        /// The room.
+        room: String,
+        /// The incarnation writing.
+        incarnation: u32,
+        /// The result, as stored.
+        outcome: String,
+    },
+    /// Delete or finish stale rooms not loaded since they were found.
+    Expire(Vec<Stale>),
+}
+
+/// What a write answers: how many rooms it changed (a seat given out or not; the stale
+/// rooms expired or finished).
+pub(crate) type Written = usize;
+
+/// Runs `writes` in one transaction; answers each write's result. If any fails, the
+/// transaction is rolled back and each is run alone, so that one undoes only itself.
+pub(super) async fn commit(
+    client: &mut Client,
+    writes: &[Write],
+) -> Vec<Result<Written, StoreError>> {
+    if let Ok(results) = together(client, writes).await {
+        return results;
+    }
+    let mut results = Vec::with_capacity(writes.len());
+    for write in writes {
+        let alone = together(client, std::slice::from_ref(write)).await;
+        results.push(alone.map_or_else(Err, |mut one| one.remove(0)));
+    }
+    results
+}
+
+/// Runs `writes` in one transaction. Fails (and rolls back) if a statement failed or the
+/// commit did; a write refused as fenced is its own answer, and fails nothing else.
+async fn together(
+    client: &mut Client,
+    writes: &[Write],
+) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+    let tx = client.transaction().await?;
+    // Polled together, the writes' statements go out back to back on the connection.
+    let results = join_all(writes.iter().map(|write| run(&tx, write))).await;
+    if let Some(failed) = results
+        .iter()
+        .position(|r| r.as_ref().is_err_and(|e| !matches!(e, StoreError::Fenced)))
+    {
+        let mut results = results;
+        tx.rollback().await?;
+        return Err(results.swap_remove(failed).unwrap_err());
+    }
+    match tx.commit().await {
+        Ok(()) => Ok(results),
+        Err(e) => Err(StoreError::Commit(Arc::new(e))),
+    }
+}
+
+/// Makes `write` in the open transaction.
+async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Written, StoreError> {
+    match write {
+        Write::CreateRoom(room) => {
+            let [base, increment] = room
+                .clock
+                .map(|c| c.map(sql_ms))
+                .map_or([None, None], |c| c.map(Some));
+            let [white, black] = room.seats.map(|seat| seat.map(Vec::from));
+            let computer_color = room.computer.map(|(color, _)| text(&color));
+            let computer_level = room.computer.map(|(_, level)| i16::from(level));
+            tx.execute(
+                "INSERT INTO rooms (id, variant, visibility, created_at, white_token,
+                                    black_token, clock_base_ms, clock_increment_ms,
+                                    computer_color, computer_level)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                &[
+                    &room.id,
+                    &text(&room.variant),
+                    &text(&room.visibility),
+                    &now(),
+                    &white,
+                    &black,
+                    &base,
+                    &increment,
+                    &computer_color,
+                    &computer_level,
+                ],
+            )
+            .await?;
+            Ok(1)
+        }
+        Write::TakeSeat {
+            room,
+            incarnation,
+            color,
+            token,
+        } => {
+            fence(tx, room, *incarnation).await?;
+            let sql = format!(
+                "UPDATE rooms SET {color}_token = $2 WHERE id = $1 AND {color}_token IS NULL"
+            );
+            let token = token.as_slice();
+            Ok(usize::try_from(tx.execute(&sql, &[room, &token]).await?).unwrap_or(0))
+        }
+        Write::Turn {
+            room,
+            incarnation,
+            number,
+            turn,
+            clocks: [white, black],
+            outcome,
+        } => {
+            fence(tx, room, *incarnation).await?;
+            tx.execute(
+                "INSERT INTO turns (room, number, turn, played_at, white_ms, black_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[room, number, turn, &now(), white, black],
+            )
+            .await?;
+            if let Some(outcome) = outcome {
+                finish(tx, room, outcome).await?;
+            }
+            Ok(1)
+        }
+        Write::Finish {
+            room,
+            incarnation,
+            outcome,
+        } => {
+            fence(tx, room, *incarnation).await?;
+            finish(tx, room, outcome).await?;
+            Ok(1)
+        }
+        Write::Expire(stale) => {
+            let mut done = 0;
+            for room in stale {
+                let unchanged = tx
+                    .query_opt(
+                        "SELECT 1 FROM rooms
+                         WHERE id = $1 AND incarnation = $2 AND outcome IS NULL
+                           AND ($3 OR white_token IS NULL OR black_token IS NULL)
+                         FOR UPDATE",
+                        &[
+                            &room.id,
+                            &i64::from(room.incarnation),
+                            &matches!(room.end, StaleEnd::Finish(_)),
+                        ],
+                    )
+                    .await?
+                    .is_some();
+                if !unchanged {
+                    continue;
+                }
+                match room.end {
+                    StaleEnd::Expire => {
+                        tx.execute("DELETE FROM turns WHERE room = $1", &[&room.id])
+                            .await?;
+                        tx.execute("DELETE FROM rooms WHERE id = $1", &[&room.id])
+                            .await?;
+                    }
+                    StaleEnd::Finish(outcome) => {
+                        finish(tx, &room.id, &outcome_text(outcome)).await?;
+                    }
+                }
+                done += 1;
+            }
+            Ok(done)
+        }
+    }
+}
+
+/// Takes the share lock of `room`'s row at `incarnation`; fenced if that is not the
+/// stored incarnation.
+async fn fence(
+    tx: &tokio_postgres::Transaction<'_>,
+    room: &str,
+    incarnation: u32,
+) -> Result<(), StoreError> {
+    let held = tx
+        .query_opt(
+            "SELECT 1 FROM rooms WHERE id = $1 AND incarnation = $2 FOR SHARE",
+            &[&room, &i64::from(incarnation)],
+        )
+        .await?;
+    held.map(drop).ok_or(StoreError::Fenced)
+}
+
+async fn finish(
+    tx: &tokio_postgres::Transaction<'_>,
+    room: &str,
+    outcome: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "UPDATE rooms SET outcome = $2, finished_at = $3 WHERE id = $1",
+        &[&room, &outcome, &now()],
+    )
+    .await?;
+    Ok(())
+}
+
+impl Postgres {
+    /// Records a new room, its seats given out and its computer, in one transaction.
+    pub(crate) async fn create_room(&self, room: NewRoom) -> Result<(), StoreError> {
+        self.write(Write::CreateRoom(room)).await.map(drop)
+    }
+
+    /// Records that the seat of `color` in `room` (run as `incarnation`) was given out;
+    /// false if it was taken already.
+    pub(crate) async fn take_seat(
+        &self,
+        room: &str,
+        incarnation: u32,
+        color: Color,
+        token: TokenHash,
+    ) -> Result<bool, StoreError> {
+        let write = Write::TakeSeat {
+            room: room.to_owned(),
+            incarnation,
+            color,
+            token,
+        };
+        Ok(self.write(write).await? == 1)
+    }
+
+    /// Records turn `number` of `room` (run as `incarnation`), the clocks after it, and
+    /// the result if it ended the game.
+    pub(crate) async fn turn(
+        &self,
+        room: &str,
+        incarnation: u32,
+        number: usize,
+        turn: Turn,
+        clocks: Option<[u64; 2]>,
+        outcome: Option<Outcome>,
+    ) -> Result<(), StoreError> {
+        let write = Write::Turn {
+            room: room.to_owned(),
+            incarnation,
+            number: i32::try_from(number).expect("turn numbers are small"),
+            turn: turn.to_string(),
+            clocks: clocks
+                .map(|c| c.map(sql_ms))
+                .map_or([None, None], |c| c.map(Some)),
+            outcome: outcome.map(outcome_text),
+        };
+        self.write(write).await.map(drop)
+    }
+
+    /// Records that `room` (run as `incarnation`) ended off the board.
+    pub(crate) async fn finish(
+        &self,
+        room: &str,
+        incarnation: u32,
+        outcome: Outcome,
+    ) -> Result<(), StoreError> {
+        let write = Write::Finish {
+            room: room.to_owned(),
+            incarnation,
+            outcome: outcome_text(outcome),
+        };
+        self.write(write).await.map(drop)
+    }
+
+    /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
+    /// they were found; answers how many.
+    pub(crate) async fn expire(&self, stale: Vec<Stale>) -> Result<usize, StoreError> {
+        self.write(Write::Expire(stale)).await
+    }
+
+    /// Loads `room` to run it, counting one more incarnation; `None` if there is no such
+    /// room.
+    pub(crate) async fn load(&self, room: &str) -> Result<Option<StoredRoom>, StoreError> {
+        let db = self.reader().await?;
+        let Some(row) = db
+            .query_opt(
+                "UPDATE rooms SET incarnation = incarnation + 1 WHERE id = $1
+                 RETURNING variant, visibility, white_token, black_token, incarnation,
+                           outcome, clock_base_ms, clock_increment_ms, computer_color,
+                           computer_level",
+                &[&room],
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut clocks_left = None;
+        let mut turns = Vec::new();
+        for turn in db
+            .query(
+                "SELECT turn, white_ms, black_ms FROM turns WHERE room = $1 ORDER BY number",
+                &[&room],
+            )
+            .await?
+        {
+            turns.push(parse_turn(turn.get(0))?);
+            clocks_left = both(turn.get(1), turn.get(2));
+        }
+        Ok(Some(StoredRoom {
+            variant: stored(row.get(0))?,
+            visibility: stored(row.get(1))?,
+            seats: [token(row.get(2))?, token(row.get(3))?],
+            incarnation: u32::try_from(row.get::<_, i64>(4)).map_err(corrupt)?,
+            turns,
+            clock: both(row.get(6), row.get(7)),
+            clocks_left,
+            outcome: row.get::<_, Option<&str>>(5).map(stored).transpose()?,
+            computer: computer(row.get(8), row.get(9))?,
+        }))
+    }
+
+    /// `room` as the lobby would show it, read only.
+    pub(crate) async fn summary(&self, room: &str) -> Result<Option<RoomRow>, StoreError> {
+        let db = self.reader().await?;
+        db.query_opt(&format!("{ROW_SELECT} WHERE r.id = $1"), &[&room])
+            .await?
+            .map(|row| room_row(&row))
+            .transpose()
+    }
+
+    /// The record of `room`, read only.
+    pub(crate) async fn record(&self, room: &str) -> Result<Option<StoredRecord>, StoreError> {
+        let db = self.reader().await?;
+        let Some(head) = db
+            .query_opt("SELECT variant, outcome FROM rooms WHERE id = $1", &[&room])
+            .await?
+        else {
+            return Ok(None);
+        };
+        let turns = db
+            .query(
+                "SELECT turn FROM turns WHERE room = $1 ORDER BY number",
+                &[&room],
+            )
+            .await?
+            .iter()
+            .map(|row| parse_turn(row.get(0)))
+            .collect::<Result<_, _>>()?;
+        Ok(Some(StoredRecord {
+            variant: stored(head.get(0))?,
+            turns,
+            outcome: head.get::<_, Option<&str>>(1).map(stored).transpose()?,
+        }))
+    }
+
+    /// Up to `limit` public rooms whose game is not over, oldest first.
+    pub(crate) async fn lobby(&self, limit: usize) -> Result<Vec<RoomRow>, StoreError> {
+        let db = self.reader().await?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        db.query(
+            &format!(
+                "{ROW_SELECT} WHERE r.outcome IS NULL AND r.visibility = $1
+                 ORDER BY r.created_at, r.id LIMIT $2"
+            ),
+            &[&text(&Visibility::Public), &limit],
+        )
+        .await?
+        .iter()
+        .map(room_row)
+        .collect()
+    }
+
+    /// The rooms whose game is not over and that need a timer running.
+    pub(crate) async fn with_timers(&self) -> Result<Vec<String>, StoreError> {
+        let db = self.reader().await?;
+        let rows = db
+            .query(
+                "SELECT r.id, r.clock_base_ms IS NOT NULL, r.computer_color,
+                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
+                 FROM rooms r
+                 WHERE r.outcome IS NULL
+                   AND (r.clock_base_ms IS NOT NULL OR r.computer_color IS NOT NULL)
+                 ORDER BY r.created_at, r.id",
+                &[],
+            )
+            .await?;
+        let mut ids = Vec::new();
+        for row in rows {
+            let timed: bool = row.get(1);
+            let computer = row
+                .get::<_, Option<&str>>(2)
+                .map(stored::<Color>)
+                .transpose()?;
+            let turns = count(row.get(3));
+            if (timed && turns > 0) || computer == Some(to_move(turns)) {
+                ids.push(row.get(0));
+            }
+        }
+        Ok(ids)
+    }
+
+    /// The unfinished rooms gone stale, given the times of `open_before` and
+    /// `abandoned_before`.
+    pub(crate) async fn stale(
+        &self,
+        open_before: i64,
+        abandoned_before: i64,
+    ) -> Result<Vec<Stale>, StoreError> {
+        let db = self.reader().await?;
+        let rows = db
+            .query(
+                "SELECT r.id, r.incarnation, r.created_at,
+                        r.white_token IS NOT NULL AND r.black_token IS NOT NULL,
+                        r.computer_color,
+                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id),
+                        (SELECT MAX(t.played_at) FROM turns t WHERE t.room = r.id)
+                 FROM rooms r
+                 WHERE r.outcome IS NULL AND r.created_at < GREATEST($1::BIGINT, $2::BIGINT)
+                 ORDER BY r.created_at, r.id",
+                &[&open_before, &abandoned_before],
+            )
+            .await?;
+        let mut stale = Vec::new();
+        for row in rows {
+            let activity = Activity {
+                created_at: row.get(2),
+                seated: row.get(3),
+                computer: row.get::<_, Option<&str>>(4).map(stored).transpose()?,
+                turns: count(row.get(5)),
+                last_turn_at: row.get(6),
+            };
+            if let Some(end) = activity.stale(open_before, abandoned_before) {
+                stale.push(Stale {
+                    id: row.get(0),
+                    incarnation: u32::try_from(row.get::<_, i64>(1)).map_err(corrupt)?,
+                    end,
+                });
+            }
+        }
+        Ok(stale)
+    }
+
+    /// Up to `limit` finished public games, the one that ended last first, starting after
+    /// `after`.
+    pub(crate) async fn archive(
+        &self,
+        after: Option<ArchiveCursor>,
+        limit: usize,
+    ) -> Result<Vec<ArchivedGame>, StoreError> {
+        let db = self.reader().await?;
+        let (finished_at, room) =
+            after.map_or((None, None), |c| (Some(c.finished_at), Some(c.room)));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = db
+            .query(
+                "SELECT id, variant, outcome, finished_at,
+                        (SELECT COUNT(*) FROM turns WHERE turns.room = rooms.id)
+                 FROM rooms
+                 WHERE outcome IS NOT NULL AND visibility = $1
+                   AND ($2::BIGINT IS NULL OR (finished_at, id) < ($2, $3::TEXT))
+                 ORDER BY finished_at DESC, id DESC
+                 LIMIT $4",
+                &[&text(&Visibility::Public), &finished_at, &room, &limit],
+            )
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ArchivedGame {
+                    room: row.get(0),
+                    variant: stored(row.get(1))?,
+                    outcome: stored(row.get(2))?,
+                    finished_at: u64::try_from(row.get::<_, i64>(3)).unwrap_or(0),
+                    turns: count(row.get(4)),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The columns of a [`RoomRow`], read by [`room_row`].
+const ROW_SELECT: &str = "SELECT r.id, r.variant, r.visibility,
+        r.white_token IS NOT NULL, r.black_token IS NOT NULL,
+        r.computer_color, r.computer_level,
+        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome
+    FROM rooms r";
+
+fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
+    Ok(RoomRow {
+        id: row.get(0),
+        variant: stored(row.get(1))?,
+        visibility: stored(row.get(2))?,
+        taken: [row.get(3), row.get(4)],
+        computer: computer(row.get(5), row.get(6))?,
+        turns: count(row.get(7)),
+        outcome: row.get::<_, Option<&str>>(8).map(stored).transpose()?,
+    })
+}
+
+/// The computer's seat and level, when both are stored.
+fn computer(color: Option<&str>, level: Option<i16>) -> Result<Option<(Color, u8)>, StoreError> {
+    color
+        .zip(level)
+        .map(|(color, level)| Ok((stored(color)?, u8::try_from(level).map_err(corrupt)?)))
+        .transpose()
+}
+
+/// A token hash as stored.
+fn token(stored: Option<&[u8]>) -> Result<Option<TokenHash>, StoreError> {
+    stored
+        .map(|bytes| TokenHash::try_from(bytes).map_err(corrupt))
+        .transpose()
+}
+
+/// A stored turn in notation.
+fn parse_turn(text: &str) -> Result<Turn, StoreError> {
+    text.parse().map_err(corrupt)
+}
+
+/// A value written by [`text`], read back.
+fn stored<T: serde::de::DeserializeOwned>(value: &str) -> Result<T, StoreError> {
+    from_text(value).map_err(corrupt)
+}
+
+/// A stored value that does not read back: the database was changed by hand.
+fn corrupt(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::Corrupt(Box::new(e))
+}

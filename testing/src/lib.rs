@@ -1,0 +1,277 @@
+//! Real PostgreSQL and NATS servers for tests, started from the machine's packages
+//! (Debian's `postgresql` and `nats-server`) in temporary directories, on free ports,
+//! and stopped when dropped.
+//!
+//! PostgreSQL refuses to run as root: when the tests do (as in CI), the server runs as
+//! the `postgres` user the package creates, through `runuser`. A test that asks for a
+//! server on a machine without the package fails, saying which package to install; CI
+//! installs them (`.ci/run`).
+//!
+//! # Layout
+//!
+//! - [`Postgres`]: one server per test process ([`Postgres::shared`]), a fresh database
+//!   per test ([`Postgres::database`]).
+//! - [`Nats`]: a NATS server with JetStream, one per test that needs one.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long a server may take to start.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A free TCP port on loopback, as the system hands one out now.
+pub fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port on loopback")
+        .port()
+}
+
+/// Waits until something listens on `port`, or panics naming `what`.
+fn await_port(port: u16, what: &str, child: &mut Child) {
+    let deadline = Instant::now() + START_TIMEOUT;
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    while TcpStream::connect_timeout(&address, Duration::from_millis(100)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited at start ({status}); see its log in the test's output");
+        }
+        assert!(Instant::now() < deadline, "{what} did not start in time");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether this process runs as root.
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| out.stdout.starts_with(b"0\n"))
+}
+
+/// A PostgreSQL server of this test process.
+#[derive(Debug)]
+pub struct Postgres {
+    /// The data directory, with the server's socket and log.
+    dir: tempfile::TempDir,
+    /// Where it listens.
+    port: u16,
+    /// The `postgres` process.
+    child: Child,
+    /// The programs of the installed version.
+    bin: PathBuf,
+    /// Databases made so far, to name the next.
+    databases: AtomicUsize,
+}
+
+impl Postgres {
+    /// The server shared by every test of this process, started at first use.
+    pub fn shared() -> &'static Postgres {
+        static SHARED: OnceLock<Postgres> = OnceLock::new();
+        SHARED.get_or_init(Postgres::start)
+    }
+
+    /// Starts a server in a new temporary data directory.
+    pub fn start() -> Postgres {
+        let bin = Postgres::programs();
+        let dir = tempfile::Builder::new()
+            .prefix("punct-postgres-")
+            .tempdir()
+            .expect("a temporary directory");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).expect("the data directory");
+        let root = is_root();
+        if root {
+            // The server's own user must own its files.
+            for path in [dir.path(), &data] {
+                let status = Command::new("chown")
+                    .arg("postgres:postgres")
+                    .arg(path)
+                    .status()
+                    .expect("chown runs");
+                assert!(
+                    status.success(),
+                    "cannot give {} to postgres",
+                    path.display()
+                );
+            }
+        }
+        let as_postgres = |program: &Path| {
+            let mut command = if root {
+                let mut command = Command::new("runuser");
+                command.args(["-u", "postgres", "--"]).arg(program);
+                command
+            } else {
+                Command::new(program)
+            };
+            command.stdout(Stdio::null());
+            command
+        };
+        let status = as_postgres(&bin.join("initdb"))
+            .args(["-U", "postgres", "--auth=trust", "--no-sync", "-D"])
+            .arg(&data)
+            .stderr(Stdio::null())
+            .status()
+            .expect("initdb runs");
+        assert!(status.success(), "initdb failed");
+        let port = free_port();
+        let log = std::fs::File::create(dir.path().join("postgres.log")).expect("a log file");
+        if root {
+            let status = Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(dir.path().join("postgres.log"))
+                .status()
+                .expect("chown runs");
+            assert!(status.success());
+        }
+        // The server outlives no test process: a shell beside it waits for the test's end
+        // of its standard input (closed however the test process ends, even from a
+        // static that is never dropped), then stops it and removes its directory.
+        let watchdog = r#"dir=$1; shift; "$@" & pid=$!; read -r _; kill -INT "$pid"; wait "$pid"; rm -rf "$dir""#;
+        let mut child = as_postgres(Path::new("sh"))
+            .arg("-c")
+            .arg(watchdog)
+            .arg("sh")
+            .arg(dir.path())
+            .arg(bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-k"])
+            .arg(dir.path())
+            .args([
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "max_connections=300",
+            ])
+            .stdin(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("postgres starts");
+        await_port(port, "postgres", &mut child);
+        // It listens before it accepts connections: wait until it says it is ready.
+        let deadline = Instant::now() + START_TIMEOUT;
+        while !Command::new(bin.join("pg_isready"))
+            .args(["-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+            .status()
+            .expect("pg_isready runs")
+            .success()
+        {
+            assert!(Instant::now() < deadline, "postgres was not ready in time");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Postgres {
+            dir,
+            port,
+            child,
+            bin,
+            databases: AtomicUsize::new(0),
+        }
+    }
+
+    /// The `bin` directory of the newest PostgreSQL installed.
+    fn programs() -> PathBuf {
+        let root = Path::new("/usr/lib/postgresql");
+        let newest = std::fs::read_dir(root)
+            .ok()
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+            .max()
+            .unwrap_or_else(|| {
+                panic!("PostgreSQL is not installed (apt-get install postgresql): no {root:?}")
+            });
+        root.join(newest.to_string()).join("bin")
+    }
+
+    /// A new, empty database on this server; answers its URL.
+    pub fn database(&self) -> String {
+        let n = self.databases.fetch_add(1, Ordering::Relaxed);
+        let name = format!("punct_{}_{n}", std::process::id());
+        let status = Command::new(self.bin.join("createdb"))
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+            ])
+            .arg(&name)
+            .status()
+            .expect("createdb runs");
+        assert!(status.success(), "createdb {name} failed");
+        self.url(&name)
+    }
+
+    /// The URL of database `name` on this server.
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// The server's log.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("postgres.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        // Closing its standard input stops the server (see `start`).
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// A NATS server with JetStream.
+#[derive(Debug)]
+pub struct Nats {
+    /// JetStream's storage.
+    _dir: tempfile::TempDir,
+    /// Where it listens.
+    port: u16,
+    /// The `nats-server` process.
+    child: Child,
+}
+
+impl Nats {
+    /// Starts a server with JetStream on, its storage in a new temporary directory.
+    pub fn start() -> Nats {
+        let dir = tempfile::Builder::new()
+            .prefix("punct-nats-")
+            .tempdir()
+            .expect("a temporary directory");
+        let port = free_port();
+        let mut child = Command::new("nats-server")
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start nats-server ({e}): apt-get install nats-server")
+            });
+        await_port(port, "nats-server", &mut child);
+        Nats {
+            _dir: dir,
+            port,
+            child,
+        }
+    }
+
+    /// The server's URL.
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
