@@ -51,9 +51,11 @@ enum Command {
 /// Where the server is.
 #[derive(Args, Debug)]
 struct ServerArgs {
-    /// The server, as http://HOST:PORT or, behind a TLS proxy, https://HOST[:PORT][/PATH].
-    #[arg(long, env = "PUNCT_SERVER")]
-    server: Server,
+    /// The server, as http://HOST:PORT or, behind a TLS proxy, https://HOST[:PORT][/PATH];
+    /// for a cluster, its load balancer or several nodes, comma-separated (a node that
+    /// goes away is left for the next).
+    #[arg(long, env = "PUNCT_SERVER", value_delimiter = ',', required = true)]
+    server: Vec<Server>,
     /// A PEM file of certificates to trust besides the system's, for an https:// server
     /// whose certificate a private authority signed.
     #[arg(long, env = "PUNCT_CA_CERT", value_name = "FILE")]
@@ -68,7 +70,9 @@ impl ServerArgs {
     /// A client of the server: every request times out, so a stalled server never
     /// freezes the terminal.
     fn client(&self) -> anyhow::Result<Client> {
-        let mut builder = Client::builder(self.server.clone())
+        let (first, others) = self.server.split_first().expect("clap requires one");
+        let mut builder = Client::builder(first.clone())
+            .also(others.iter().cloned())
             .timeout(self.timeout)
             .connect_timeout(self.timeout);
         if let Some(path) = &self.ca_cert {

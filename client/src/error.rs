@@ -41,6 +41,19 @@ pub enum Error {
     Tls(String),
 }
 
+impl Error {
+    /// Whether the server could not be reached, or could not take the request now (503),
+    /// so that nothing was done: another node of a cluster may be tried.
+    pub(crate) fn is_unreachable(&self) -> bool {
+        match self {
+            Error::Http(e) => e.is_connect(),
+            Error::Refused { status: 503, .. } => true,
+            Error::WebSocket(tungstenite::Error::Io(_)) | Error::Timeout(_) => true,
+            _ => false,
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

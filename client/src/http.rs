@@ -3,6 +3,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use punct_protocol::{ApiError, CreateRoom, Lobby, Record, RoomSummary, SeatGranted};
@@ -29,8 +30,13 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// A WebSocket's read buffer: replies are small, and many connections share a machine.
 const READ_BUFFER_BYTES: usize = 8 * 1024;
 
-/// A client of one server: its HTTP API, and WebSocket connections to it. Cheap to clone
-/// (clones share their connection pool).
+/// A client of one server, or of any node of a cluster: its HTTP API, and WebSocket
+/// connections to it. Cheap to clone (clones share their connection pool, and which node
+/// they use).
+///
+/// Given several servers ([`ClientBuilder::also`]), the client uses one at a time; when
+/// it cannot connect to it, it moves on to the next, and a session that drops moves on
+/// too ([`Client::move_on`]), so that players come back on a node that is up.
 ///
 /// ```no_run
 /// # async fn example() -> Result<(), punct_client::Error> {
@@ -46,8 +52,10 @@ const READ_BUFFER_BYTES: usize = 8 * 1024;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Client {
-    /// The server.
-    server: Server,
+    /// The servers: one, or the nodes of a cluster.
+    servers: Arc<[Server]>,
+    /// Which of them is in use now (modulo their number).
+    current: Arc<AtomicUsize>,
     /// The HTTP client.
     http: reqwest::Client,
     /// How WebSockets are opened.
@@ -73,8 +81,8 @@ struct SocketSettings {
 /// Settings of a [`Client`] before it is made.
 #[derive(Debug)]
 pub struct ClientBuilder {
-    /// The server.
-    server: Server,
+    /// The servers.
+    servers: Vec<Server>,
     /// Longest wait for an HTTP answer or a WebSocket reply.
     timeout: Duration,
     /// Longest wait to connect.
@@ -109,6 +117,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Other nodes of the same cluster, used when the first cannot be reached. They must
+    /// all be `http://`, or all `https://`, as the first is.
+    pub fn also(mut self, servers: impl IntoIterator<Item = Server>) -> ClientBuilder {
+        self.servers.extend(servers);
+        self
+    }
+
     /// Connects from this local address (a load generator spreads its sockets over
     /// several).
     pub fn local_address(mut self, address: IpAddr) -> ClientBuilder {
@@ -135,8 +150,18 @@ impl ClientBuilder {
         // unless the program chose one already.
         #[cfg(feature = "tls")]
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let tls_used = self.servers[0].is_tls();
+        if self
+            .servers
+            .iter()
+            .any(|server| server.is_tls() != tls_used)
+        {
+            return Err(Error::Unexpected(
+                "the servers must all be http:// or all https://".into(),
+            ));
+        }
         #[cfg(feature = "tls")]
-        let (http, tls) = if self.server.is_tls() {
+        let (http, tls) = if tls_used {
             let config = crate::tls::config(&self.roots)?;
             let http = http.tls_backend_preconfigured(rustls::ClientConfig::clone(&config));
             (http, Some(config))
@@ -144,7 +169,8 @@ impl ClientBuilder {
             (http, None)
         };
         Ok(Client {
-            server: self.server,
+            servers: self.servers.into(),
+            current: Arc::new(AtomicUsize::new(0)),
             http: http.build()?,
             sockets: Arc::new(SocketSettings {
                 connect_timeout: self.connect_timeout,
@@ -167,7 +193,7 @@ impl Client {
     /// Settings for a client of `server`.
     pub fn builder(server: Server) -> ClientBuilder {
         ClientBuilder {
-            server,
+            servers: vec![server],
             timeout: TIMEOUT,
             connect_timeout: CONNECT_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
@@ -177,9 +203,40 @@ impl Client {
         }
     }
 
-    /// The server.
+    /// The server, as first given: the one that names a cluster.
     pub fn server(&self) -> &Server {
-        &self.server
+        &self.servers[0]
+    }
+
+    /// The server in use now.
+    fn current(&self) -> &Server {
+        &self.servers[self.current.load(Ordering::Relaxed) % self.servers.len()]
+    }
+
+    /// Moves on to the next server, if there are several: after the one in use dropped
+    /// a connection (its node may be going away).
+    pub fn move_on(&self) {
+        if self.servers.len() > 1 {
+            self.current.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Runs `attempt` on the server in use, moving on to the next ones while it cannot
+    /// connect; at most once on each.
+    async fn on_any<T, F>(&self, attempt: impl Fn(Server) -> F) -> Result<T, Error>
+    where
+        F: Future<Output = Result<T, Error>>,
+    {
+        let mut tried = 1;
+        loop {
+            match attempt(self.current().clone()).await {
+                Err(e) if e.is_unreachable() && tried < self.servers.len() => {
+                    tried += 1;
+                    self.move_on();
+                }
+                answer => return answer,
+            }
+        }
     }
 
     /// `POST /api/rooms`: a new room, with a seat in it.
@@ -237,14 +294,18 @@ impl Client {
     pub async fn send(&self, method: &str, path: &str, body: &str) -> Result<(u16, String), Error> {
         let method = Method::from_bytes(method.as_bytes())
             .map_err(|e| Error::Unexpected(format!("method {method}: {e}")))?;
-        let response = self
-            .http
-            .request(method, self.server.url(path))
-            .body(body.to_owned())
-            .send()
-            .await?;
-        let status = response.status().as_u16();
-        Ok((status, response.text().await?))
+        self.on_any(|server| {
+            let request = self
+                .http
+                .request(method.clone(), server.url(path))
+                .body(body.to_owned());
+            async move {
+                let response = request.send().await?;
+                let status = response.status().as_u16();
+                Ok((status, response.text().await?))
+            }
+        })
+        .await
     }
 
     /// A request to the API whose answer is JSON; an error status is read as the API's
@@ -256,13 +317,17 @@ impl Client {
         body: String,
     ) -> Result<T, Error> {
         let what = format!("{method} /{path}");
-        let mut request = self.http.request(method, self.server.url(path));
-        if !body.is_empty() {
-            request = request
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body);
-        }
-        let response = request.send().await?;
+        let response = self
+            .on_any(|server| {
+                let mut request = self.http.request(method.clone(), server.url(path));
+                if !body.is_empty() {
+                    request = request
+                        .header(reqwest::header::CONTENT_TYPE, "application/json")
+                        .body(body.clone());
+                }
+                async move { Ok(request.send().await?) }
+            })
+            .await?;
         let status = response.status();
         let text = response.text().await?;
         if !status.is_success() {
@@ -279,14 +344,20 @@ impl Client {
     /// A new WebSocket connection that says it comes from a web page of `origin` (as a
     /// browser's would), not yet greeted.
     pub async fn connect_from(&self, origin: Option<&str>) -> Result<Connection, Error> {
+        self.on_any(|server| async move { self.open(&server, origin).await })
+            .await
+    }
+
+    /// A new WebSocket connection to `server`.
+    async fn open(&self, server: &Server, origin: Option<&str>) -> Result<Connection, Error> {
         let settings = &self.sockets;
-        let mut request = self.server.websocket().as_str().into_client_request()?;
+        let mut request = server.websocket().as_str().into_client_request()?;
         if let Some(origin) = origin {
             let origin = HeaderValue::from_str(origin)
                 .map_err(|e| Error::Unexpected(format!("origin {origin:?}: {e}")))?;
             request.headers_mut().insert(ORIGIN, origin);
         }
-        let (host, port) = self.server.authority();
+        let (host, port) = server.authority();
         let limit = settings.connect_timeout;
         let stream = tokio::time::timeout(limit, tcp(host, port, settings.local_address))
             .await

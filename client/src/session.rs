@@ -102,6 +102,8 @@ pub fn connect(client: Client, entry: Entry) -> Link {
                 Err(e) if ever_connected => Ok(e.chain()),
                 Err(e) => Err(e.chain()),
             };
+            // The node may be going away: come back on the next, if there are several.
+            client.move_on();
             let event = match end {
                 Ok(reason) => NetEvent::Disconnected(reason),
                 Err(reason) => NetEvent::Failed(reason),

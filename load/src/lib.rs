@@ -44,9 +44,11 @@ use stats::Stats;
 /// What a load run does. Every field is a flag of `punct load`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct LoadConfig {
-    /// The server's address; only loopback addresses are accepted.
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    pub server: SocketAddr,
+    /// The server's address; only loopback addresses are accepted. For a cluster, its
+    /// nodes, comma-separated: each room's members are spread over them (its players and
+    /// spectators on different nodes), and memory is the sum over the nodes.
+    #[arg(long, default_value = "127.0.0.1:8080", value_delimiter = ',')]
+    pub server: Vec<SocketAddr>,
     /// Rooms to create, each with two players.
     #[arg(long, default_value_t = 10)]
     pub rooms: usize,
@@ -70,13 +72,22 @@ pub struct LoadConfig {
     /// Connections opened at once while setting up.
     #[arg(long, default_value_t = 64)]
     pub connect_concurrency: usize,
-    /// The server's process id, for its memory; found from its listening port if left
-    /// out.
+    /// The server's process id, for its memory, with one server; found from the listening
+    /// port of each server if left out.
     #[arg(long)]
     pub server_pid: Option<u32>,
     /// Print a line of progress every second (on standard error).
     #[arg(long)]
     pub progress: bool,
+    /// Players and spectators whose connection drops (their node died) connect again,
+    /// to the next server, and play on; a turn in flight is played again unless the
+    /// room's snapshot shows it was stored. For failover runs against a cluster.
+    #[arg(long)]
+    pub reconnect: bool,
+    /// Append a line `SENT ACKED` (Unix milliseconds) to FILE for every turn acknowledged
+    /// a quarter of a second or more after it was sent: the turns a failover held up.
+    #[arg(long, value_name = "FILE")]
+    pub slow_turns: Option<std::path::PathBuf>,
     /// Have the server send the players every legal turn (`your_turn`), as it does for
     /// the web page. By default the simulated players find their turns with the rules
     /// crate and say so in `hello`, as the terminal client does.
@@ -87,7 +98,7 @@ pub struct LoadConfig {
 impl Default for LoadConfig {
     fn default() -> LoadConfig {
         LoadConfig {
-            server: SocketAddr::from((Ipv4Addr::LOCALHOST, 8080)),
+            server: vec![SocketAddr::from((Ipv4Addr::LOCALHOST, 8080))],
             rooms: 10,
             spectators: 3,
             idle: 0,
@@ -98,6 +109,8 @@ impl Default for LoadConfig {
             server_pid: None,
             progress: false,
             legal_turns: false,
+            reconnect: false,
+            slow_turns: None,
         }
     }
 }
@@ -143,8 +156,11 @@ impl std::error::Error for LoadError {}
 
 /// Runs the load described by `config` and reports what it measured.
 pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
-    if !config.server.ip().is_loopback() {
-        return Err(LoadError::NotLoopback(config.server));
+    if let Some(&far) = config.server.iter().find(|addr| !addr.ip().is_loopback()) {
+        return Err(LoadError::NotLoopback(far));
+    }
+    if config.server.is_empty() {
+        return Err(LoadError::Setup("no server given".into()));
     }
     if !(config.rate.is_finite() && config.rate > 0.0) {
         return Err(LoadError::BadRate(config.rate));
@@ -156,19 +172,36 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     if limit < needed {
         return Err(LoadError::TooFewFiles { needed, limit });
     }
-    let server_pid = config
-        .server_pid
-        .or_else(|| process::listening_pid(config.server.port()));
-    let rss_before = server_pid.and_then(process::rss_bytes);
+    let server_pids: Vec<u32> = match config.server_pid {
+        Some(pid) if config.server.len() == 1 => vec![pid],
+        _ => config
+            .server
+            .iter()
+            .filter_map(|addr| process::listening_pid(addr.port()))
+            .collect(),
+    };
+    // The servers' memory together, if every one was found.
+    let rss = || {
+        (server_pids.len() == config.server.len())
+            .then(|| server_pids.iter().map(|&pid| process::rss_bytes(pid)).sum())
+            .flatten()
+    };
+    let rss_before = rss();
 
     let stats = Arc::new(Stats::default());
     let (start_tx, start) = watch::channel(None);
     let (ready_tx, mut ready) = mpsc::channel(64);
-    let server: punct_client::Server = format!("http://{}", config.server)
-        .parse()
+    let servers = config
+        .server
+        .iter()
+        .map(|addr| format!("http://{addr}").parse::<punct_client::Server>())
+        .collect::<Result<Vec<_>, _>>()
         .map_err(LoadError::Setup)?;
+    // One client per source address and server, the servers alternating: the members a
+    // room takes one after the other are on different nodes.
     let clients = (1..=config.sources)
-        .map(|n| {
+        .flat_map(|n| servers.iter().map(move |server| (n, server)))
+        .map(|(n, server)| {
             punct_client::Client::builder(server.clone())
                 .local_address(Ipv4Addr::new(127, 0, 0, n).into())
                 .build()
@@ -185,6 +218,17 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         start,
         next_source: AtomicUsize::new(0),
         legal_turns: config.legal_turns,
+        reconnect: config.reconnect,
+        slow_turns: match &config.slow_turns {
+            Some(path) => Some(std::sync::Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| LoadError::Setup(format!("{}: {e}", path.display())))?,
+            )),
+            None => None,
+        },
     });
     let mut tasks = Vec::new();
     for n in 0..config.rooms {
@@ -221,7 +265,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     }
     let setup = setup_started.elapsed();
     let held_at_start = stats.connected();
-    let rss_loaded = server_pid.and_then(process::rss_bytes);
+    let rss_loaded = rss();
 
     let started = Instant::now();
     let deadline = started + Duration::from_secs(config.seconds);
@@ -243,16 +287,15 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
                 turns - last_turns,
                 stats.errors(),
                 stats.dropped_count(),
-                server_pid
-                    .and_then(process::rss_bytes)
-                    .map(|rss| format!("  server memory {} MiB", rss >> 20))
+                rss()
+                    .map(|rss: u64| format!("  server memory {} MiB", rss >> 20))
                     .unwrap_or_default(),
             );
             last_turns = turns;
         }
     }
     let played = started.elapsed();
-    let rss_end = server_pid.and_then(process::rss_bytes);
+    let rss_end = rss();
 
     let mut rooms = Vec::new();
     for task in tasks {

@@ -129,6 +129,20 @@ impl Conn {
         }
     }
 
+    /// Enters `room` with a request `make(id)` (`join` or `watch`); answers how many turns
+    /// its snapshot says were played.
+    pub(crate) async fn enter(
+        &mut self,
+        make: impl FnOnce(RequestId) -> ClientMessage,
+    ) -> Result<usize, String> {
+        match self.connection.request(make).await {
+            Ok(ServerMessage::Snapshot { room, .. }) => Ok(room.turns.len()),
+            Ok(ServerMessage::Error { code, .. }) => Err(format!("request refused: {code}")),
+            Ok(other) => Err(format!("entering got {other:?}")),
+            Err(e) => Err(e.chain()),
+        }
+    }
+
     /// The next message from the server, peeked at.
     pub(crate) async fn recv(&mut self) -> Result<Incoming, String> {
         let text = self.connection.recv_text().await.map_err(|e| e.chain())?;

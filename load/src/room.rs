@@ -15,13 +15,20 @@ use std::time::Duration;
 
 use fastrand::Rng;
 use punct_client::Client;
-use punct_protocol::{ClientMessage, CreateRoom, SeatChoice, Visibility};
+use punct_protocol::{ClientMessage, CreateRoom, RequestId, SeatChoice, Visibility};
 use punct_rules::{Game, Turn, Variant};
 use tokio::sync::{Notify, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::Stop;
+
+/// A turn acknowledged this long after it was sent or more is written to `--slow-turns`.
+const SLOW_TURN: Duration = Duration::from_millis(250);
+/// How long a room keeps trying to play a turn after its connections dropped.
+const GIVE_UP: Duration = Duration::from_secs(60);
+/// The wait between two tries to enter a room again.
+const REENTER_WAIT: Duration = Duration::from_millis(100);
 use crate::net::{Conn, Incoming};
 use crate::stats::{Measure, Stats};
 
@@ -43,6 +50,10 @@ pub(crate) struct Plan {
     pub(crate) next_source: AtomicUsize,
     /// Whether connections ask for the legal turns.
     pub(crate) legal_turns: bool,
+    /// Whether dropped connections connect again and play on.
+    pub(crate) reconnect: bool,
+    /// Where the turns a failover held up are written.
+    pub(crate) slow_turns: Option<Mutex<std::fs::File>>,
 }
 
 impl Plan {
@@ -55,6 +66,45 @@ impl Plan {
     async fn connect(&self) -> Result<Conn, String> {
         let _permit = self.connecting.acquire().await.expect("never closed");
         Conn::open(self.client(), self.legal_turns, &self.stats).await
+    }
+
+    /// Enters a room again after a drop, with the request `make(id)`, on the first
+    /// server that takes it (trying each source and server in turn); answers the
+    /// connection and how many turns the room has had.
+    async fn reenter(
+        &self,
+        make: impl Fn(RequestId) -> ClientMessage,
+    ) -> Result<(Conn, usize), String> {
+        let mut why = String::new();
+        for _ in 0..self.clients.len() {
+            let entered = match self.connect().await {
+                Ok(mut conn) => conn.enter(&make).await.map(|turns| (conn, turns)),
+                Err(e) => Err(e),
+            };
+            match entered {
+                Ok(entered) => return Ok(entered),
+                Err(e) => why = e,
+            }
+        }
+        Err(why)
+    }
+
+    /// Notes a turn acknowledged `took` after it was sent, if a failover held it up.
+    fn note_slow(&self, took: Duration) {
+        let Some(file) = &self.slow_turns else {
+            return;
+        };
+        if took < SLOW_TURN {
+            return;
+        }
+        let acked = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let line = format!("{} {}\n", (acked - took).as_millis(), acked.as_millis());
+        let mut file = file
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = std::io::Write::write_all(&mut *file, line.as_bytes());
     }
 
     /// Waits for the start; answers the end of play, or `None` if the run was called off.
@@ -161,6 +211,8 @@ pub(crate) async fn unpersisted(plan: &Plan, rooms: &[Played]) -> u64 {
 struct Table {
     /// The room's id.
     room: String,
+    /// White's and Black's seat tokens.
+    tokens: [String; 2],
     /// White's and Black's connections.
     players: [Conn; 2],
     /// Whether the players asked for the legal turns.
@@ -195,6 +247,7 @@ impl Table {
             .await
             .map_err(|e| format!("take seat: {}", e.chain()))?;
         let room = white.room.clone();
+        let tokens = [white.token.clone(), black.token.clone()];
         let mut players = Vec::with_capacity(2);
         for seat in [white, black] {
             let mut conn = plan.connect().await?;
@@ -218,11 +271,16 @@ impl Table {
                 since: None,
             })
             .await?;
-            let (fanout, stats) = (Arc::clone(&fanout), Arc::clone(&plan.stats));
-            spectators.push(tokio::spawn(watch(conn, fanout, stats)));
+            let watching = Watching {
+                plan: Arc::clone(plan),
+                room: room.clone(),
+                fanout: Arc::clone(&fanout),
+            };
+            spectators.push(tokio::spawn(watching.run(conn)));
         }
         Ok(Table {
             room,
+            tokens,
             players: [white, black],
             lists: plan.legal_turns,
             game: Game::new(Variant::Standard),
@@ -233,29 +291,82 @@ impl Table {
     }
 
     /// Plays one random legal turn for the side to move; answers whether the game goes
-    /// on. A refused turn is counted as an error and changes nothing.
-    ///
-    /// Both players' sockets are read until the turn has reached them: the mover's `ack`
-    /// and own `turn_played`, the opponent's `turn_played` and, with the lists, its
-    /// `your_turn` (none comes once the game is over). Each arrival's time since the
-    /// turn was sent is recorded.
+    /// on. A refused turn is counted as an error and changes nothing. With
+    /// `--reconnect`, players whose connections dropped enter the room again and the
+    /// turn is played again, unless the room shows it was stored.
     async fn turn(&mut self, plan: &Plan, rng: &mut Rng) -> Result<bool, String> {
         let turn = pick(&self.game.legal_turns(), rng);
         let number = self.game.turns().len() + 1;
-        let to_move = self.game.to_move() as usize;
         let mut after = self.game.clone();
         let goes_on = after
             .play(turn)
             .map_err(|e| format!("a legal turn was refused by the rules: {e}"))?
             .is_none();
+        self.fanout.expect(number, plan.spectators);
+        let sent = Instant::now();
+        let mut exchanged = self.exchange(plan, turn, number, goes_on, sent).await;
+        while plan.reconnect && sent.elapsed() < GIVE_UP {
+            let Err(why) = &exchanged else { break };
+            plan.stats.dropped(format!("player: {why}"));
+            tokio::time::sleep(REENTER_WAIT).await;
+            exchanged = match self.reenter(plan).await {
+                Ok(turns) if turns >= number => {
+                    // Stored before the connection dropped.
+                    plan.stats.turn(sent.elapsed());
+                    Ok(true)
+                }
+                Ok(_) => self.exchange(plan, turn, number, goes_on, sent).await,
+                Err(why) => Err(why),
+            };
+        }
+        let acknowledged = exchanged?;
+        if acknowledged {
+            plan.note_slow(sent.elapsed());
+            self.acked += 1;
+            self.game = after;
+        }
+        Ok(goes_on || !acknowledged)
+    }
+
+    /// Both players enter the room again, each on the first server that takes them;
+    /// answers how many turns the room has had.
+    async fn reenter(&mut self, plan: &Plan) -> Result<usize, String> {
+        let mut turns = 0;
+        for (player, token) in self.players.iter_mut().zip(&self.tokens) {
+            let (conn, played) = plan
+                .reenter(|id| ClientMessage::Join {
+                    id,
+                    room: self.room.clone(),
+                    token: token.clone(),
+                    since: None,
+                })
+                .await?;
+            *player = conn;
+            turns = played;
+        }
+        Ok(turns)
+    }
+
+    /// Sends `turn` (number `number`) for the side to move and reads both players'
+    /// sockets until it has reached them: the mover's `ack` and own `turn_played`, the
+    /// opponent's `turn_played` and, with the lists, its `your_turn` (none comes once
+    /// the game is over). Each arrival's time since `sent` is recorded. Answers whether
+    /// the turn was acknowledged (false: refused, and counted as an error).
+    async fn exchange(
+        &mut self,
+        plan: &Plan,
+        turn: Turn,
+        number: usize,
+        goes_on: bool,
+        sent: Instant,
+    ) -> Result<bool, String> {
+        let to_move = self.game.to_move() as usize;
         let [white, black] = &mut self.players;
         let (mover, opponent) = if to_move == 0 {
             (white, black)
         } else {
             (black, white)
         };
-        self.fanout.expect(number, plan.spectators);
-        let sent = Instant::now();
         let id = mover.send(|id| ClientMessage::Play { id, turn }).await?;
         let (mut acked, mut own, mut seen, mut answerable) =
             (false, false, false, !(self.lists && goes_on));
@@ -269,7 +380,7 @@ impl Table {
                     Incoming::Error { id: Some(reply), code } if reply == id => {
                         self.fanout.forget(number);
                         plan.stats.error(format!("turn refused: {code}"));
-                        return Ok(true);
+                        return Ok(false);
                     }
                     Incoming::Turn { number: n } if n == number => {
                         own = true;
@@ -290,9 +401,7 @@ impl Table {
                 },
             }
         }
-        self.acked += 1;
-        self.game = after;
-        Ok(goes_on)
+        Ok(true)
     }
 
     /// Closes the room's connections once the last turn has reached every spectator (or
@@ -309,16 +418,44 @@ impl Table {
     }
 }
 
-/// A spectator: reads the room's events and reports each turn's arrival.
-async fn watch(mut conn: Conn, fanout: Arc<Fanout>, stats: Arc<Stats>) {
-    loop {
-        match conn.recv().await {
-            Ok(Incoming::Turn { number }) => fanout.arrived(number, &stats),
-            Ok(Incoming::GameOver) => return,
-            Ok(_) => {}
-            Err(why) => {
-                stats.dropped(format!("spectator: {why}"));
-                return;
+/// A spectator of a room.
+struct Watching {
+    /// What the run shares.
+    plan: Arc<Plan>,
+    /// The room watched.
+    room: String,
+    /// Where turns are reported.
+    fanout: Arc<Fanout>,
+}
+
+impl Watching {
+    /// Reads the room's events and reports each turn's arrival; with `--reconnect`,
+    /// watches again after a drop (the turns missed meanwhile are not waited for).
+    async fn run(self, mut conn: Conn) {
+        loop {
+            match conn.recv().await {
+                Ok(Incoming::Turn { number }) => self.fanout.arrived(number, &self.plan.stats),
+                Ok(Incoming::GameOver) => return,
+                Ok(_) => {}
+                Err(why) => {
+                    self.plan.stats.dropped(format!("spectator: {why}"));
+                    if !self.plan.reconnect {
+                        return;
+                    }
+                    let watch = |id| ClientMessage::Watch {
+                        id,
+                        room: self.room.clone(),
+                        since: None,
+                    };
+                    loop {
+                        tokio::time::sleep(REENTER_WAIT).await;
+                        if let Ok((again, turns)) = self.plan.reenter(watch).await {
+                            conn = again;
+                            self.fanout.missed_through(turns, &self.plan.stats);
+                            break;
+                        }
+                    }
+                }
             }
         }
     }
@@ -378,6 +515,20 @@ impl Fanout {
     /// Turn `number` was refused: nobody will see it.
     fn forget(&self, number: usize) {
         self.lock().remove(&number);
+    }
+
+    /// A spectator came back after a drop to a room that has had `turns` turns: it will
+    /// not see those, and is not waited for.
+    fn missed_through(&self, turns: usize, stats: &Stats) {
+        let missed: Vec<usize> = self
+            .lock()
+            .keys()
+            .copied()
+            .filter(|&number| number <= turns)
+            .collect();
+        for number in missed {
+            self.arrived(number, stats);
+        }
     }
 
     /// A spectator has turn `number`; the last one records the fan-out latency.

@@ -123,7 +123,13 @@ impl Stats {
             _ => None,
         };
         Report {
-            server: run.config.server.to_string(),
+            server: run
+                .config
+                .server
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
             rooms: run.config.rooms,
             spectators_per_room: run.config.spectators,
             idle: run.config.idle,

@@ -26,7 +26,7 @@ async fn against_a_server(config: impl FnOnce(SocketAddr) -> LoadConfig) -> Repo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_run_plays_every_room_and_loses_nothing() {
     let report = against_a_server(|server| LoadConfig {
-        server,
+        server: vec![server],
         rooms: 4,
         spectators: 2,
         idle: 3,
@@ -63,7 +63,7 @@ async fn a_short_run_plays_every_room_and_loses_nothing() {
 #[tokio::test]
 async fn only_loopback_is_a_target() {
     let config = LoadConfig {
-        server: "192.0.2.1:8080".parse().unwrap(),
+        server: vec!["192.0.2.1:8080".parse().unwrap()],
         ..LoadConfig::default()
     };
     let error = run(config).await.unwrap_err();
@@ -76,7 +76,7 @@ async fn only_loopback_is_a_target() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_lists_every_turn_brings_the_opponent_its_your_turn() {
     let report = against_a_server(|server| LoadConfig {
-        server,
+        server: vec![server],
         rooms: 2,
         spectators: 1,
         rate: 10.0,

@@ -6,11 +6,22 @@ use std::time::Duration;
 /// the binary reads them from flags or `PUNCT_*` environment variables.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
-    /// The SQLite database file, created on first start; `:memory:` keeps everything in
-    /// memory (nothing survives a restart). Without it (`Config::default()`, for
-    /// tests), the database is in memory.
+    /// Where rooms and turns are kept: a SQLite database file, created on first start
+    /// (`:memory:` keeps everything in memory: nothing survives a restart), or a
+    /// PostgreSQL URL (`postgres://user:password@host/database`), which every node of a
+    /// cluster shares. Without it (`Config::default()`, for tests), SQLite in memory.
     #[arg(long, env = "PUNCT_DATABASE", default_value = "punct.db")]
     pub database: Option<String>,
+    /// Run as one node of a cluster: the NATS server (with JetStream) the nodes share
+    /// (`nats://host:4222`). Every node must use the same PostgreSQL database. Without it,
+    /// the server runs alone.
+    #[arg(long, env = "PUNCT_CLUSTER")]
+    pub cluster: Option<String>,
+    /// In a cluster, how long a node's lease lasts without being renewed (it is renewed
+    /// four times as often): a node that died has its rooms taken over by the others
+    /// this long after its last renewal. Every node must use the same value.
+    #[arg(long, env = "PUNCT_CLUSTER_LEASE", value_parser = parse_duration, default_value = "5s")]
+    pub cluster_lease: Duration,
     /// Most WebSocket connections open at once; more are refused with 503.
     #[arg(long, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
     pub max_connections: usize,
@@ -87,6 +98,8 @@ impl Config {
     /// The defaults, as the binary uses them when no flag or variable is given.
     pub const DEFAULT: Config = Config {
         database: None,
+        cluster: None,
+        cluster_lease: Duration::from_secs(5),
         max_connections: 1024,
         max_rooms: 1000,
         max_message_bytes: 4096,

@@ -395,12 +395,13 @@ impl Connection {
                     let code = ErrorCode::NotJoined;
                     return self.error(Some(id), code, describe(code));
                 };
-                let mut answer = membership.handle.act(self.id, action).await;
+                let mut answer = membership.handle.act(self.id, action, false).await;
                 if answer == Err(RoomClosed) {
-                    // The room moved under the request: follow it, then ask again.
+                    // The room moved under the request: follow it, then ask again (the
+                    // first may have been done before the answer was lost).
                     self.reenter().await?;
                     if let Some(membership) = &self.room {
-                        answer = membership.handle.act(self.id, action).await;
+                        answer = membership.handle.act(self.id, action, true).await;
                     }
                 }
                 self.answer(id, answer)
@@ -420,7 +421,7 @@ impl Connection {
             Ok(Err(refusal)) => self.send(&ServerMessage::Error {
                 id: Some(id),
                 code: refusal.code,
-                rule: refusal.rule.map(str::to_owned),
+                rule: refusal.rule,
                 message: refusal.message,
             }),
             Err(RoomClosed) => Err(End::RoomClosed),
@@ -547,42 +548,60 @@ impl Connection {
                     Err(End::Replaced)
                 }
                 Some(_) => Ok(()),
-                None => {
-                    if let Some(seq) = event.seq {
-                        membership.last_seq = seq;
+                None => match event.seq {
+                    // Passed on already: a room relayed from another node may deliver an
+                    // event both in what the member got on entering and after it.
+                    Some(seq) if seq <= membership.last_seq => Ok(()),
+                    // An event was lost on the way from another node: start afresh.
+                    Some(seq)
+                        if seq > membership.last_seq + 1
+                            && same_incarnation(seq, membership.last_seq) =>
+                    {
+                        self.resync(1).await
                     }
-                    let role = membership.role;
-                    self.forward(&event, role)
-                }
+                    seq => {
+                        if let Some(seq) = seq {
+                            membership.last_seq = seq;
+                        }
+                        let role = membership.role;
+                        self.forward(&event, role)
+                    }
+                },
             },
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::info!(missed, "fell behind the room: resyncing");
-                self.state.rooms.context().metrics.lagged();
-                match membership.handle.resync(self.id).await {
-                    Ok(Ok(Resynced {
-                        role,
-                        snapshot,
-                        events,
-                    })) => {
-                        membership.events = events;
-                        membership.last_seq = snapshot.seq;
-                        self.send(&ServerMessage::Snapshot {
-                            id: None,
-                            you: role,
-                            room: *snapshot,
-                        })
-                    }
-                    Ok(Err(_)) => {
-                        let _ = self.send(&ServerMessage::Bye {
-                            code: ErrorCode::SeatTakenOver,
-                            message: describe(ErrorCode::SeatTakenOver).into(),
-                        });
-                        Err(End::Replaced)
-                    }
-                    Err(RoomClosed) => self.reenter().await,
-                }
-            }
+            Err(broadcast::error::RecvError::Lagged(missed)) => self.resync(missed).await,
             Err(broadcast::error::RecvError::Closed) => self.reenter().await,
+        }
+    }
+
+    /// A fresh snapshot, after the connection missed `missed` events.
+    async fn resync(&mut self, missed: u64) -> Result<(), End> {
+        let Some(membership) = &mut self.room else {
+            return Ok(());
+        };
+        tracing::info!(missed, "fell behind the room: resyncing");
+        self.state.rooms.context().metrics.lagged();
+        match membership.handle.resync(self.id).await {
+            Ok(Ok(Resynced {
+                role,
+                snapshot,
+                events,
+            })) => {
+                membership.events = events;
+                membership.last_seq = snapshot.seq;
+                self.send(&ServerMessage::Snapshot {
+                    id: None,
+                    you: role,
+                    room: *snapshot,
+                })
+            }
+            Ok(Err(_)) => {
+                let _ = self.send(&ServerMessage::Bye {
+                    code: ErrorCode::SeatTakenOver,
+                    message: describe(ErrorCode::SeatTakenOver).into(),
+                });
+                Err(End::Replaced)
+            }
+            Err(RoomClosed) => self.reenter().await,
         }
     }
 
@@ -609,6 +628,11 @@ impl Connection {
             }
         })
     }
+}
+
+/// Whether two event numbers are of the same incarnation of their room (its high half).
+fn same_incarnation(a: Seq, b: Seq) -> bool {
+    a >> 32 == b >> 32
 }
 
 /// Completes when the server shuts down (or the signal's sender is gone).
@@ -697,7 +721,7 @@ mod tests {
             outbound_queue: 4,
             ..Config::default()
         };
-        let (state, _stop, _all_done) = AppState::new(config, Store::empty().await);
+        let (state, _stop, _all_done) = AppState::new(config, Store::empty().await, None);
         let white = state
             .rooms
             .create(CreateRoom {
@@ -750,7 +774,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
-        let (state, _stop, _all_done) = AppState::new(Config::default(), Store::empty().await);
+        let (state, _stop, _all_done) =
+            AppState::new(Config::default(), Store::empty().await, None);
         let granted = state.rooms.create(CreateRoom::default()).await.unwrap();
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();

@@ -16,6 +16,9 @@
 //!   (its `mod.rs` says which file handles each request). The actor is the one place a
 //!   turn is accepted.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
+//! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
+//!   the owner's side of relaying rooms to other nodes over NATS.
+//! - `lease`: whether this node may write; always, without a cluster.
 //! - `computer`: the engine that plays a room created against the computer, on a small
 //!   pool of search threads shared by every such room.
 //! - [`Config`]: limits and timings, from flags or environment variables.
@@ -23,16 +26,18 @@
 //!   on connections and new rooms.
 //! - `metrics`: the counters served at `GET /metrics`.
 //! - `secret`: seat tokens (128 random bits) and room ids.
-//! - `store`: the SQLite database of rooms, seat token hashes and turns; one thread
-//!   commits whatever is waiting in one transaction, and a turn is acknowledged only
-//!   once it is committed.
+//! - `store`: the database (SQLite or PostgreSQL) of rooms, seat token hashes and turns;
+//!   whatever is waiting is committed in one transaction, and a turn is acknowledged
+//!   only once it is committed.
 //! - `web`: the browser client's pages and assets.
 
 mod clock;
+mod cluster;
 mod computer;
 mod config;
 mod connection;
 mod http;
+mod lease;
 mod limits;
 mod metrics;
 mod registry;
@@ -52,6 +57,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 
 pub use config::Config;
 
+use cluster::Cluster;
 use registry::Registry;
 use store::Store;
 
@@ -81,15 +87,23 @@ struct AppState {
 impl AppState {
     /// The state of a new server; the sender stops it, and the receiver answers `None`
     /// once every connection has finished.
-    fn new(config: Config, store: Store) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
+    fn new(
+        config: Config,
+        store: Store,
+        cluster: Option<Cluster>,
+    ) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
         let (stop_tx, stop) = watch::channel(false);
         let (running, all_done) = mpsc::channel::<()>(1);
+        // Connection ids are unique across a cluster: each node's carry its tag.
+        let first = cluster
+            .as_ref()
+            .map_or(1, |cluster| cluster::owner::first_connection(cluster.tag()));
         let state = AppState {
-            rooms: Registry::new(&config, store),
+            rooms: Registry::new(&config, store, cluster),
             connections: Arc::new(Semaphore::new(config.max_connections)),
             addresses: limits::Addresses::new(&config),
             config: Arc::new(config),
-            next_connection: Arc::new(AtomicU64::new(1)),
+            next_connection: Arc::new(AtomicU64::new(first)),
             stop,
             _running: running,
         };
@@ -97,9 +111,11 @@ impl AppState {
     }
 }
 
-/// Opens the database of `config`, loads the unfinished games that need a timer (a
-/// clock running, or the computer to move), serves on `listener` until `shutdown`
-/// completes, then tells every connection to close and returns once they all have.
+/// Opens the database of `config`, joins its cluster if it names one, loads the
+/// unfinished games that need a timer (a clock running, or the computer to move; in a
+/// cluster, those no live node runs), serves on `listener` until `shutdown` completes,
+/// then tells every connection to close and returns once they all have. A node of a
+/// cluster that loses its lease stops the same way, and returns an error.
 ///
 /// ```no_run
 /// # async fn example() -> std::io::Result<()> {
@@ -115,11 +131,29 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let store = Store::open(config.database.as_deref())
+    let mut store = Store::open(config.database.as_deref())
         .await
         .map_err(std::io::Error::other)?;
-    let (state, stop_tx, mut all_done) = AppState::new(config, store);
+    let cluster = match &config.cluster {
+        Some(url) => {
+            let cluster = Cluster::join(url, config.cluster_lease)
+                .await
+                .map_err(std::io::Error::other)?;
+            store = store.with_lease(cluster.lease());
+            Some(cluster)
+        }
+        None => None,
+    };
+    let (state, stop_tx, mut all_done) = AppState::new(config, store, cluster.clone());
     let rooms = state.rooms.clone();
+    if let Some(cluster) = &cluster {
+        let serving = cluster::owner::serve(rooms.clone(), cluster.clone());
+        tokio::spawn(async move {
+            if let Err(e) = serving.await {
+                tracing::error!("serving the cluster's requests stopped: {e}");
+            }
+        });
+    }
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let restored = rooms.restore().await.map_err(std::io::Error::other)?;
     tracing::info!(
@@ -130,10 +164,25 @@ pub async fn run(
     tokio::spawn(rooms.clone().sweep_every(SWEEP_PERIOD, state.stop.clone()));
     let listener = without_delay(listener);
     tracing::info!(address = %listener.local_addr()?, "listening");
-    let signal = async move {
-        shutdown.await;
-        tracing::info!("shutting down");
-        let _ = stop_tx.send(true);
+    let lease_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signal = {
+        let (cluster, lease_lost) = (cluster.clone(), Arc::clone(&lease_lost));
+        async move {
+            let lost = async {
+                match &cluster {
+                    Some(cluster) => cluster.lost().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = shutdown => tracing::info!("shutting down"),
+                () = lost => {
+                    tracing::error!("lost the cluster lease: shutting down");
+                    lease_lost.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            let _ = stop_tx.send(true);
+        }
     };
     let app = http::router(state).into_make_service_with_connect_info::<SocketAddr>();
     let served = axum::serve(listener, app)
@@ -142,7 +191,15 @@ pub async fn run(
     rooms.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
+    if let Some(cluster) = &cluster {
+        cluster.leave().await;
+    }
     tracing::info!("stopped");
+    if lease_lost.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(std::io::Error::other(
+            "lost the cluster lease (cut off from NATS for longer than --cluster-lease)",
+        ));
+    }
     served
 }
 

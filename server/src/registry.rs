@@ -5,10 +5,17 @@
 //! Only rooms someone is in, or whose clock or computer needs a timer, are held in
 //! memory. Everything else is answered from the database, read only: a room's summary,
 //! its record, the lobby.
+//!
+//! In a cluster, a room is run by the node holding its claim (see `cluster`); the
+//! registry of any other node holds a relay of it instead, under the same kind of
+//! handle, and the node that finds a room's claim free or its holder dead claims it and
+//! loads it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use punct_protocol::{
     CreateRoom, ErrorCode, Record, RoomStatus, RoomSummary, SeatChoice, SeatGranted,
@@ -17,7 +24,8 @@ use punct_rules::Color;
 use tokio::sync::watch;
 
 use crate::Config;
-use crate::room::{Context, Fresh, RoomClosed, RoomHandle, Setup, summary_of};
+use crate::cluster::{self, Cluster, ClusterError, Owner, owner};
+use crate::room::{Context, Fresh, RoomClosed, RoomHandle, Setup, relay, summary_of};
 use crate::secret;
 use crate::store::{self, Store, StoreError, hash_token};
 
@@ -26,6 +34,9 @@ const LOBBY_ROOMS: usize = 500;
 
 /// Times a request tries a room that closed just as it was asked (it is loaded again).
 const ATTEMPTS: usize = 3;
+
+/// In a cluster, the wait between two tries to reach a room whose node is going away.
+const RETRY_WAIT: Duration = Duration::from_millis(200);
 
 /// A cheap, cloneable handle on the rooms.
 ///
@@ -53,11 +64,16 @@ struct Shared {
     open_room_expiry: Duration,
     /// How long a game may go without a turn, nobody in it, before it ends.
     abandoned_game_expiry: Duration,
+    /// This node's place in a cluster, if it is one.
+    cluster: Option<Cluster>,
+    /// In a cluster, how long a request keeps trying to reach its room (while a dead
+    /// node's lease runs out, and another node takes the room over).
+    patience: Duration,
 }
 
 impl Registry {
-    /// The rooms of `store`, none running yet.
-    pub(crate) fn new(config: &Config, store: Store) -> Registry {
+    /// The rooms of `store`, none running yet; shared with the other nodes of `cluster`.
+    pub(crate) fn new(config: &Config, store: Store, cluster: Option<Cluster>) -> Registry {
         Registry {
             shared: Arc::new(Shared {
                 table: Mutex::new(HashMap::new()),
@@ -66,6 +82,8 @@ impl Registry {
                 max_rooms: config.max_rooms,
                 open_room_expiry: config.open_room_expiry,
                 abandoned_game_expiry: config.abandoned_game_expiry,
+                cluster,
+                patience: config.cluster_lease * 3,
             }),
         }
     }
@@ -113,6 +131,12 @@ impl Registry {
         let stored = self.context().store.create_room(fresh.stored()).await;
         stored.map_err(|e| storage_failed(&e))?;
         let room = fresh.id.clone();
+        if let Some(cluster) = &self.shared.cluster {
+            cluster
+                .claim_new(&room)
+                .await
+                .map_err(|e| cluster_failed(&e))?;
+        }
         self.start(fresh.setup());
         Ok(SeatGranted { room, color, token })
     }
@@ -120,27 +144,60 @@ impl Registry {
     /// Starts the actor of `setup` and lists it; answers the handle of the room running
     /// under that id (another task may have loaded it first).
     fn start(&self, setup: Setup) -> RoomHandle {
-        let mut table = self.lock();
+        let table = self.lock();
         if let Some(running) = table.get(&setup.id).filter(|h| !h.is_closed()) {
             return running.clone();
         }
-        let id = setup.id.clone();
-        let (handle, actor) = RoomHandle::start(setup, Arc::clone(&self.shared.context));
+        let context = Arc::clone(&self.shared.context);
+        match &self.shared.cluster {
+            None => {
+                let (handle, actor) = RoomHandle::start(setup, context);
+                self.run(table, handle, actor)
+            }
+            Some(cluster) => {
+                // Other nodes' members hear the room's events from the first.
+                let (handle, events, actor) = RoomHandle::start_subscribed(setup, context);
+                let client = cluster.client().clone();
+                tokio::spawn(owner::publish(client, handle.clone(), events));
+                self.run(table, handle, actor)
+            }
+        }
+    }
+
+    /// Lists `handle` in `table` and spawns `task`, its actor or relay; the room leaves
+    /// the table once the task ends.
+    fn run(
+        &self,
+        mut table: MutexGuard<'_, HashMap<String, RoomHandle>>,
+        handle: RoomHandle,
+        task: impl Future<Output = ()> + Send + 'static,
+    ) -> RoomHandle {
+        let id = handle.id().to_owned();
         table.insert(id.clone(), handle.clone());
         drop(table);
         let registry = self.clone();
+        let relayed = handle.relayed_from().is_some();
         tokio::spawn(async move {
-            actor.await;
-            registry.forget(&id);
+            task.await;
+            registry.forget(&id, relayed).await;
         });
         handle
     }
 
-    /// The room `id` has closed: it leaves the table (unless it runs again already).
-    fn forget(&self, id: &str) {
-        let mut table = self.lock();
-        if table.get(id).is_some_and(RoomHandle::is_closed) {
-            table.remove(id);
+    /// The room `id` has closed: it leaves the table (unless it runs again already), and
+    /// this node lets go of its claim if it ran it.
+    async fn forget(&self, id: &str, relayed: bool) {
+        {
+            let mut table = self.lock();
+            if table.get(id).is_some_and(RoomHandle::is_closed) {
+                table.remove(id);
+            }
+        }
+        if let Some(cluster) = &self.shared.cluster
+            && !relayed
+            && self.running(id).is_none()
+        {
+            cluster.release(id).await;
         }
     }
 
@@ -184,6 +241,30 @@ impl Registry {
         if self.lock().len() >= self.shared.max_rooms {
             return Err(ErrorCode::TooManyRooms);
         }
+        if let Some(cluster) = &self.shared.cluster {
+            if !cluster::valid_room_id(id) {
+                return Err(ErrorCode::NoSuchRoom);
+            }
+            let owner = cluster.locate(id).await;
+            if let Owner::There(node) = owner.map_err(|e| cluster_failed(&e))? {
+                let buffer = self.context().timings.event_buffer;
+                let (handle, relay) = relay::connect(id, node, cluster, buffer)
+                    .await
+                    .map_err(|RoomClosed| ErrorCode::StorageFailed)?;
+                return Ok(self.run(self.lock(), handle, relay));
+            }
+        }
+        let loaded = self.load_here(id).await;
+        if loaded.is_err()
+            && let Some(cluster) = &self.shared.cluster
+        {
+            cluster.release(id).await;
+        }
+        loaded
+    }
+
+    /// Loads the room `id` from the store and runs it here.
+    async fn load_here(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
         let stored = self.context().store.load(id).await;
         let stored = stored
             .map_err(|e| storage_failed(&e))?
@@ -200,6 +281,8 @@ impl Registry {
 
     /// Asks the room `id` with `ask`, entering it if need be. A room that closed between
     /// the lookup and the question (its idle timeout ran out just then) is loaded again.
+    /// In a cluster, a room whose node is going away is tried again until another node
+    /// has taken it over, for up to three leases.
     pub(crate) async fn ask<T, Asked>(
         &self,
         id: &str,
@@ -208,12 +291,39 @@ impl Registry {
     where
         Asked: Future<Output = Result<T, RoomClosed>>,
     {
-        for _ in 0..ATTEMPTS {
-            if let Ok(answer) = ask(self.enter(id).await?).await {
-                return Ok(answer);
+        let clustered = self.shared.cluster.is_some();
+        let deadline = Instant::now() + self.shared.patience;
+        for attempt in 1.. {
+            match self.enter(id).await {
+                Ok(handle) => {
+                    if let Ok(answer) = ask(handle).await {
+                        return Ok(answer);
+                    }
+                }
+                Err(ErrorCode::StorageFailed) if clustered => {}
+                Err(code) => return Err(code),
+            }
+            if !clustered && attempt >= ATTEMPTS {
+                return Err(ErrorCode::NoSuchRoom);
+            }
+            if clustered {
+                if Instant::now() >= deadline {
+                    return Err(ErrorCode::StorageFailed);
+                }
+                tokio::time::sleep(RETRY_WAIT).await;
             }
         }
-        Err(ErrorCode::NoSuchRoom)
+        unreachable!("the loop returns")
+    }
+
+    /// The room `id` if this node runs it (loading it if this node holds or takes its
+    /// claim), for another node's request; `None` if another node runs it.
+    pub(crate) async fn owned(&self, id: &str) -> Option<RoomHandle> {
+        let handle = match self.running(id) {
+            Some(handle) => handle,
+            None => self.enter(id).await.ok()?,
+        };
+        handle.relayed_from().is_none().then_some(handle)
     }
 
     /// Gives out the free seat of room `id`. A stored room is loaded for it only if it
@@ -265,33 +375,51 @@ impl Registry {
 
     /// The public rooms whose game goes on, oldest first: from the database, with what
     /// the running ones know of who is connected.
+    /// In a cluster, the other nodes say who is in the rooms they run.
     pub(crate) async fn lobby(&self) -> Result<Vec<RoomSummary>, ErrorCode> {
         let rows = self.context().store.lobby(LOBBY_ROOMS).await;
         let rows = rows.map_err(|e| storage_failed(&e))?;
+        let mut elsewhere = HashMap::new();
+        if let Some(cluster) = &self.shared.cluster {
+            for room in owner::other_rooms(cluster).await {
+                elsewhere.insert(room.room.clone(), room);
+            }
+        }
         Ok(rows
             .iter()
-            .map(|row| {
-                self.running(&row.id)
-                    .map_or_else(|| summary_of(row), |handle| handle.summary())
+            .map(|row| match self.running(&row.id) {
+                Some(handle) => handle.summary(),
+                None => elsewhere.remove(&row.id).unwrap_or_else(|| summary_of(row)),
             })
             .filter(|room| room.status != RoomStatus::Over)
             .collect())
     }
 
-    /// The summaries of the rooms running now.
+    /// The summaries of the rooms running now on this node (not those it relays).
     pub(crate) fn running_summaries(&self) -> Vec<RoomSummary> {
         self.lock()
             .values()
-            .filter(|h| !h.is_closed())
+            .filter(|h| !h.is_closed() && h.relayed_from().is_none())
             .map(RoomHandle::summary)
             .collect()
     }
 
     /// Loads the unfinished rooms that need a timer (a clock running, or the computer to
     /// move), as many as `--max-rooms` allows; the others wait in the database until
-    /// someone enters them. Answers how many were loaded.
+    /// someone enters them. Answers how many were loaded. In a cluster, only rooms no
+    /// live node holds: this is how the rooms of a dead node that nobody enters (a clock
+    /// or the computer to run) are taken over.
     pub(crate) async fn restore(&self) -> Result<usize, StoreError> {
-        let ids = self.context().store.with_timers().await?;
+        let mut ids = self.context().store.with_timers().await?;
+        if self.shared.cluster.is_some() {
+            let mut orphans = Vec::new();
+            for id in ids {
+                if !self.held_elsewhere(&id).await {
+                    orphans.push(id);
+                }
+            }
+            ids = orphans;
+        }
         let mut loaded = 0;
         for id in &ids {
             match self.enter(id).await {
@@ -325,10 +453,13 @@ impl Registry {
                 before(self.shared.abandoned_game_expiry),
             )
             .await?;
-        let stale: Vec<_> = stale
-            .into_iter()
-            .filter(|room| self.running(&room.id).is_none())
-            .collect();
+        let mut idle = Vec::new();
+        for room in stale {
+            if self.running(&room.id).is_none() && !self.held_elsewhere(&room.id).await {
+                idle.push(room);
+            }
+        }
+        let stale = idle;
         if stale.is_empty() {
             return Ok(0);
         }
@@ -351,10 +482,32 @@ impl Registry {
         }
     }
 
+    /// Whether another live node of the cluster holds the room `id` (when unsure: yes).
+    async fn held_elsewhere(&self, id: &str) -> bool {
+        let Some(cluster) = &self.shared.cluster else {
+            return false;
+        };
+        match cluster.holder(id).await {
+            Ok(Some(node)) => node != cluster.tag() && cluster.is_alive(node),
+            Ok(None) => false,
+            Err(e) => {
+                cluster_failed(&e);
+                true
+            }
+        }
+    }
+
     /// Forgets every room: their actors stop once their last member has gone.
     pub(crate) fn clear(&self) {
         self.lock().clear();
     }
+}
+
+/// Logs a failure to reach the cluster; answers the code a client sees (try again).
+fn cluster_failed(e: &ClusterError) -> ErrorCode {
+    let error: &dyn std::error::Error = e;
+    tracing::error!(error, "cluster");
+    ErrorCode::StorageFailed
 }
 
 /// Logs a storage failure; answers its code.
@@ -373,7 +526,7 @@ mod tests {
     use super::*;
 
     async fn registry(config: Config) -> Registry {
-        Registry::new(&config, Store::empty().await)
+        Registry::new(&config, Store::empty().await, None)
     }
 
     fn idle_in(seconds: u64) -> Config {
@@ -469,7 +622,7 @@ mod tests {
             max_rooms,
             ..Config::default()
         };
-        Registry::new(&config, store.clone())
+        Registry::new(&config, store.clone(), None)
     }
 
     #[tokio::test]

@@ -26,6 +26,13 @@ pub(crate) fn room_id() -> String {
         .to_string()
 }
 
+/// A fresh tag for a node of a cluster: 24 random bits, never zero (a single server's
+/// connections count from zero, with no tag).
+pub(crate) fn node_tag() -> u32 {
+    let [a, b, c] = random::<3>();
+    u32::from_be_bytes([0, a, b, c]).max(1)
+}
+
 /// A fair coin.
 pub(crate) fn coin() -> bool {
     random::<1>()[0] & 1 == 1

@@ -106,3 +106,25 @@ async fn bad_requests_and_unknown_rooms_get_typed_errors() {
     let (status, _) = server.http("POST", "/api/rooms/nowhere/seat", "").await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test]
+async fn a_client_given_several_servers_uses_one_that_is_up() {
+    let server = TestServer::start().await;
+    // Nothing listens on the first address.
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let down = format!("http://{}", gone.local_addr().unwrap());
+    drop(gone);
+    let client = punct_client::Client::builder(down.parse().unwrap())
+        .also([format!("http://{}", server.addr).parse().unwrap()])
+        .build()
+        .unwrap();
+    let granted = client
+        .create_room(&punct_protocol::CreateRoom::default())
+        .await
+        .expect("the second server creates the room");
+    let mut connection = client.connect().await.expect("and takes the WebSocket");
+    connection.hello(false).await.unwrap();
+    assert_eq!(client.room(&granted.room).await.unwrap().room, granted.room);
+    // The client still names the servers by the first given.
+    assert_eq!(client.server().to_string(), down);
+}

@@ -198,9 +198,10 @@ impl Room {
             Command::Act {
                 conn,
                 action,
+                retry,
                 reply,
             } => {
-                let done = self.act(conn, action).await;
+                let done = self.act(conn, action, retry).await;
                 if let Action::Play(_) = action {
                     let refused = done.as_ref().err().map(|refusal| refusal.code);
                     self.context.metrics.turn(refused);

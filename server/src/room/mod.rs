@@ -25,6 +25,7 @@
 
 mod actor;
 mod history;
+pub(crate) mod relay;
 mod seats;
 mod setup;
 #[cfg(test)]
@@ -44,6 +45,7 @@ use punct_rules::{Color, IllegalTurn};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::Config;
+use crate::cluster::NodeTag;
 use crate::computer::Computers;
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -106,6 +108,8 @@ pub(crate) struct RoomHandle {
     commands: mpsc::Sender<Command>,
     /// The room as the lobby shows it, kept current by the actor.
     summary: watch::Receiver<RoomSummary>,
+    /// For a room another node runs, relayed here: that node.
+    relayed_from: Option<NodeTag>,
 }
 
 /// What a room's actor can be asked. Each request carries the oneshot its answer goes
@@ -154,6 +158,10 @@ enum Command {
         conn: ConnId,
         /// What it asks.
         action: Action,
+        /// Whether it asks again after the room moved: an answer to the first request
+        /// may have been lost, so a turn or resignation already done by this player is
+        /// acknowledged rather than refused.
+        retry: bool,
         /// Gets the sequence number of the event it caused, or why it was refused.
         reply: oneshot::Sender<Result<Seq, Refusal>>,
     },
@@ -274,12 +282,12 @@ impl Event {
 }
 
 /// Why a request was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Refusal {
     /// What went wrong, for programs.
     pub(crate) code: ErrorCode,
     /// The rules engine's reason, for an illegal turn.
-    pub(crate) rule: Option<&'static str>,
+    pub(crate) rule: Option<String>,
     /// What went wrong, for people.
     pub(crate) message: String,
 }
@@ -296,7 +304,7 @@ impl Refusal {
     fn illegal(illegal: IllegalTurn) -> Refusal {
         Refusal {
             code: ErrorCode::IllegalTurn,
-            rule: Some(illegal.code()),
+            rule: Some(illegal.code().to_owned()),
             message: illegal.to_string(),
         }
     }
@@ -313,16 +321,41 @@ impl RoomHandle {
         setup: Setup,
         context: Arc<Context>,
     ) -> (RoomHandle, impl Future<Output = ()> + Send + 'static) {
+        let (handle, _, actor) = RoomHandle::start_subscribed(setup, context);
+        (handle, actor)
+    }
+
+    /// [`RoomHandle::start`], with a receiver of every event from the first.
+    pub(crate) fn start_subscribed(
+        setup: Setup,
+        context: Arc<Context>,
+    ) -> (
+        RoomHandle,
+        broadcast::Receiver<Arc<Event>>,
+        impl Future<Output = ()> + Send + 'static,
+    ) {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
         let id = Arc::from(setup.id.as_str());
         let room = actor::Room::new(setup, context);
+        let events = room.history.subscribe();
         let (publish, summary) = watch::channel(room.summary());
         let handle = RoomHandle {
             id,
             commands,
             summary,
+            relayed_from: None,
         };
-        (handle, room.run(inbox, publish))
+        (handle, events, room.run(inbox, publish))
+    }
+
+    /// The node that runs the room, when this handle relays it from there.
+    pub(crate) fn relayed_from(&self) -> Option<NodeTag> {
+        self.relayed_from
+    }
+
+    /// The room's summary as it changes.
+    pub(crate) fn summaries(&self) -> watch::Receiver<RoomSummary> {
+        self.summary.clone()
     }
 
     /// The room's id.
@@ -394,15 +427,18 @@ impl RoomHandle {
         self.ask(|reply| Command::Resync { conn, reply }).await
     }
 
-    /// Does `action` for the player on `conn`.
+    /// Does `action` for the player on `conn`; `retry` if it asks again after the room
+    /// moved.
     pub(crate) async fn act(
         &self,
         conn: ConnId,
         action: Action,
+        retry: bool,
     ) -> Result<Result<Seq, Refusal>, RoomClosed> {
         self.ask(|reply| Command::Act {
             conn,
             action,
+            retry,
             reply,
         })
         .await
@@ -415,7 +451,7 @@ impl RoomHandle {
         conn: ConnId,
         turn: punct_rules::Turn,
     ) -> Result<Result<Seq, Refusal>, RoomClosed> {
-        self.act(conn, Action::Play(turn)).await
+        self.act(conn, Action::Play(turn), false).await
     }
 
     /// The record.

@@ -117,7 +117,11 @@ impl Room {
             .ok_or(ErrorCode::BadToken)?;
         let seat = &mut self.seats[color as usize];
         seat.away = None;
-        if let Some(old) = seat.holder.replace(Holder { conn, lists }) {
+        // The same connection joining again (its node relays the room, and the relay was
+        // made again) replaces nothing.
+        if let Some(old) = seat.holder.replace(Holder { conn, lists })
+            && old.conn != conn
+        {
             tracing::info!(%color, old = old.conn, new = conn, "seat taken over");
             self.history.notify_takeover(old.conn);
         }

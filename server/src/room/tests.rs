@@ -220,7 +220,7 @@ async fn a_player_whose_time_runs_out_loses() {
     };
     assert!(told.json.contains(r#""reason":"time""#), "{}", told.json);
     let refused = room.play(1, turn("C6:C7,D7")).await.unwrap().unwrap_err();
-    assert_eq!(refused.rule, Some("game-over"));
+    assert_eq!(refused.rule.as_deref(), Some("game-over"));
 }
 
 /// The number of storage failures `/metrics` shows.
@@ -282,7 +282,7 @@ async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop(
 async fn the_win_can_be_claimed_only_after_the_grace_period() {
     let Table { room, context, .. } = table(None).await;
     let grace = context.timings.grace_period;
-    let claim = |conn| room.act(conn, Action::ClaimWin);
+    let claim = |conn| room.act(conn, Action::ClaimWin, false);
     assert_eq!(
         claim(2).await.unwrap().unwrap_err().code,
         ErrorCode::NotClaimable,
@@ -321,7 +321,11 @@ async fn coming_back_within_the_grace_period_keeps_the_game() {
     room.join(11, white, None, true).await.unwrap().unwrap();
     assert_eq!(seats(&room).await.white.claim_in_ms, None);
     tokio::time::sleep(grace * 2).await;
-    let refused = room.act(2, Action::ClaimWin).await.unwrap().unwrap_err();
+    let refused = room
+        .act(2, Action::ClaimWin, false)
+        .await
+        .unwrap()
+        .unwrap_err();
     assert_eq!(refused.code, ErrorCode::NotClaimable);
     assert_eq!(outcome(&room).await, None);
 }
@@ -349,7 +353,7 @@ async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
             "{creator} created it"
         );
         tokio::time::sleep(grace).await;
-        room.act(1, Action::ClaimWin).await.unwrap().unwrap();
+        room.act(1, Action::ClaimWin, false).await.unwrap().unwrap();
         assert_eq!(
             outcome(&room).await,
             Some(Outcome::Win {

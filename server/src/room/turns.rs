@@ -85,6 +85,25 @@ impl Room {
         }
     }
 
+    /// Whether `action` of `color` is what last happened in the game: the last turn, and
+    /// its own (the opponent is to move after it, even once the game is over), or its
+    /// resignation.
+    fn done_before(&self, color: Color, action: Action) -> bool {
+        match action {
+            Action::Play(turn) => {
+                self.game.turns().last() == Some(&turn) && self.game.to_move() == color.opponent()
+            }
+            Action::Resign => {
+                self.ending
+                    == Some(Outcome::Win {
+                        winner: color.opponent(),
+                        reason: WinReason::Resignation,
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// When the running clock runs out, while the game goes on (later if storing failed
     /// lately).
     pub(super) fn flag_falls(&self) -> Option<Instant> {
@@ -181,9 +200,18 @@ impl Room {
         Ok(seq)
     }
 
-    /// Does `action` for the player on `conn`.
-    pub(super) async fn act(&mut self, conn: ConnId, action: Action) -> Result<Seq, Refusal> {
+    /// Does `action` for the player on `conn`; `retry` if the player asks again after
+    /// the room moved, when the first request may have been done already.
+    pub(super) async fn act(
+        &mut self,
+        conn: ConnId,
+        action: Action,
+        retry: bool,
+    ) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
+        if retry && self.done_before(color, action) {
+            return Ok(self.history.seq());
+        }
         let offer_from_opponent = self.draw_offer == Some(color.opponent());
         match action {
             Action::Play(turn) => self.play_as(color, turn).await,

@@ -31,6 +31,8 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use punct_protocol::ArchivedGame;
 use punct_rules::{Color, Outcome, Turn};
 
+use crate::lease::Lease;
+
 pub(crate) use model::{
     ArchiveCursor, NewRoom, RoomRow, Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now,
     to_move,
@@ -59,7 +61,8 @@ pub(crate) enum StoreError {
     /// The database thread or task has stopped.
     Stopped,
     /// The room was loaded again since the writer loaded it (by another node, after a
-    /// failover): this writer no longer owns it, and its write was refused.
+    /// failover), or this node of a cluster lost its lease: this writer no longer owns
+    /// the room, and its write was refused.
     Fenced,
 }
 
@@ -74,7 +77,9 @@ impl fmt::Display for StoreError {
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
             StoreError::Stopped => f.write_str("the database thread has stopped"),
-            StoreError::Fenced => f.write_str("the room was loaded again elsewhere"),
+            StoreError::Fenced => {
+                f.write_str("the room was loaded again elsewhere, or this node lost its lease")
+            }
         }
     }
 }
@@ -112,6 +117,8 @@ pub(crate) struct Store {
     db: Db,
     /// How long each commit took, for `/metrics`.
     commits: Histogram,
+    /// Checked before each write: a node of a cluster that lost its lease writes nothing.
+    lease: Lease,
 }
 
 /// Which database.
@@ -155,7 +162,11 @@ impl Store {
                 commits.clone(),
             )?),
         };
-        Ok(Store { db, commits })
+        Ok(Store {
+            db,
+            commits,
+            lease: Lease::default(),
+        })
     }
 
     /// A new, empty store for a test: in memory, or a database of its own on a
@@ -166,6 +177,22 @@ impl Store {
         let postgres = std::env::var("PUNCT_TEST_DATABASE").is_ok_and(|db| db == "postgres");
         let url = postgres.then(|| punct_testing::Postgres::shared().database());
         Store::open(url.as_deref()).await.unwrap()
+    }
+
+    /// The same database, written to only while `lease` is held.
+    pub(crate) fn with_lease(self, lease: Lease) -> Store {
+        Store { lease, ..self }
+    }
+
+    /// Refuses a write once the node has lost its lease: the rooms it held are being
+    /// taken over by other nodes. (The incarnation fence refuses it in the database too,
+    /// once one has.)
+    fn leased(&self) -> Result<(), StoreError> {
+        if self.lease.held() {
+            Ok(())
+        } else {
+            Err(StoreError::Fenced)
+        }
     }
 
     /// The histogram of commit times.
@@ -180,6 +207,7 @@ impl Store {
 
     /// Records a new room, its seats given out and its computer, in one transaction.
     pub(crate) async fn create_room(&self, room: NewRoom) -> Result<(), StoreError> {
+        self.leased()?;
         on_db!(self, db => db.create_room(room))
     }
 
@@ -192,6 +220,7 @@ impl Store {
         color: Color,
         token: TokenHash,
     ) -> Result<bool, StoreError> {
+        self.leased()?;
         on_db!(self, db => db.take_seat(room, incarnation, color, token))
     }
 
@@ -207,6 +236,7 @@ impl Store {
         clocks: Option<[u64; 2]>,
         outcome: Option<Outcome>,
     ) -> Result<(), StoreError> {
+        self.leased()?;
         on_db!(self, db => db.turn(room, incarnation, number, turn, clocks, outcome))
     }
 
@@ -217,12 +247,14 @@ impl Store {
         incarnation: u32,
         outcome: Outcome,
     ) -> Result<(), StoreError> {
+        self.leased()?;
         on_db!(self, db => db.finish(room, incarnation, outcome))
     }
 
     /// Loads `room` to run it, counting one more incarnation (which fences the writes of
     /// any earlier one); `None` if there is no such room.
     pub(crate) async fn load(&self, room: &str) -> Result<Option<StoredRoom>, StoreError> {
+        self.leased()?;
         on_db!(self, db => db.load(room))
     }
 
@@ -260,6 +292,7 @@ impl Store {
     /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
     /// they were found (nor finished, nor had their seat taken); answers how many.
     pub(crate) async fn expire(&self, stale: Vec<Stale>) -> Result<usize, StoreError> {
+        self.leased()?;
         on_db!(self, db => db.expire(stale))
     }
 

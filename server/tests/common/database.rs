@@ -36,6 +36,11 @@ impl Database {
         }
     }
 
+    /// A new, empty PostgreSQL database, whatever this run tests (a cluster needs one).
+    pub(crate) fn postgres() -> Database {
+        Database::Postgres(Postgres::shared().database())
+    }
+
     /// What `--database` (or `Config::database`) names it by.
     pub(crate) fn url(&self) -> String {
         match self {

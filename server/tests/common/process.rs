@@ -59,8 +59,14 @@ impl Process {
 
     /// Sends SIGTERM, as `docker stop` does.
     pub(crate) fn terminate(&self) {
+        self.signal(Signal::SIGTERM);
+    }
+
+    /// Sends `signal` (SIGSTOP and SIGCONT cut a node off and let it back, as a network
+    /// partition or a long pause would).
+    pub(crate) fn signal(&self, signal: Signal) {
         let pid = Pid::from_raw(i32::try_from(self.child.id()).unwrap());
-        kill(pid, Signal::SIGTERM).unwrap();
+        kill(pid, signal).unwrap();
     }
 
     /// Waits for the process to exit by itself; answers how it did.

@@ -1,0 +1,215 @@
+//! Three real `punct-server` nodes on one PostgreSQL database and one NATS server:
+//! players and spectators of a room on different nodes, a node killed or cut off in the
+//! middle of a game, and every acknowledged turn stored once.
+
+#![cfg(feature = "services")]
+
+mod common;
+
+use common::Client;
+use common::database::Database;
+use common::process::Process;
+use nix::sys::signal::Signal;
+use punct_client::{Entry, NetEvent};
+use punct_protocol::{ClientMessage, Lobby, ServerMessage};
+use punct_rules::{Game, Turn, Variant};
+use punct_testing::Nats;
+
+/// The lease the nodes run with: short, so that a failover takes seconds.
+const LEASE: &str = "2s";
+
+/// Three nodes of one cluster.
+fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {
+    let url = nats.url();
+    (0..3)
+        .map(|_| Process::with(database, &["--cluster", &url, "--cluster-lease", LEASE]))
+        .collect()
+}
+
+/// The turns of a long game, chosen by the rules engine; none ends it early.
+fn long_game(turns: usize) -> Vec<Turn> {
+    let mut game = Game::new(Variant::Standard);
+    let mut played = Vec::new();
+    for n in 0..turns {
+        let legal = game.legal_turns();
+        let turn = (0..legal.len())
+            .map(|i| legal[(n * 7919 + i) % legal.len()])
+            .find(|&turn| {
+                let mut next = game.clone();
+                next.play(turn).unwrap().is_none()
+            })
+            .expect("a turn that does not end the game");
+        game.play(turn).unwrap();
+        played.push(turn);
+    }
+    played
+}
+
+/// Reads `client`'s messages until it knows of `turns` turns, by the turns it is told of
+/// or a snapshot (a member whose room moved to another node may be sent one).
+async fn await_turns(client: &mut Client, turns: usize) {
+    let mut known = 0;
+    while known < turns {
+        match client.recv().await {
+            ServerMessage::TurnPlayed { number, .. } => known = known.max(number),
+            ServerMessage::Snapshot { room, .. } => known = known.max(room.turns.len()),
+            _ => {}
+        }
+    }
+}
+
+/// Plays `turn`, the `n`th from 0, for whichever of `white` and `black` is to move, and
+/// waits until the other has heard of it; answers it as the database writes it.
+async fn play_turn(white: &mut Client, black: &mut Client, n: usize, turn: Turn) -> String {
+    let (mover, other) = if n % 2 == 0 {
+        (white, black)
+    } else {
+        (black, white)
+    };
+    let reply = mover.request(|id| ClientMessage::Play { id, turn }).await;
+    assert!(
+        matches!(reply, ServerMessage::Ack { .. }),
+        "turn {turn} refused: {reply:?}"
+    );
+    await_turns(other, n + 1).await;
+    turn.to_string()
+}
+
+/// The turns stored for `room`, in order.
+async fn stored_turns(database: &Database, room: &str) -> Vec<String> {
+    let rows = database
+        .query(&format!(
+            "SELECT turn FROM turns WHERE room = '{room}' ORDER BY number"
+        ))
+        .await;
+    rows.into_iter()
+        .map(|row| row[0].clone().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn players_and_spectators_on_three_nodes_play_one_game() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    let table = nodes[0].table("standard").await;
+    let mut white = nodes[1].player(&table.room, &table.white).await;
+    let mut black = nodes[2].player(&table.room, &table.black).await;
+    let (mut watcher, _) = nodes[2].spectator(&table.room).await;
+    let turns = long_game(12);
+    for (n, &turn) in turns.iter().enumerate() {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    await_turns(&mut watcher, turns.len()).await;
+
+    // Every node answers for the room: its record, its summary, the lobby.
+    for node in &nodes {
+        assert_eq!(node.record(&table.room).await.turns, turns);
+        let summary = node.summary(&table.room).await;
+        assert!(summary.players.white.connected && summary.players.black.connected);
+        let lobby: Lobby = node.get("/api/rooms").await;
+        let listed = lobby
+            .rooms
+            .iter()
+            .find(|room| room.room == table.room)
+            .unwrap();
+        assert_eq!(
+            listed.spectators, 1,
+            "the lobby knows who is in rooms on other nodes"
+        );
+    }
+    let stored = stored_turns(&database, &table.room).await;
+    let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+    assert_eq!(stored, expected);
+}
+
+#[tokio::test]
+async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = cluster(&database, &nats);
+    // The room runs on the first node, where it was made; nobody plays there.
+    let table = nodes[0].table("standard").await;
+    let mut white = nodes[1].player(&table.room, &table.white).await;
+    let mut black = nodes[2].player(&table.room, &table.black).await;
+    let (mut near, _) = nodes[1].spectator(&table.room).await;
+    let (mut on_owner, _) = nodes[0].spectator(&table.room).await;
+    // A client given two nodes, on the doomed one first, comes back on the other.
+    let both: [punct_client::Server; 2] =
+        [nodes[0].addr, nodes[1].addr].map(|addr| format!("http://{addr}").parse().unwrap());
+    let client = punct_client::Client::builder(both[0].clone())
+        .also([both[1].clone()])
+        .build()
+        .unwrap();
+    let mut link = punct_client::connect(
+        client,
+        Entry::Watch {
+            room: table.room.clone(),
+        },
+    );
+    let turns = long_game(20);
+    let mut acknowledged = Vec::new();
+    for (n, &turn) in turns.iter().enumerate() {
+        if n == 8 {
+            nodes.remove(0).kill();
+        }
+        // The first turn after the kill waits for the lease to run out and another
+        // node to take the room over; the players notice nothing else.
+        acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+    }
+    await_turns(&mut near, turns.len()).await;
+    assert!(on_owner.closed().await.is_none(), "its node is gone");
+    let (mut dropped, mut known) = (false, 0);
+    while known < turns.len() {
+        let event = tokio::time::timeout(common::PATIENCE, link.events.recv()).await;
+        match event
+            .expect("the link comes back in time")
+            .expect("the link lives")
+        {
+            NetEvent::Disconnected(_) => dropped = true,
+            NetEvent::Message(ServerMessage::TurnPlayed { number, .. }) => {
+                known = known.max(number)
+            }
+            NetEvent::Message(ServerMessage::Snapshot { room, .. }) => {
+                known = known.max(room.turns.len())
+            }
+            NetEvent::Failed(why) => panic!("the link gave up: {why}"),
+            _ => {}
+        }
+    }
+    assert!(dropped, "the link was on the killed node");
+
+    // A spectator of the dead node comes back on another, resuming where it was.
+    let (_back, snapshot) = nodes[0].spectator(&table.room).await;
+    assert_eq!(snapshot.turns, turns);
+    assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+    assert_eq!(nodes[1].record(&table.room).await.turns, turns);
+}
+
+#[tokio::test]
+async fn a_node_cut_off_past_its_lease_writes_nothing_and_stops() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    let table = nodes[0].table("standard").await;
+    let mut white = nodes[1].player(&table.room, &table.white).await;
+    let mut black = nodes[2].player(&table.room, &table.black).await;
+    let turns = long_game(12);
+    let mut acknowledged = Vec::new();
+    for (n, &turn) in turns.iter().enumerate() {
+        if n == 4 {
+            // The owner freezes mid-game, as a partition or a long pause would leave it.
+            nodes[0].signal(Signal::SIGSTOP);
+        }
+        if n == 8 {
+            // It wakes up long after the others took its room over.
+            nodes[0].signal(Signal::SIGCONT);
+        }
+        acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+    }
+    // Back, it finds its lease gone: it stops, and says why.
+    let mut nodes = nodes.into_iter();
+    let stopped = nodes.next().unwrap().wait();
+    assert!(
+        !stopped.success(),
+        "a node that lost its lease exits with an error"
+    );
+    assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+}
