@@ -566,3 +566,30 @@ async fn bot(args: BotArgs) -> anyhow::Result<()> {
     )
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cluster_is_given_as_several_servers() {
+        let cli = Cli::try_parse_from([
+            "punct",
+            "watch",
+            "--server",
+            "http://a:8080,http://b:8080",
+            "--room",
+            "r",
+        ])
+        .unwrap();
+        let Command::Watch(args) = cli.command else {
+            panic!("watch");
+        };
+        assert_eq!(args.server.server.len(), 2);
+        assert_eq!(
+            args.server.client().unwrap().server().to_string(),
+            "http://a:8080"
+        );
+        assert!(Cli::try_parse_from(["punct", "watch", "--room", "r"]).is_err());
+    }
+}

@@ -35,6 +35,12 @@ pub(crate) enum Incoming {
     },
     /// The legal turns for the player to move.
     YourTurn,
+    /// A `snapshot` the client did not ask for (its room moved to another node): the
+    /// room as it stands after `turns` turns.
+    Snapshot {
+        /// How many turns the game has had.
+        turns: usize,
+    },
     /// The game is over.
     GameOver,
     /// Anything else (presence, spectator counts).
@@ -53,6 +59,17 @@ struct Peek<'a> {
     number: Option<usize>,
     /// The code of an `error`.
     code: Option<String>,
+    /// The room of a `snapshot`.
+    #[serde(borrow)]
+    room: Option<PeekRoom<'a>>,
+}
+
+/// The field of a snapshot's room the load looks at.
+#[derive(Deserialize)]
+struct PeekRoom<'a> {
+    /// Every turn played.
+    #[serde(borrow)]
+    turns: Vec<&'a str>,
 }
 
 impl Incoming {
@@ -73,6 +90,9 @@ impl Incoming {
             ("turn_played", _, Some(number)) => Incoming::Turn { number },
             ("your_turn", _, _) => Incoming::YourTurn,
             ("game_over", _, _) => Incoming::GameOver,
+            ("snapshot", _, _) => Incoming::Snapshot {
+                turns: peek.room.map_or(0, |room| room.turns.len()),
+            },
             _ => Incoming::Other,
         })
     }
@@ -83,6 +103,8 @@ impl Incoming {
 pub(crate) struct Conn {
     /// The connection.
     connection: Connection,
+    /// Whether sending or receiving failed: the connection is gone.
+    broken: bool,
     /// Where the connection is counted.
     stats: Arc<Stats>,
 }
@@ -99,6 +121,7 @@ impl Conn {
         stats.opened();
         let mut conn = Conn {
             connection,
+            broken: false,
             stats: Arc::clone(stats),
         };
         conn.connection
@@ -113,7 +136,14 @@ impl Conn {
         &mut self,
         make: impl FnOnce(RequestId) -> ClientMessage,
     ) -> Result<RequestId, String> {
-        self.connection.send(make).await.map_err(|e| e.chain())
+        let sent = self.connection.send(make).await;
+        self.broken |= sent.is_err();
+        sent.map_err(|e| e.chain())
+    }
+
+    /// Whether the connection is gone (sending or receiving failed).
+    pub(crate) fn is_broken(&self) -> bool {
+        self.broken
     }
 
     /// Sends a request and waits for its reply (messages before it are kept for
@@ -145,8 +175,9 @@ impl Conn {
 
     /// The next message from the server, peeked at.
     pub(crate) async fn recv(&mut self) -> Result<Incoming, String> {
-        let text = self.connection.recv_text().await.map_err(|e| e.chain())?;
-        Incoming::peek(&text)
+        let text = self.connection.recv_text().await;
+        self.broken |= text.is_err();
+        Incoming::peek(&text.map_err(|e| e.chain())?)
     }
 }
 
@@ -185,6 +216,12 @@ mod tests {
             Incoming::YourTurn
         );
         assert_eq!(peek(r#"{"type":"spectators","count":2}"#), Incoming::Other);
+        assert_eq!(
+            peek(
+                r#"{"type":"snapshot","you":"white","room":{"seq":9,"turns":["C4:C5,D5","pass"]}}"#
+            ),
+            Incoming::Snapshot { turns: 2 }
+        );
         assert!(Incoming::peek("{").is_err());
     }
 }

@@ -27,6 +27,8 @@ use crate::Stop;
 const SLOW_TURN: Duration = Duration::from_millis(250);
 /// How long a room keeps trying to play a turn after its connections dropped.
 const GIVE_UP: Duration = Duration::from_secs(60);
+/// A turn not done after this long is reported on standard error.
+const STALLED: Duration = Duration::from_secs(20);
 /// The wait between two tries to enter a room again.
 const REENTER_WAIT: Duration = Duration::from_millis(100);
 use crate::net::{Conn, Incoming};
@@ -152,7 +154,14 @@ pub(crate) async fn play(
             Ok(false) => {
                 plan.stats.game_finished();
                 played.push(table.finish().await);
-                table = match Table::set_up(&plan).await {
+                let mut set_up = Table::set_up(&plan).await;
+                // With --reconnect, a node that went away meanwhile is not the end.
+                let tried = Instant::now();
+                while plan.reconnect && set_up.is_err() && tried.elapsed() < GIVE_UP {
+                    tokio::time::sleep(REENTER_WAIT).await;
+                    set_up = Table::set_up(&plan).await;
+                }
+                table = match set_up {
                     Ok(table) => table,
                     Err(why) => {
                         plan.stats.error(why);
@@ -221,6 +230,8 @@ struct Table {
     game: Game,
     /// Turns acknowledged.
     acked: usize,
+    /// The request of the turn being played, once sent.
+    in_flight: Option<RequestId>,
     /// Turns on their way to the spectators.
     fanout: Arc<Fanout>,
     /// The spectators' tasks.
@@ -285,6 +296,7 @@ impl Table {
             lists: plan.legal_turns,
             game: Game::new(Variant::Standard),
             acked: 0,
+            in_flight: None,
             fanout,
             spectators,
         })
@@ -303,6 +315,7 @@ impl Table {
             .map_err(|e| format!("a legal turn was refused by the rules: {e}"))?
             .is_none();
         self.fanout.expect(number, plan.spectators);
+        self.in_flight = None;
         let sent = Instant::now();
         let mut exchanged = self.exchange(plan, turn, number, goes_on, sent).await;
         while plan.reconnect && sent.elapsed() < GIVE_UP {
@@ -328,11 +341,21 @@ impl Table {
         Ok(goes_on || !acknowledged)
     }
 
-    /// Both players enter the room again, each on the first server that takes them;
+    /// The players whose connections dropped enter the room again, each on the first
+    /// server that takes them (one whose connection holds is followed to wherever the
+    /// room runs by its server: entering again would take its seat from itself);
     /// answers how many turns the room has had.
     async fn reenter(&mut self, plan: &Plan) -> Result<usize, String> {
         let mut turns = 0;
-        for (player, token) in self.players.iter_mut().zip(&self.tokens) {
+        let to_move = self.game.to_move() as usize;
+        for (color, (player, token)) in self.players.iter_mut().zip(&self.tokens).enumerate() {
+            if !player.is_broken() {
+                continue;
+            }
+            if color == to_move {
+                // Its request went with the old connection.
+                self.in_flight = None;
+            }
             let (conn, played) = plan
                 .reenter(|id| ClientMessage::Join {
                     id,
@@ -367,11 +390,25 @@ impl Table {
         } else {
             (black, white)
         };
-        let id = mover.send(|id| ClientMessage::Play { id, turn }).await?;
+        // A mover whose connection held has its request in flight still: its answer
+        // comes once the room runs again.
+        let id = match self.in_flight.filter(|_| !mover.is_broken()) {
+            Some(id) => id,
+            None => mover.send(|id| ClientMessage::Play { id, turn }).await?,
+        };
+        self.in_flight = Some(id);
         let (mut acked, mut own, mut seen, mut answerable) =
             (false, false, false, !(self.lists && goes_on));
+        let stalled = tokio::time::sleep_until(sent + STALLED);
+        tokio::pin!(stalled);
         while !(acked && own && seen && answerable) {
             tokio::select! {
+                () = &mut stalled, if !stalled.is_elapsed() => {
+                    eprintln!(
+                        "room {} turn {number}: waited {STALLED:?}: ack {acked}, own turn_played {own}, opponent's {seen}",
+                        self.room
+                    );
+                }
                 incoming = mover.recv(), if !(acked && own) => match incoming? {
                     Incoming::Reply { id: reply } if reply == id => {
                         acked = true;
@@ -386,6 +423,8 @@ impl Table {
                         own = true;
                         plan.stats.latency(Measure::Own, sent.elapsed());
                     }
+                    // The room moved and the server sent the room as it stands.
+                    Incoming::Snapshot { turns } if turns >= number => own = true,
                     _ => {}
                 },
                 incoming = opponent.recv(), if !(seen && answerable) => match incoming? {
@@ -396,6 +435,10 @@ impl Table {
                     Incoming::YourTurn if seen => {
                         answerable = true;
                         plan.stats.latency(Measure::YourTurn, sent.elapsed());
+                    }
+                    Incoming::Snapshot { turns } if turns >= number => {
+                        seen = true;
+                        answerable = true;
                     }
                     _ => {}
                 },
@@ -435,6 +478,9 @@ impl Watching {
         loop {
             match conn.recv().await {
                 Ok(Incoming::Turn { number }) => self.fanout.arrived(number, &self.plan.stats),
+                Ok(Incoming::Snapshot { turns }) => {
+                    self.fanout.missed_through(turns, &self.plan.stats);
+                }
                 Ok(Incoming::GameOver) => return,
                 Ok(_) => {}
                 Err(why) => {

@@ -553,12 +553,7 @@ impl Connection {
                     // event both in what the member got on entering and after it.
                     Some(seq) if seq <= membership.last_seq => Ok(()),
                     // An event was lost on the way from another node: start afresh.
-                    Some(seq)
-                        if seq > membership.last_seq + 1
-                            && same_incarnation(seq, membership.last_seq) =>
-                    {
-                        self.resync(1).await
-                    }
+                    Some(seq) if !follows(membership.last_seq, seq) => self.resync(1).await,
                     seq => {
                         if let Some(seq) = seq {
                             membership.last_seq = seq;
@@ -630,9 +625,11 @@ impl Connection {
     }
 }
 
-/// Whether two event numbers are of the same incarnation of their room (its high half).
-fn same_incarnation(a: Seq, b: Seq) -> bool {
-    a >> 32 == b >> 32
+/// Whether event `seq` comes right after event `last`: the next of the same
+/// incarnation of the room (the high half), or the first of a later one (a relay may
+/// pass on the events of the node that took the room over before it closes).
+fn follows(last: Seq, seq: Seq) -> bool {
+    seq == last + 1 || (seq >> 32 > last >> 32 && seq & u64::from(u32::MAX) == 1)
 }
 
 /// Completes when the server shuts down (or the signal's sender is gone).
@@ -770,6 +767,22 @@ mod tests {
         let _ = room.record().await.unwrap();
         assert_eq!(room.summary().spectators, 0);
         drop(sam);
+    }
+
+    #[test]
+    fn an_event_follows_the_last_or_starts_a_later_incarnation() {
+        let (first, second) = (1 << 32, 2 << 32);
+        assert!(follows(first + 4, first + 5));
+        assert!(!follows(first + 4, first + 6), "one was lost");
+        assert!(
+            follows(first + 4, second + 1),
+            "the room was loaded again elsewhere"
+        );
+        assert!(
+            !follows(first + 4, second + 2),
+            "the first of the new load was lost"
+        );
+        assert!(follows(second, second + 1), "a snapshot before any event");
     }
 
     #[tokio::test]

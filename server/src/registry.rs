@@ -346,8 +346,10 @@ impl Registry {
 
     /// Room `id` as the lobby shows it; read from the database if it is not running.
     pub(crate) async fn summary(&self, id: &str) -> Result<RoomSummary, ErrorCode> {
-        if let Some(handle) = self.running(id) {
-            return Ok(handle.summary());
+        if let Some(handle) = self.running(id)
+            && let Ok(summary) = handle.current_summary().await
+        {
+            return Ok(summary);
         }
         let row = self.context().store.summary(id).await;
         let row = row.map_err(|e| storage_failed(&e))?;
@@ -388,8 +390,8 @@ impl Registry {
         Ok(rows
             .iter()
             .map(|row| match self.running(&row.id) {
-                Some(handle) => handle.summary(),
-                None => elsewhere.remove(&row.id).unwrap_or_else(|| summary_of(row)),
+                Some(handle) if handle.relayed_from().is_none() => handle.summary(),
+                _ => elsewhere.remove(&row.id).unwrap_or_else(|| summary_of(row)),
             })
             .filter(|room| room.status != RoomStatus::Over)
             .collect())

@@ -8,6 +8,7 @@ mod common;
 
 use common::Client;
 use common::database::Database;
+use common::games::{WHITE_CONNECTED, white_connects};
 use common::process::Process;
 use nix::sys::signal::Signal;
 use punct_client::{Entry, NetEvent};
@@ -61,7 +62,7 @@ async fn await_turns(client: &mut Client, turns: usize) {
 /// Plays `turn`, the `n`th from 0, for whichever of `white` and `black` is to move, and
 /// waits until the other has heard of it; answers it as the database writes it.
 async fn play_turn(white: &mut Client, black: &mut Client, n: usize, turn: Turn) -> String {
-    let (mover, other) = if n % 2 == 0 {
+    let (mover, other) = if n.is_multiple_of(2) {
         (white, black)
     } else {
         (black, white)
@@ -145,10 +146,11 @@ async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn(
             room: table.room.clone(),
         },
     );
-    let turns = long_game(20);
+    // A whole game, which White wins by connection in eleven turns.
+    let turns = white_connects(Variant::Standard);
     let mut acknowledged = Vec::new();
     for (n, &turn) in turns.iter().enumerate() {
-        if n == 8 {
+        if n == 5 {
             nodes.remove(0).kill();
         }
         // The first turn after the kill waits for the lease to run out and another
@@ -181,7 +183,9 @@ async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn(
     let (_back, snapshot) = nodes[0].spectator(&table.room).await;
     assert_eq!(snapshot.turns, turns);
     assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
-    assert_eq!(nodes[1].record(&table.room).await.turns, turns);
+    let record = nodes[1].record(&table.room).await;
+    assert_eq!(record.turns, turns);
+    assert_eq!(record.outcome, Some(WHITE_CONNECTED), "the game finished");
 }
 
 #[tokio::test]

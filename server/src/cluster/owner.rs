@@ -159,29 +159,19 @@ fn json(value: &impl Serialize) -> Vec<u8> {
     serde_json::to_vec(value).expect("answers serialise")
 }
 
-/// Publishes room `room`'s events and summaries on its subject until it closes.
+/// Publishes room `room`'s events on its subject until it closes. (Summaries are not
+/// published: a relay asks for one when it is wanted, which is rarely.)
 pub(crate) async fn publish(
     client: async_nats::Client,
     room: RoomHandle,
     mut events: broadcast::Receiver<Arc<Event>>,
 ) {
     let subject = wire::room_subject(room.id());
-    let mut summaries = room.summaries();
-    let mut summaries_open = true;
     loop {
-        let news = tokio::select! {
-            event = events.recv() => match event {
-                Ok(event) => News::Event(event.to_wire()),
-                Err(broadcast::error::RecvError::Lagged(_)) => News::Gap,
-                Err(broadcast::error::RecvError::Closed) => break,
-            },
-            changed = summaries.changed(), if summaries_open => match changed {
-                Ok(()) => News::Summary(summaries.borrow_and_update().clone()),
-                Err(_) => {
-                    summaries_open = false;
-                    continue;
-                }
-            },
+        let news = match events.recv().await {
+            Ok(event) => News::Event(event.to_wire()),
+            Err(broadcast::error::RecvError::Lagged(_)) => News::Gap,
+            Err(broadcast::error::RecvError::Closed) => break,
         };
         let _ = client.publish(subject.clone(), json(&news).into()).await;
     }

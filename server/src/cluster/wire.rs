@@ -1,7 +1,7 @@
 //! What nodes say to each other over NATS, as JSON: requests to the node that runs a
 //! room, their answers, and the news it publishes on the room's subject.
 
-use punct_protocol::{ClientMessage, Role, RoomSnapshot, RoomSummary, Seats, Seq};
+use punct_protocol::{ClientMessage, Role, RoomSnapshot, Seats, Seq};
 use punct_rules::Color;
 use serde::{Deserialize, Serialize};
 
@@ -108,8 +108,6 @@ pub(crate) struct Event {
 pub(crate) enum News {
     /// An event for every member.
     Event(Event),
-    /// The room's summary changed.
-    Summary(RoomSummary),
     /// The publisher fell behind the room and lost events: relays start afresh.
     Gap,
     /// The room closed there.

@@ -209,6 +209,9 @@ impl Room {
                 let _ = reply.send(done);
             }
             Command::Leave { conn } => self.leave(conn),
+            Command::Summary { reply } => {
+                let _ = reply.send(self.summary());
+            }
             Command::Record { reply } => {
                 let _ = reply.send(self.record());
             }

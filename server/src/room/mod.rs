@@ -106,7 +106,8 @@ pub(crate) struct RoomHandle {
     id: Arc<str>,
     /// Where commands go.
     commands: mpsc::Sender<Command>,
-    /// The room as the lobby shows it, kept current by the actor.
+    /// The room as the lobby shows it, kept current by the actor (a relay's stays as
+    /// it was when the relay started: ask with [`RoomHandle::current_summary`]).
     summary: watch::Receiver<RoomSummary>,
     /// For a room another node runs, relayed here: that node.
     relayed_from: Option<NodeTag>,
@@ -169,6 +170,11 @@ enum Command {
     Leave {
         /// The connection that ended.
         conn: ConnId,
+    },
+    /// The room as the lobby shows it now (asked of a relay: the owner's).
+    Summary {
+        /// Gets the summary.
+        reply: oneshot::Sender<RoomSummary>,
     },
     /// The game record (HTTP).
     Record {
@@ -353,19 +359,22 @@ impl RoomHandle {
         self.relayed_from
     }
 
-    /// The room's summary as it changes.
-    pub(crate) fn summaries(&self) -> watch::Receiver<RoomSummary> {
-        self.summary.clone()
-    }
-
     /// The room's id.
     pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
-    /// The room as the lobby shows it.
+    /// The room as the lobby shows it, for a room run here.
     pub(crate) fn summary(&self) -> RoomSummary {
         self.summary.borrow().clone()
+    }
+
+    /// The room as the lobby shows it, run here or relayed.
+    pub(crate) async fn current_summary(&self) -> Result<RoomSummary, RoomClosed> {
+        match self.relayed_from {
+            None => Ok(self.summary()),
+            Some(_) => self.ask(|reply| Command::Summary { reply }).await,
+        }
     }
 
     /// Whether the room has closed: its handle is stale.

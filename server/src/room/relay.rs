@@ -54,7 +54,7 @@ pub(crate) async fn connect(
     };
     let summary: RoomSummary = owner_at.ask(Op::Summary).await?;
     let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
-    let (publish, summary) = watch::channel(summary);
+    let (_, summary) = watch::channel(summary);
     let handle = RoomHandle {
         id: Arc::from(id),
         commands,
@@ -67,7 +67,7 @@ pub(crate) async fn connect(
         tag: owner,
         live: cluster.live(),
     };
-    Ok((handle, relay.run(inbox, news, publish)))
+    Ok((handle, relay.run(inbox, news)))
 }
 
 /// The node that runs the room, as the relay asks it.
@@ -152,7 +152,6 @@ impl Relay {
         mut self,
         mut inbox: mpsc::Receiver<Command>,
         mut news: async_nats::Subscriber,
-        summary: watch::Sender<RoomSummary>,
     ) -> impl Future<Output = ()> + Send + 'static {
         let span =
             tracing::info_span!(parent: None, "relay", room = %self.owner.room, owner = self.tag);
@@ -170,7 +169,7 @@ impl Relay {
                         None => break,
                     },
                     news = news.next() => match news {
-                        Some(message) => if !self.pass_on(&message.payload, &summary) {
+                        Some(message) => if !self.pass_on(&message.payload) {
                             break;
                         },
                         None => break,
@@ -275,19 +274,18 @@ impl Relay {
             Command::Record { reply } => {
                 owner.forward(Op::Record, reply, |record: punct_protocol::Record| record);
             }
+            Command::Summary { reply } => {
+                owner.forward(Op::Summary, reply, |summary: RoomSummary| summary);
+            }
         }
     }
 
     /// Passes on what the owner published; false once the relay must close.
-    fn pass_on(&self, payload: &[u8], summary: &watch::Sender<RoomSummary>) -> bool {
+    fn pass_on(&self, payload: &[u8]) -> bool {
         match serde_json::from_slice::<News>(payload) {
             Ok(News::Event(event)) => {
                 // Nobody here to tell is fine.
                 let _ = self.events.send(Arc::new(Event::from_wire(event)));
-                true
-            }
-            Ok(News::Summary(new)) => {
-                summary.send_replace(new);
                 true
             }
             Ok(News::Gap) => {

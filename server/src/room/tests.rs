@@ -363,3 +363,54 @@ async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_turn_asked_again_after_the_room_moved_is_acknowledged_once() {
+    let table = table(None).await;
+    let first = turn("C4:C5,D5");
+    let played = table.room.play(1, first).await.unwrap().unwrap();
+    // The answer was lost on the way; asked again as a retry, the same turn by the same
+    // player is acknowledged, and not played twice.
+    let again = table.room.act(1, Action::Play(first), true).await.unwrap();
+    assert_eq!(again, Ok(played));
+    assert_eq!(snapshot(&table.room, 1).await.turns, vec![first]);
+    // Not as a first request: then it is out of turn.
+    let refused = table.room.act(1, Action::Play(first), false).await.unwrap();
+    assert_eq!(refused.unwrap_err().code, ErrorCode::NotYourTurn);
+    // Nor is another player's turn, or another turn, taken for it.
+    let refused = table.room.act(2, Action::Play(first), true).await.unwrap();
+    assert!(refused.is_err());
+    // A resignation asked again is acknowledged as done.
+    let resigned = table
+        .room
+        .act(2, Action::Resign, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        table.room.act(2, Action::Resign, true).await.unwrap(),
+        Ok(resigned)
+    );
+    let refused = table.room.act(2, Action::Resign, false).await.unwrap();
+    assert_eq!(refused.unwrap_err().code, ErrorCode::GameOver);
+}
+
+#[tokio::test]
+async fn the_same_connection_joining_again_replaces_nobody() {
+    let table = table(None).await;
+    let mut events = table.room.watch(9, None).await.unwrap().events;
+    drain(&mut events);
+    let [white, _] = table.tokens.clone();
+    table
+        .room
+        .join(1, white, None, true)
+        .await
+        .unwrap()
+        .unwrap();
+    let said = drain(&mut events);
+    assert!(
+        !said.iter().any(|m| matches!(m, ServerMessage::Bye { .. })),
+        "{said:?}"
+    );
+    assert!(table.room.play(1, turn("C4:C5,D5")).await.unwrap().is_ok());
+}

@@ -21,15 +21,18 @@ E13:F14,G15
 I15:J16,K17
 ";
 
+/// How the game of [`white_connects`] ends.
+pub(crate) const WHITE_CONNECTED: Outcome = Outcome::Win {
+    winner: Color::White,
+    reason: WinReason::Connection,
+};
+
 /// The turns of a game that White wins by connection, checked with the rules engine.
 pub(crate) fn white_connects(variant: Variant) -> Vec<Turn> {
     let game = Game::from_record(variant, WHITE_CONNECTS).expect("every turn is legal");
     assert_eq!(
         game.outcome(),
-        Some(Outcome::Win {
-            winner: Color::White,
-            reason: WinReason::Connection
-        }),
+        Some(WHITE_CONNECTED),
         "the last turn wins by connection"
     );
     game.turns().to_vec()
