@@ -155,3 +155,27 @@ async fn json_logs_name_the_connection_and_the_room_on_every_line() {
         assert!(!logged.to_string().contains(&created.token), "{logged}");
     }
 }
+
+#[test]
+fn a_cluster_address_that_is_not_nats_stops_the_start_with_a_reason() {
+    // Something listens there, but says nothing.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("nats://{}", silent.local_addr().unwrap());
+    let output = Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--database",
+            ":memory:",
+            "--cluster",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("did not answer as a NATS server"),
+        "{stderr}"
+    );
+}

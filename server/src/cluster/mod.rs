@@ -35,6 +35,8 @@ use crate::lease::Lease;
 const NODES: &str = "punct-nodes";
 /// The bucket of room claims.
 const CLAIMS: &str = "punct-rooms";
+/// How long joining waits for the NATS server.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Tries to claim a room whose claim changes under the claimer.
 const CLAIM_ATTEMPTS: usize = 3;
 
@@ -98,10 +100,14 @@ impl Cluster {
     /// Joins the cluster whose NATS server is at `url`, with leases of `lease`: makes
     /// the buckets if they are missing, takes a fresh tag and starts renewing it.
     pub(crate) async fn join(url: &str, lease: Duration) -> Result<Cluster, ClusterError> {
-        let client = async_nats::ConnectOptions::new()
+        // A server that accepts the connection but does not speak NATS would hold the
+        // start forever.
+        let connecting = async_nats::ConnectOptions::new()
             .name("punct-server")
-            .connect(url)
+            .connect(url);
+        let client = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
             .await
+            .map_err(|_| ClusterError(format!("{url} did not answer as a NATS server")))?
             .map_err(nats)?;
         let js = jetstream::new(client.clone());
         let nodes = bucket(&js, NODES, lease).await?;
