@@ -224,3 +224,27 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     store.turn("r", 1, 1, turn, None, None).await.unwrap();
     assert_eq!(store.record("r").await.unwrap().unwrap().turns, [turn]);
 }
+
+#[tokio::test]
+async fn a_node_without_its_lease_writes_nothing() {
+    let held = Lease::renewable();
+    held.extend(std::time::Instant::now() + std::time::Duration::from_secs(60));
+    let store = Store::empty().await.with_lease(held.clone());
+    store.create_room(new_room("r1", [None; 2])).await.unwrap();
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store.turn("r1", 0, 1, turn, None, None).await.unwrap();
+
+    held.give_up();
+    let refused = store
+        .turn("r1", 0, 2, "pass".parse().unwrap(), None, None)
+        .await;
+    assert!(matches!(refused, Err(StoreError::Fenced)), "{refused:?}");
+    assert!(matches!(
+        store.create_room(new_room("r2", [None; 2])).await,
+        Err(StoreError::Fenced)
+    ));
+    assert!(matches!(store.load("r1").await, Err(StoreError::Fenced)));
+    // Reads go on, and show nothing was written.
+    assert_eq!(store.record("r1").await.unwrap().unwrap().turns, vec![turn]);
+    assert!(store.summary("r2").await.unwrap().is_none());
+}
