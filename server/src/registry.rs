@@ -149,19 +149,13 @@ impl Registry {
             return running.clone();
         }
         let context = Arc::clone(&self.shared.context);
-        match &self.shared.cluster {
-            None => {
-                let (handle, actor) = RoomHandle::start(setup, context);
-                self.run(table, handle, actor)
-            }
-            Some(cluster) => {
-                // Other nodes' members hear the room's events from the first.
-                let (handle, events, actor) = RoomHandle::start_subscribed(setup, context);
-                let client = cluster.client().clone();
-                tokio::spawn(owner::publish(client, handle.clone(), events));
-                self.run(table, handle, actor)
-            }
+        let (handle, events, actor) = RoomHandle::start_subscribed(setup, context);
+        // In a cluster, other nodes' members hear the room's events from the first.
+        if let Some(cluster) = &self.shared.cluster {
+            let client = cluster.client().clone();
+            tokio::spawn(owner::publish(client, handle.clone(), events));
         }
+        self.run(table, handle, actor)
     }
 
     /// Lists `handle` in `table` and spawns `task`, its actor or relay; the room leaves

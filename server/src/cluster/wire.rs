@@ -21,7 +21,8 @@ pub(crate) fn room_subject(room: &str) -> String {
 pub(crate) const LOBBY_SUBJECT: &str = "punct.lobby";
 
 /// A request to the node that runs `room`, for a member or a request on another node.
-#[derive(Debug, Serialize, Deserialize)]
+/// (No `Debug`: a `Join` holds a secret token.)
+#[derive(Serialize, Deserialize)]
 pub(crate) struct Request {
     /// The room.
     pub(crate) room: String,
@@ -31,7 +32,7 @@ pub(crate) struct Request {
 
 /// What one node asks of a room another runs: the room's commands, with the
 /// connection's id (ids are unique across the cluster: each node's carry its tag).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) enum Op {
     /// The room as the lobby shows it (also: whether it runs there).
     Summary,

@@ -321,8 +321,8 @@ impl Refusal {
 pub(crate) struct RoomClosed;
 
 impl RoomHandle {
-    /// Builds the room of `setup` in `context`; answers its handle and the actor to run
-    /// (the caller spawns it, and learns so when the room has closed).
+    /// [`RoomHandle::start_subscribed`] without the receiver, for tests.
+    #[cfg(test)]
     pub(crate) fn start(
         setup: Setup,
         context: Arc<Context>,
@@ -331,7 +331,9 @@ impl RoomHandle {
         (handle, actor)
     }
 
-    /// [`RoomHandle::start`], with a receiver of every event from the first.
+    /// Builds the room of `setup` in `context`; answers its handle, a receiver of every
+    /// event from the first (for other nodes of a cluster), and the actor to run (the
+    /// caller spawns it, and learns so when the room has closed).
     pub(crate) fn start_subscribed(
         setup: Setup,
         context: Arc<Context>,
