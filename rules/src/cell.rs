@@ -167,6 +167,8 @@ struct Geometry {
     index: [[u8; 19]; 19],
     /// Neighbour of each cell in each direction, `NONE` off the board.
     neighbours: [[u8; 6]; CELL_COUNT],
+    /// The neighbours of each cell as a set, for flood fills.
+    neighbour_sets: [CellSet; CELL_COUNT],
     /// The central hexagon.
     centre: CellSet,
     /// Each side's cells, indexed by `Side as usize`.
@@ -215,6 +217,7 @@ const fn build_geometry() -> Geometry {
         coords: [(0, 0); CELL_COUNT],
         index: [[NONE; 19]; 19],
         neighbours: [[NONE; 6]; CELL_COUNT],
+        neighbour_sets: [CellSet::EMPTY; CELL_COUNT],
         centre: CellSet::EMPTY,
         sides: [CellSet::EMPTY; 6],
     };
@@ -247,7 +250,9 @@ const fn build_geometry() -> Geometry {
             let (dc, dr) = Direction::ALL[d].delta();
             let (nc, nr) = (c as i32 + dc as i32, r as i32 + dr as i32);
             if on_board(nc, nr) {
-                g.neighbours[i][d] = g.index[nc as usize][nr as usize];
+                let n = g.index[nc as usize][nr as usize];
+                g.neighbours[i][d] = n;
+                g.neighbour_sets[i] = g.neighbour_sets[i].with(Cell(n));
             }
             d += 1;
         }
@@ -274,6 +279,13 @@ impl Cell {
         } else {
             None
         }
+    }
+
+    /// The cell with index `index`, read from one of the crate's tables of board cells:
+    /// no check, as turn generation reads thousands of them (an index off the board would
+    /// make the next table look-up panic).
+    pub(crate) const fn from_table(index: u8) -> Cell {
+        Cell(index)
     }
 
     /// Every cell, in canonical order.
@@ -309,6 +321,12 @@ impl Cell {
         }
     }
 
+    /// The indices of the neighbours in each direction of [`Direction::ALL`], `u8::MAX`
+    /// off the board.
+    pub(crate) const fn neighbour_indices(self) -> [u8; 6] {
+        GEOMETRY.neighbours[self.0 as usize]
+    }
+
     /// The cell `dc` columns and `dr` rows away, if on the board.
     pub const fn offset(self, dc: i8, dr: i8) -> Option<Cell> {
         let (c, r) = (self.col() as i32 + dc as i32, self.row() as i32 + dr as i32);
@@ -317,6 +335,11 @@ impl Cell {
         } else {
             None
         }
+    }
+
+    /// The up to six neighbours as a set.
+    pub(crate) const fn neighbour_set(self) -> CellSet {
+        GEOMETRY.neighbour_sets[self.0 as usize]
     }
 
     /// The up to six neighbours.

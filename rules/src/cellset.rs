@@ -13,8 +13,14 @@ impl CellSet {
     pub const EMPTY: CellSet = CellSet([0; 4]);
 
     /// Every cell of the board.
-    pub fn full() -> CellSet {
-        Cell::all().collect()
+    pub const fn full() -> CellSet {
+        let mut words = [0; 4];
+        let mut i = 0;
+        while i < CELL_COUNT {
+            words[i / 64] |= 1 << (i % 64);
+            i += 1;
+        }
+        CellSet(words)
     }
 
     /// This set with `cell` added.
@@ -36,7 +42,13 @@ impl CellSet {
 
     /// Whether `cell` is in the set.
     pub const fn contains(self, cell: Cell) -> bool {
-        self.0[cell.index() / 64] & (1 << (cell.index() % 64)) != 0
+        self.has_index(cell.index() as u8)
+    }
+
+    /// Whether the cell with index `index` is in the set; `false` for indices off the
+    /// board, so that the tables' `u8::MAX` for "no cell" needs no test of its own.
+    pub(crate) const fn has_index(self, index: u8) -> bool {
+        self.0[index as usize / 64] & (1 << (index % 64)) != 0
     }
 
     /// Whether the set is empty.
@@ -78,16 +90,11 @@ impl CellSet {
         let mut reached = seeds.intersection(within);
         let mut frontier = reached;
         while !frontier.is_empty() {
-            let mut next = CellSet::EMPTY;
-            for cell in frontier {
-                for n in cell.neighbours() {
-                    if within.contains(n) && !reached.contains(n) {
-                        reached.insert(n);
-                        next.insert(n);
-                    }
-                }
-            }
-            frontier = next;
+            let around = frontier
+                .iter()
+                .fold(CellSet::EMPTY, |set, cell| set.union(cell.neighbour_set()));
+            frontier = around.intersection(within).difference(reached);
+            reached = reached.union(frontier);
         }
         reached
     }

@@ -255,17 +255,16 @@ impl Game {
     /// the candidates; a replay confirms them, so a hash collision can never end a game.
     fn repetitions(&self) -> usize {
         let now = self.position.hash();
-        let earlier: Vec<usize> = (0..self.turns.len())
-            .filter(|&i| self.hashes[i] == now)
-            .collect();
-        if earlier.len() < 2 {
-            return earlier.len() + 1;
+        let earlier = |i: usize| self.hashes[i] == now;
+        let candidates = (0..self.turns.len()).filter(|&i| earlier(i)).count();
+        if candidates < 2 {
+            return candidates + 1;
         }
         let key = self.position.repetition_key();
         let mut replay = self.start.clone();
         let mut count = 1;
         for (i, &turn) in self.turns.iter().enumerate() {
-            if earlier.contains(&i) && replay.repetition_key() == key {
+            if earlier(i) && replay.repetition_key() == key {
                 count += 1;
             }
             replay

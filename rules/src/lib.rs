@@ -11,7 +11,10 @@
 //!   which cells a piece covers and where its PÜNCT is (section 2).
 //! - [`Position`]: every piece in play with its level, the stacks they form, reserves,
 //!   free and frozen pieces, bridges; legal turn generation, the legality check of one
-//!   turn and applying it (section 3). Generation and the check share one landing rule.
+//!   turn and applying it (section 3), and the Zobrist hash that turns keep. Generation
+//!   (`position/generate.rs`) and the check share one landing rule
+//!   (`position/landing.rs`); generating into a kept buffer, counting, checking and
+//!   playing a turn allocate nothing (`tests/allocation.rs`).
 //! - [`Game`]: a position with its history; decides the end of the game in the order of
 //!   section 4, including repetition; reads and writes game records.
 //! - [`Turn`]: a turn and its notation (section 5); [`IllegalTurn`] says why a turn was

@@ -120,19 +120,43 @@ impl Kind {
         }
     }
 
-    /// The path from the PÜNCT to each minor dot in orientation `orient`, as steps. For
-    /// the end-PÜNCT kinds the first minor dot is the middle of the piece.
+    /// The shape of the piece around its PÜNCT: in orientation `o`, the first minor dot
+    /// is one step from the PÜNCT in direction `o` (`Direction::ALL[o]`), the second one
+    /// step in direction `o` turned by `turn` × 60° from the PÜNCT or, for the end-PÜNCT
+    /// kinds, from the first minor dot, which is the middle of the piece.
+    pub(crate) const fn shape(self) -> Shape {
+        let (from_first, turn) = match self {
+            Kind::StraightMiddle => (false, 3),
+            Kind::StraightEnd => (true, 0),
+            Kind::AngularCorner => (false, 2),
+            Kind::AngularLeft => (true, 1),
+            Kind::AngularRight => (true, 5),
+            Kind::Triangle => (false, 1),
+        };
+        Shape { from_first, turn }
+    }
+
+    /// The path from the PÜNCT to each minor dot in orientation `orient`, as steps.
     const fn paths(self, orient: u8) -> [[Option<Direction>; 2]; 2] {
         let d = Direction::ALL[orient as usize];
-        match self {
-            Kind::StraightMiddle => [[Some(d), None], [Some(d.opposite()), None]],
-            Kind::StraightEnd => [[Some(d), None], [Some(d), Some(d)]],
-            Kind::AngularCorner => [[Some(d), None], [Some(d.rotate(2)), None]],
-            Kind::AngularLeft => [[Some(d), None], [Some(d), Some(d.rotate(1))]],
-            Kind::AngularRight => [[Some(d), None], [Some(d), Some(d.rotate(5))]],
-            Kind::Triangle => [[Some(d), None], [Some(d.rotate(1)), None]],
+        let shape = self.shape();
+        let second = d.rotate(shape.turn);
+        if shape.from_first {
+            [[Some(d), None], [Some(d), Some(second)]]
+        } else {
+            [[Some(d), None], [Some(second), None]]
         }
     }
+}
+
+/// Where a kind's second minor dot lies: see [`Kind::shape`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    /// Whether the second minor dot is a step from the first rather than from the PÜNCT.
+    pub(crate) from_first: bool,
+    /// How many sixths of a turn, counter-clockwise, from the first minor dot's direction
+    /// to the second's.
+    pub(crate) turn: u8,
 }
 
 impl fmt::Display for Kind {
@@ -141,11 +165,23 @@ impl fmt::Display for Kind {
     }
 }
 
-const NONE: u8 = u8::MAX;
+/// Marks "no cell" in the tables: a dot off the board.
+pub(crate) const NONE: u8 = u8::MAX;
+
+/// The minor cells of one kind, as cell indices by PÜNCT cell index and orientation, in
+/// the order of [`Placement::minor_dots`]; `[NONE, NONE]` where a dot would be off the
+/// board or the orientation is not one of the kind's. A cell's six orientations are
+/// side by side: generation reads them together.
+pub(crate) type MinorTable = [[[u8; 2]; 6]; CELL_COUNT];
 
 /// Minor cells of every kind, orientation and PÜNCT cell, `NONE` where a dot would be off
 /// the board. Computed at compile time.
-static MINORS: [[[[u8; 2]; CELL_COUNT]; 6]; 6] = build_minors();
+static MINORS: [MinorTable; 6] = build_minors();
+
+/// The minor cells of every placement of `kind`: what turn generation walks.
+pub(crate) fn minor_table(kind: Kind) -> &'static MinorTable {
+    &MINORS[kind as usize]
+}
 
 const fn walk(from: Cell, path: [Option<Direction>; 2]) -> u8 {
     let mut cell = from;
@@ -162,8 +198,8 @@ const fn walk(from: Cell, path: [Option<Direction>; 2]) -> u8 {
     cell.index() as u8
 }
 
-const fn build_minors() -> [[[[u8; 2]; CELL_COUNT]; 6]; 6] {
-    let mut table = [[[[NONE; 2]; CELL_COUNT]; 6]; 6];
+const fn build_minors() -> [MinorTable; 6] {
+    let mut table = [[[[NONE; 2]; 6]; CELL_COUNT]; 6];
     let mut k = 0;
     while k < 6 {
         let kind = Kind::ALL[k];
@@ -178,7 +214,7 @@ const fn build_minors() -> [[[[u8; 2]; CELL_COUNT]; 6]; 6] {
                 };
                 let (a, b) = (walk(punct, paths[0]), walk(punct, paths[1]));
                 if a != NONE && b != NONE {
-                    table[k][o as usize][c] = [a, b];
+                    table[k][c][o as usize] = [a, b];
                 }
                 c += 1;
             }
@@ -206,12 +242,22 @@ impl Placement {
     /// The placement of `kind` with its PÜNCT on `punct` in orientation `orient`, if all
     /// its dots are on the board.
     pub fn new(kind: Kind, punct: Cell, orient: u8) -> Option<Placement> {
-        let minors = MINORS[kind as usize].get(orient as usize)?[punct.index()];
+        let minors = *MINORS[kind as usize][punct.index()].get(orient as usize)?;
         (orient < kind.orientations() && minors[0] != NONE).then_some(Placement {
             kind,
             punct,
             orient,
         })
+    }
+
+    /// The placement of `kind` with its PÜNCT on `punct` in orientation `orient`, which
+    /// the caller has found on the board in [`minor_table`].
+    pub(crate) const fn on_board(kind: Kind, punct: Cell, orient: u8) -> Placement {
+        Placement {
+            kind,
+            punct,
+            orient,
+        }
     }
 
     /// The placement whose PÜNCT is `punct` and whose minor dots are `minors` (in either
@@ -226,7 +272,7 @@ impl Placement {
     pub fn of_kind(kind: Kind, punct: Cell, minors: [Cell; 2]) -> Option<Placement> {
         let want = [minors[0].index() as u8, minors[1].index() as u8];
         (0..kind.orientations()).find_map(|orient| {
-            let [a, b] = MINORS[kind as usize][orient as usize][punct.index()];
+            let [a, b] = MINORS[kind as usize][punct.index()][orient as usize];
             (a != NONE && (want == [a, b] || want == [b, a])).then_some(Placement {
                 kind,
                 punct,
@@ -259,8 +305,8 @@ impl Placement {
 
     /// The minor dots' cells; for the end-PÜNCT kinds the middle dot comes first.
     pub fn minor_dots(self) -> [Cell; 2] {
-        let [a, b] = MINORS[self.kind as usize][self.orient as usize][self.punct.index()];
-        [cell(a), cell(b)]
+        let [a, b] = MINORS[self.kind as usize][self.punct.index()][self.orient as usize];
+        [Cell::from_table(a), Cell::from_table(b)]
     }
 
     /// The minor dots' cells in canonical (column, row) order.
@@ -290,8 +336,4 @@ impl Placement {
     pub fn touches_centre(self) -> bool {
         self.cells().into_iter().any(Cell::is_central)
     }
-}
-
-fn cell(index: u8) -> Cell {
-    Cell::from_index(index as usize).expect("table holds board cells only")
 }

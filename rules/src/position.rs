@@ -4,6 +4,11 @@ use std::fmt;
 
 use crate::{CELL_COUNT, Cell, CellSet, Color, IllegalTurn, Kind, Line, Placement, Side, Turn};
 
+mod generate;
+mod landing;
+
+use landing::{Refusal, Surface};
+
 /// The two games of the rulebook.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -211,31 +216,22 @@ pub struct Position {
     placed: [[Option<Placed>; PIECES_PER_PLAYER]; 2],
     /// Code of the piece owning the topmost dot of each cell (`PieceId::code`), 0 if empty.
     top: [u8; CELL_COUNT],
+    /// Level of the topmost dot of each cell, 0 if empty, kept in step with `top`: the
+    /// heights every landing is judged on, without a look at the pieces.
+    height: [u8; CELL_COUNT],
+    /// For each piece in play, the code of the dot right under each of its dots (in the
+    /// order of `Placement::cells`), 0 for none. What lies under a dot cannot move or be
+    /// covered by anything else while the dot is there, so this stays true until the
+    /// piece is lifted, and lifting it uncovers its cells without a search. Indexed
+    /// `[color][slot]`.
+    under: [[[u8; 3]; PIECES_PER_PLAYER]; 2],
     /// Cells whose topmost dot belongs to each player, kept in step with `top` so the
     /// connection check needs no scan.
     visible: [CellSet; 2],
-    /// Zobrist-style hash of what makes positions equal for repetition.
+    /// Zobrist hash of what makes positions equal for repetition: the keys of the
+    /// pieces in play and of the side to move, combined by exclusive or. `put`, `lift`
+    /// and `apply` keep it, a key in or out at a time.
     hash: u64,
-}
-
-/// What lies on the board once one piece is lifted: the heights a landing is judged on.
-struct Surface<'a> {
-    /// The position with the piece still on it.
-    position: &'a Position,
-    /// The lifted piece's cells, and the topmost remaining dot of each (code, level).
-    lifted: [(Cell, u8, u8); 3],
-}
-
-impl Surface<'_> {
-    /// Height of the topmost dot at `cell` and its owner.
-    fn top(&self, cell: Cell) -> (u8, Option<Color>) {
-        for &(c, code, level) in &self.lifted {
-            if c == cell {
-                return (level, PieceId::from_code(code).map(PieceId::color));
-            }
-        }
-        self.position.height_and_owner(cell)
-    }
 }
 
 impl Position {
@@ -246,6 +242,8 @@ impl Position {
             to_move: Color::White,
             placed: [[None; PIECES_PER_PLAYER]; 2],
             top: [0; CELL_COUNT],
+            height: [0; CELL_COUNT],
+            under: [[[0; 3]; PIECES_PER_PLAYER]; 2],
             visible: [CellSet::EMPTY; 2],
             hash: 0,
         }
@@ -263,7 +261,22 @@ impl Position {
 
     /// A hash of what makes two positions the same for repetition: every piece's owner,
     /// kind, cells, PÜNCT and level, and the side to move. (Reserves follow from the
-    /// pieces on the board.)
+    /// pieces on the board.) It is a Zobrist hash, kept up to date by every turn played
+    /// rather than computed when asked, so asking costs nothing: [`Game`](crate::Game)
+    /// finds repetitions with it, and a search can key a transposition table by it.
+    ///
+    /// ```
+    /// use punct_rules::{Position, Variant};
+    /// let (mut a, mut b) = (Position::new(Variant::Basic), Position::new(Variant::Basic));
+    /// for turn in ["C4:C5,D5", "J14:J15,K15", "E4:E5,F5"] {
+    ///     a.play(turn.parse()?)?;
+    /// }
+    /// for turn in ["E4:E5,F5", "J14:J15,K15", "C4:C5,D5"] {
+    ///     b.play(turn.parse()?)?;
+    /// }
+    /// assert_eq!(a.hash(), b.hash()); // the same triangles, whichever came first
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
     pub const fn hash(&self) -> u64 {
         self.hash
     }
@@ -310,17 +323,26 @@ impl Position {
 
     /// Level of the topmost dot of `cell`, 0 if it has none.
     pub fn height(&self, cell: Cell) -> u8 {
-        self.height_and_owner(cell).0
+        self.height[cell.index()]
     }
 
-    fn height_and_owner(&self, cell: Cell) -> (u8, Option<Color>) {
-        match PieceId::from_code(self.top[cell.index()]) {
-            None => (0, None),
-            Some(id) => (
-                self.placed[id.color as usize][id.slot as usize].map_or(0, |p| p.level),
-                Some(id.color),
-            ),
-        }
+    /// Where `piece`, which is in play, stands.
+    fn placement(&self, piece: PieceId) -> Placement {
+        self.placed(piece)
+            .expect("only pieces in play stand somewhere")
+            .placement
+    }
+
+    /// The codes of the dots right under `piece`'s, in the order of its cells.
+    fn under(&self, piece: PieceId) -> [u8; 3] {
+        self.under[piece.color as usize][piece.slot as usize]
+    }
+
+    /// Level of the piece with code `code`, 0 for none.
+    fn level_of(&self, code: u8) -> u8 {
+        PieceId::from_code(code)
+            .and_then(|id| self.placed(id))
+            .map_or(0, |p| p.level)
     }
 
     /// Every dot in `cell`, topmost first. A stack may have gaps under a bridge.
@@ -336,14 +358,6 @@ impl Position {
             .collect();
         dots.sort_by_key(|d| std::cmp::Reverse(d.level));
         dots
-    }
-
-    /// The topmost dot of `cell` other than `lifted`'s, as (code, level).
-    fn top_without(&self, cell: Cell, lifted: PieceId) -> (u8, u8) {
-        self.pieces()
-            .filter(|&(id, p)| id != lifted && p.placement.cells().contains(&cell))
-            .max_by_key(|(_, p)| p.level)
-            .map_or((0, 0), |(id, p)| (id.code(), p.level))
     }
 
     /// Whether some piece other than `lifted` has a dot on the ground in `cell`.
@@ -372,13 +386,8 @@ impl Position {
     pub fn bridge_gap(&self, piece: PieceId) -> Option<Cell> {
         let placed = self.placed(piece)?;
         let middle = placed.placement.bridge_middle()?;
-        let below = self
-            .stack(middle)
-            .into_iter()
-            .filter(|d| d.level < placed.level)
-            .map(|d| d.level)
-            .max()
-            .unwrap_or(0);
+        // The middle dot is the second of the piece's cells.
+        let below = self.level_of(self.under(piece)[1]);
         (below + 1 < placed.level).then_some(middle)
     }
 
@@ -431,65 +440,35 @@ impl Position {
         }
     }
 
-    fn surface(&self, lifted: PieceId) -> Surface<'_> {
-        let cells = self
-            .placed(lifted)
-            .expect("only pieces in play are lifted")
-            .placement
-            .cells();
-        Surface {
-            position: self,
-            lifted: cells.map(|c| {
-                let (code, level) = self.top_without(c, lifted);
-                (c, code, level)
-            }),
-        }
-    }
-
-    /// The level `placement` lands at for the side to move once `lifted` is off the
-    /// board (RULES.md 3.3), or why it cannot land.
-    fn landing(
+    /// Why `to` cannot land on `surface`, from which `lifted` was taken, in terms of
+    /// cells.
+    fn refusal(
         &self,
-        surface: &Surface<'_>,
+        surface: &Surface,
         lifted: PieceId,
         to: Placement,
-    ) -> Result<u8, IllegalTurn> {
+        refusal: Refusal,
+    ) -> IllegalTurn {
         let [p, middle, far] = to.cells();
-        let (k, owner) = surface.top(p);
-        let (h_middle, _) = surface.top(middle);
-        let (h_far, _) = surface.top(far);
-        let kind = to.kind();
-        if kind.punct_in_middle() && h_middle == h_far && h_middle > k {
-            // Ends raised around a lower PÜNCT: the PÜNCT would not rest on a piece.
-            return Err(IllegalTurn::CannotBridge(kind));
-        }
-        if k == 0 {
-            if h_middle == 0 && h_far == 0 {
-                return Ok(1);
-            }
-            return Err([middle, far]
+        match refusal {
+            Refusal::CannotBridge => IllegalTurn::CannotBridge(to.kind()),
+            Refusal::Raised => [middle, far]
                 .into_iter()
-                .find(|&c| surface.top(c).0 > 0 && !self.ground_taken(c, Some(lifted)))
-                .map_or(IllegalTurn::PunctUnsupported(p), IllegalTurn::UnderBridge));
+                .find(|&c| {
+                    surface.height(c.index() as u8) > 0 && !self.ground_taken(c, Some(lifted))
+                })
+                .map_or(IllegalTurn::PunctUnsupported(p), IllegalTurn::UnderBridge),
+            Refusal::PunctOnOpponent => IllegalTurn::PunctOnOpponent(p),
+            Refusal::Uneven {
+                minor,
+                expected,
+                found,
+            } => IllegalTurn::UnevenLanding {
+                cell: [middle, far][minor],
+                expected,
+                found,
+            },
         }
-        if owner != Some(self.to_move) {
-            return Err(IllegalTurn::PunctOnOpponent(p));
-        }
-        for (cell, h, is_middle) in [(middle, h_middle, true), (far, h_far, false)] {
-            if h == k || (h < k && is_middle && kind.can_bridge()) {
-                continue;
-            }
-            return Err(if h < k && kind == Kind::Triangle {
-                IllegalTurn::CannotBridge(kind)
-            } else {
-                IllegalTurn::UnevenLanding {
-                    cell,
-                    expected: k,
-                    found: h,
-                }
-            });
-        }
-        Ok(k + 1)
     }
 
     /// Checks `turn` for the side to move and says what it does, without applying it.
@@ -540,7 +519,12 @@ impl Position {
                 if placement == start.placement {
                     return Err(IllegalTurn::NullMove);
                 }
-                let level = self.landing(&self.surface(piece), piece, placement)?;
+                let mut surface = Surface::new(self);
+                surface.lift(self, piece);
+                let [punct, a, b] = placement.cells().map(|c| c.index() as u8);
+                let level = surface
+                    .landing(kind, punct, [a, b])
+                    .map_err(|r| self.refusal(&surface, piece, placement, r))?;
                 Ok(Action::Move {
                     piece,
                     from,
@@ -587,131 +571,37 @@ impl Position {
         self.hash ^= SIDE_KEY;
     }
 
+    /// Takes `piece`, which is free, off the board: its cells show what it covered.
     fn lift(&mut self, piece: PieceId) {
         let placed = self.placed(piece).expect("lifted pieces are in play");
         self.hash ^= piece_key(piece, placed);
-        for cell in placed.placement.cells() {
-            let (code, _) = self.top_without(cell, piece);
-            self.set_top(cell, code);
+        for (cell, code) in placed.placement.cells().into_iter().zip(self.under(piece)) {
+            self.set_top(cell, code, self.level_of(code));
         }
         self.placed[piece.color as usize][piece.slot as usize] = None;
     }
 
+    /// Puts `piece` on top of `placement`'s cells at `level`.
     fn put(&mut self, piece: PieceId, placement: Placement, level: u8) {
         let placed = Placed { placement, level };
         self.placed[piece.color as usize][piece.slot as usize] = Some(placed);
         self.hash ^= piece_key(piece, placed);
-        for cell in placement.cells() {
-            self.set_top(cell, piece.code());
+        let cells = placement.cells();
+        self.under[piece.color as usize][piece.slot as usize] = cells.map(|c| self.top[c.index()]);
+        for cell in cells {
+            self.set_top(cell, piece.code(), level);
         }
     }
 
-    fn set_top(&mut self, cell: Cell, code: u8) {
+    fn set_top(&mut self, cell: Cell, code: u8, level: u8) {
         self.top[cell.index()] = code;
+        self.height[cell.index()] = level;
         for color in Color::ALL {
             self.visible[color as usize].remove(cell);
         }
         if let Some(id) = PieceId::from_code(code) {
             self.visible[id.color as usize].insert(cell);
         }
-    }
-
-    /// Calls `f` with every legal turn of the side to move other than `pass`, and stops
-    /// early when it returns `false`.
-    pub(crate) fn for_each_action(&self, mut f: impl FnMut(Action) -> bool) {
-        let mover = self.to_move;
-        let reserve = self.reserve(mover);
-        let barred = self.centre_barred();
-        for kind in Kind::ALL {
-            if reserve.count(kind) == 0 {
-                continue;
-            }
-            for placement in Placement::all(kind) {
-                let cells = placement.cells();
-                if cells.iter().all(|c| self.top[c.index()] == 0)
-                    && !(barred && cells.iter().any(|c| c.is_central()))
-                    && !f(Action::Drop(placement))
-                {
-                    return;
-                }
-            }
-        }
-        for piece in PieceId::all(mover).filter(|&id| self.is_free(id)) {
-            let start = self
-                .placed(piece)
-                .expect("free pieces are in play")
-                .placement;
-            let surface = self.surface(piece);
-            let from = start.punct();
-            let destinations = std::iter::once(from)
-                .chain(crate::Direction::ALL.into_iter().flat_map(|d| from.ray(d)));
-            for to in destinations {
-                for orient in 0..piece.kind().orientations() {
-                    let Some(placement) = Placement::new(piece.kind(), to, orient) else {
-                        continue;
-                    };
-                    if placement == start {
-                        continue;
-                    }
-                    if let Ok(level) = self.landing(&surface, piece, placement) {
-                        let action = Action::Move {
-                            piece,
-                            from,
-                            to: placement,
-                            level,
-                        };
-                        if !f(action) {
-                            return;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Every legal turn of the side to move: `[pass]` when there is no other.
-    pub fn legal_turns(&self) -> Vec<Turn> {
-        let mut turns = Vec::new();
-        self.for_each_action(|a| {
-            turns.push(a.turn());
-            true
-        });
-        if turns.is_empty() {
-            turns.push(Turn::Pass);
-        }
-        turns
-    }
-
-    pub(crate) fn legal_actions(&self) -> Vec<Action> {
-        let mut actions = Vec::new();
-        self.for_each_action(|a| {
-            actions.push(a);
-            true
-        });
-        if actions.is_empty() {
-            actions.push(Action::Pass);
-        }
-        actions
-    }
-
-    /// Number of legal turns of the side to move (a forced `pass` counts as one).
-    pub fn count_legal_turns(&self) -> usize {
-        let mut n = 0;
-        self.for_each_action(|_| {
-            n += 1;
-            true
-        });
-        n.max(1)
-    }
-
-    /// Whether the side to move has a legal turn other than `pass`.
-    pub fn has_legal_turn(&self) -> bool {
-        let mut any = false;
-        self.for_each_action(|_| {
-            any = true;
-            false
-        });
-        any
     }
 
     /// What makes positions equal for repetition, exactly: side to move and every piece's
@@ -743,9 +633,12 @@ fn pack(piece: PieceId, p: Placed) -> u32 {
         | (p.level as u32) << 16
 }
 
+/// Zobrist key of Black to move.
 const SIDE_KEY: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Hash key of a piece standing somewhere (splitmix64 of its packed description).
+/// Zobrist key of a piece standing somewhere: splitmix64 of its packed description, as
+/// good as a table of random keys and without one (levels have no bound, so a table
+/// would need a guess at the highest).
 fn piece_key(piece: PieceId, p: Placed) -> u64 {
     let mut z = (pack(piece, p) as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -763,4 +656,18 @@ impl Position {
             .expect("a piece of that kind in reserve");
         self.put(piece, placement, level);
     }
+
+    /// [`Position::hash`] computed afresh from the pieces and the side to move: what the
+    /// hash kept turn by turn must always equal.
+    pub(crate) fn hash_from_scratch(&self) -> u64 {
+        let side = match self.to_move {
+            Color::White => 0,
+            Color::Black => SIDE_KEY,
+        };
+        self.pieces()
+            .fold(side, |hash, (id, p)| hash ^ piece_key(id, p))
+    }
 }
+
+#[cfg(test)]
+mod tests;
