@@ -11,7 +11,7 @@ use punct_protocol::{ClockView, ServerMessage};
 use punct_rules::{Cell, Color, Kind, Placement, Turn};
 
 use crate::session::{Session, Tracker};
-use punct_client::NetEvent;
+use punct_client::{NetEvent, Request};
 use punct_protocol::Action;
 
 /// What the keys do right now.
@@ -23,6 +23,8 @@ pub enum Mode {
     Goto(String, Box<Mode>),
     /// Typing a turn in notation.
     Typing(String),
+    /// Typing a line of chat.
+    Chat(String),
     /// A reserve kind or a piece is chosen: these are its legal turns; the cursor picks a
     /// destination among theirs.
     Destination(Vec<Turn>),
@@ -46,6 +48,8 @@ pub struct App {
     /// The time the view is drawn at: the event loop sets it, tests move it by hand, so
     /// the running clock counts down the same way in both.
     pub now: Instant,
+    /// Whether we asked not to hear the opponent's chat.
+    pub muted: bool,
     /// The last clocks the server sent and when they arrived.
     clock: Option<(ClockView, Instant)>,
 }
@@ -66,6 +70,7 @@ impl App {
             status: String::new(),
             quit: false,
             now: Instant::now(),
+            muted: false,
             clock: None,
         }
     }
@@ -105,8 +110,11 @@ impl App {
             }
             _ => {}
         }
-        // A half-picked turn belongs to the position it was picked in.
-        if self.session().map(|s| s.game.turns().len()) != before {
+        // A half-picked turn belongs to the position it was picked in; a line of chat
+        // being typed does not.
+        if self.session().map(|s| s.game.turns().len()) != before
+            && !matches!(self.mode, Mode::Chat(_))
+        {
             self.mode = Mode::Board;
         }
     }
@@ -199,7 +207,7 @@ impl App {
     }
 
     /// Handles one key; returns the request to send, if the key makes one.
-    pub fn on_key(&mut self, key: KeyEvent) -> Option<Action> {
+    pub fn on_key(&mut self, key: KeyEvent) -> Option<Request> {
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
             self.quit = true;
             return None;
@@ -210,8 +218,19 @@ impl App {
         request
     }
 
-    fn step(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Action>) {
+    fn step(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Request>) {
         match (mode, key) {
+            (Mode::Chat(_), KeyCode::Esc) => (Mode::Board, None),
+            (Mode::Chat(mut text), KeyCode::Backspace) => {
+                text.pop();
+                (Mode::Chat(text), None)
+            }
+            (Mode::Chat(text), KeyCode::Enter) if text.trim().is_empty() => (Mode::Board, None),
+            (Mode::Chat(text), KeyCode::Enter) => (Mode::Board, Some(Request::Chat(text))),
+            (Mode::Chat(mut text), KeyCode::Char(c)) => {
+                text.push(c);
+                (Mode::Chat(text), None)
+            }
             (Mode::Goto(text, then), KeyCode::Enter) => {
                 match text.parse::<Cell>() {
                     Ok(cell) => self.cursor = cell,
@@ -238,7 +257,7 @@ impl App {
                 (Mode::Typing(common_prefix(&matches).unwrap_or(text)), None)
             }
             (Mode::Typing(text), KeyCode::Enter) => match self.typed_turn(&text) {
-                Some(turn) => (Mode::Board, Some(Action::Play(turn))),
+                Some(turn) => (Mode::Board, Some(Action::Play(turn).into())),
                 None => {
                     self.status = self.typing_hint(&text);
                     (Mode::Typing(text), None)
@@ -253,7 +272,7 @@ impl App {
                 (Mode::Rotation(turns, next), None)
             }
             (Mode::Rotation(turns, i), KeyCode::Enter) => {
-                let request = turns.get(i).map(|&t| Action::Play(t));
+                let request = turns.get(i).map(|&t| Action::Play(t).into());
                 (Mode::Board, request)
             }
             (Mode::Rotation(..) | Mode::Destination(_), KeyCode::Esc) => (Mode::Board, None),
@@ -276,14 +295,16 @@ impl App {
     }
 
     /// Keys of the board and destination modes: cursor, picking, game requests.
-    fn board_key(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Action>) {
-        let request = match key {
+    fn board_key(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Request>) {
+        let action = match key {
             KeyCode::Up | KeyCode::Down | KeyCode::Left | KeyCode::Right => {
                 self.cursor = step_cursor(self.cursor, key);
                 None
             }
             KeyCode::Char('g') => return (Mode::Goto(String::new(), Box::new(mode)), None),
             KeyCode::Char('t') => return (Mode::Typing(String::new()), None),
+            KeyCode::Char('c') => return (Mode::Chat(String::new()), None),
+            KeyCode::Char('m') => return (mode, self.mute()),
             KeyCode::Char(digit @ '1'..='6') => {
                 let kind = Kind::ALL[usize::from(digit as u8 - b'1')];
                 let drops: Vec<Turn> = self
@@ -334,7 +355,22 @@ impl App {
             KeyCode::Esc => return (Mode::Board, None),
             _ => None,
         };
-        (mode, request)
+        (mode, action.map(Request::Action))
+    }
+
+    /// `m`: a player stops hearing the opponent's chat, or hears it again.
+    fn mute(&mut self) -> Option<Request> {
+        if self.session().and_then(Session::color).is_none() {
+            self.status = "muting is for the players".into();
+            return None;
+        }
+        self.muted = !self.muted;
+        self.status = if self.muted {
+            "the opponent's chat is muted (m: hear it again)".into()
+        } else {
+            "the opponent's chat is heard again".into()
+        };
+        Some(Request::Mute(self.muted))
     }
 }
 

@@ -55,7 +55,7 @@ pub async fn run(
                 if let (Some(turn), Some(current)) = (turn, current)
                     && current == started_at && tracker.my_turn()
                 {
-                    link.requests.send(Action::Play(turn)).context("the connection has ended")?;
+                    link.requests.send(Action::Play(turn).into()).context("the connection has ended")?;
                     sent_at = Some(current);
                 }
             }

@@ -7,6 +7,8 @@
 //!   connection per room that reconnects by itself and resumes from the last event seen.
 //! - [`session`]: the room as the client knows it, with the game replayed by the rules
 //!   crate from the turns the server reports.
+//! - [`account`]: the session file that keeps `punct login`'s sessions, and asking for
+//!   a password.
 //! - [`seats`]: the seat file that keeps seat tokens between runs, and getting a seat.
 //! - [`script`]: scripted play and watching, events out as JSON lines.
 //! - [`bot`]: the engine playing a seat online.
@@ -16,6 +18,7 @@
 //! - [`ui`]: drawing the lobby and the room view with ratatui.
 //! - [`tui`]: the terminal itself: raw mode, the event loop, restoring on exit or panic.
 
+pub mod account;
 pub mod app;
 pub mod bot;
 pub mod lobby;

@@ -162,6 +162,8 @@ impl CreateForm {
             visibility: Visibility::Public,
             clock,
             computer: None,
+            name: None,
+            rated: false,
         })
     }
 }

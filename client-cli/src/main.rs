@@ -7,15 +7,19 @@
 //! `punct rules match` plays the computer against itself from the start instead.
 //!
 //! `punct play`, `punct watch` and `punct bot` talk to a server (see README.md beside
-//! this crate); their work is in the `punct_cli` library.
+//! this crate), as the account `punct login` signed in to when there is one; their work
+//! is in the `punct_cli` library.
 
 use std::io::{self, IsTerminal, Read, Write};
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use punct_cli::account::{self, SessionBook};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
 use punct_cli::{bot as online_bot, lobby, script, tui};
 use punct_client::{Client, Entry, Server};
@@ -23,7 +27,7 @@ use punct_engine::Engine;
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
 use punct_protocol::{CreateRoom, SeatChoice, TimeControl, Visibility};
-use punct_rules::{Diagram, DiagramStyle, Game, Variant, perft, perft_divide};
+use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
 /// Play and analyse PÜNCT.
 #[derive(Parser, Debug)]
@@ -46,6 +50,27 @@ enum Command {
     Watch(WatchArgs),
     /// Let the computer play a seat on a server.
     Bot(BotArgs),
+    /// Sign in to a server (or register with --register); play, watch and bot then act
+    /// for the account.
+    Login(LoginArgs),
+    /// Sign out of a server and forget the session.
+    Logout(ServerArgs),
+    /// Print the username signed in to on a server, or "not signed in".
+    Whoami(ServerArgs),
+}
+
+/// `punct login`.
+#[derive(Args, Debug)]
+struct LoginArgs {
+    /// The server.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The account's username; asked for without it.
+    #[arg(long)]
+    username: Option<String>,
+    /// Register a new account instead of signing in to one.
+    #[arg(long)]
+    register: bool,
 }
 
 /// Where the server is.
@@ -64,12 +89,37 @@ struct ServerArgs {
     /// stalled server is given up on, never waited for forever.
     #[arg(long, env = "PUNCT_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
     timeout: Duration,
+    /// The directory of the session file kept by `punct login`
+    /// [default: $XDG_CONFIG_HOME/punct].
+    #[arg(long, env = "PUNCT_CONFIG_DIR", value_name = "DIR")]
+    config_dir: Option<PathBuf>,
 }
 
 impl ServerArgs {
-    /// A client of the server: every request times out, so a stalled server never
-    /// freezes the terminal.
-    fn client(&self) -> anyhow::Result<Client> {
+    /// A client of the server, signed in with the session `punct login` saved for it if
+    /// there is one; with the account's username.
+    fn client(&self) -> anyhow::Result<(Client, Option<String>)> {
+        let client = self.anonymous()?;
+        let Some(book) = self.sessions() else {
+            return Ok((client, None));
+        };
+        Ok(match book.find(&client.server().to_string())? {
+            Some(session) => (client.with_session(&session.token), Some(session.username)),
+            None => (client, None),
+        })
+    }
+
+    /// The session file, if there is a place for one.
+    fn sessions(&self) -> Option<SessionBook> {
+        self.config_dir
+            .clone()
+            .or_else(SessionBook::default_dir)
+            .map(SessionBook::in_dir)
+    }
+
+    /// A client of the server, not signed in: every request times out, so a stalled
+    /// server never freezes the terminal.
+    fn anonymous(&self) -> anyhow::Result<Client> {
         let (first, others) = self.server.split_first().expect("clap requires one");
         let mut builder = Client::builder(first.clone())
             .also(others.iter().cloned())
@@ -116,6 +166,14 @@ struct SeatArgs {
     /// The seat file that keeps seat tokens [default: $XDG_DATA_HOME/punct/seats.json].
     #[arg(long, env = "PUNCT_SEATS", value_name = "FILE")]
     seats: Option<PathBuf>,
+    /// The name to play under, shown to everyone, when not signed in (a signed-in player
+    /// plays under their username).
+    #[arg(long)]
+    name: Option<String>,
+    /// With --create: a rated game, which changes both players' ratings (signed in
+    /// only, against another signed-in player).
+    #[arg(long, requires = "create")]
+    rated: bool,
 }
 
 /// `punct play`.
@@ -192,6 +250,9 @@ enum RulesCommand {
         /// Print the count after each first turn (`TURN COUNT`) before the total.
         #[arg(long)]
         divide: bool,
+        /// Count on this many threads, each taking the next first turn not yet counted.
+        #[arg(long, default_value_t = NonZeroUsize::MIN)]
+        threads: NonZeroUsize,
     },
     /// Print `to-move white`, `to-move black` or the result of the game.
     Status(PositionArgs),
@@ -275,6 +336,9 @@ fn main() -> ExitCode {
         Command::Play(args) => online(play(args)),
         Command::Watch(args) => online(watch(args)),
         Command::Bot(args) => online(bot(args)),
+        Command::Login(args) => online(login(args)),
+        Command::Logout(args) => online(logout(args)),
+        Command::Whoami(args) => online(whoami(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -310,24 +374,23 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
             position,
             depth,
             divide,
+            threads,
         } => {
             let game = position.game()?;
+            let counts = perft_on_threads(&game, depth, threads);
             if divide {
-                let counts = perft_divide(&game, depth);
                 for (turn, count) in &counts {
                     writeln!(out, "{turn} {count}")?;
                 }
-                // With no first turn (depth 0, or the game over) the sum says nothing:
-                // perft itself knows that the empty sequence counts at depth 0.
-                let total = if counts.is_empty() {
-                    perft(&game, depth)
-                } else {
-                    counts.iter().map(|(_, n)| n).sum()
-                };
-                writeln!(out, "{total}")?;
-            } else {
-                writeln!(out, "{}", perft(&game, depth))?;
             }
+            // With no first turn (depth 0, or the game over) the sum says nothing: perft
+            // itself knows that the empty sequence counts at depth 0.
+            let total = if counts.is_empty() {
+                perft(&game, depth)
+            } else {
+                counts.iter().map(|(_, n)| n).sum()
+            };
+            writeln!(out, "{total}")?;
         }
         RulesCommand::Status(args) => {
             let game = args.game()?;
@@ -349,6 +412,42 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// [`perft_divide`](punct_rules::perft_divide) on `threads` threads: each plays the next
+/// first turn not yet taken and counts the sequences after it, so that a first turn
+/// with many moves after it does not leave the other threads idle.
+fn perft_on_threads(game: &Game, depth: u32, threads: NonZeroUsize) -> Vec<(Turn, u64)> {
+    if depth == 0 || game.is_over() {
+        return Vec::new();
+    }
+    let turns = game.legal_turns();
+    let next = AtomicUsize::new(0);
+    let mut counts = vec![0; turns.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.get())
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&turn) = turns.get(index) else {
+                            return done;
+                        };
+                        let mut after = game.clone();
+                        after.play(turn).expect("generated turns are legal");
+                        done.push((index, perft(&after, depth - 1)));
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            for (index, count) in worker.join().expect("a perft thread panicked") {
+                counts[index] = count;
+            }
+        }
+    });
+    turns.into_iter().zip(counts).collect()
 }
 
 /// Plays a match, printing a line per game as it ends, then the totals.
@@ -458,9 +557,12 @@ impl SeatArgs {
             .map(SeatBook::at)
     }
 
-    /// What to ask the server for.
-    fn request(&self) -> SeatRequest {
-        SeatRequest {
+    /// What to ask the server for, as `account` if signed in.
+    fn request(&self, account: Option<String>) -> anyhow::Result<SeatRequest> {
+        if self.rated && account.is_none() {
+            anyhow::bail!("a rated game is for signed-in players: punct login first");
+        }
+        Ok(SeatRequest {
             room: self.room.clone(),
             token: self.token.clone(),
             create: self.create.map(|variant| CreateRoom {
@@ -477,13 +579,19 @@ impl SeatArgs {
                 },
                 clock: self.clock,
                 computer: self.computer,
+                rated: self.rated,
+                ..CreateRoom::default()
             }),
-        }
+            name: self.name.clone(),
+            account,
+        })
     }
 
-    /// Gets the seat, printing it as the first JSON line for scripts.
-    async fn obtain(&self, server: &Client) -> anyhow::Result<SavedSeat> {
-        let seat = punct_cli::seats::obtain(server, &self.request(), self.book().as_ref()).await?;
+    /// Gets the seat, as `account` if signed in, printing it as the first JSON line for
+    /// scripts.
+    async fn obtain(&self, server: &Client, account: Option<String>) -> anyhow::Result<SavedSeat> {
+        let request = self.request(account)?;
+        let seat = punct_cli::seats::obtain(server, &request, self.book().as_ref()).await?;
         script::print_line(&mut io::stdout().lock(), &script::seat_line(&seat))?;
         Ok(seat)
     }
@@ -491,23 +599,14 @@ impl SeatArgs {
 
 /// `punct play`.
 async fn play(args: PlayArgs) -> anyhow::Result<()> {
-    let server = args.server.client()?;
+    let (server, account) = args.server.client()?;
     let Some(path) = &args.script else {
+        let request = args.seat.request(account)?;
         if args.seat.room.is_none() && args.seat.create.is_none() {
-            return tui::lobby(server, args.seat.book()).await;
+            return tui::lobby(server, args.seat.book(), request).await;
         }
-        let seat =
-            punct_cli::seats::obtain(&server, &args.seat.request(), args.seat.book().as_ref())
-                .await?;
-        return tui::room(
-            server,
-            Entry::Seat {
-                room: seat.room,
-                token: seat.token,
-            },
-            args.seat.book(),
-        )
-        .await;
+        let seat = punct_cli::seats::obtain(&server, &request, args.seat.book().as_ref()).await?;
+        return tui::room(server, seat.entry(), args.seat.book()).await;
     };
     let text = if path.as_os_str() == "-" {
         let mut text = String::new();
@@ -523,7 +622,7 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
     if args.seat.room.is_none() && args.seat.create.is_none() {
         anyhow::bail!("--script needs --room or --create");
     }
-    let seat = args.seat.obtain(&server).await?;
+    let seat = args.seat.obtain(&server, account).await?;
     script::play(
         &server,
         seat,
@@ -537,7 +636,7 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
 /// `punct watch`.
 async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     let entry = Entry::Watch { room: args.room };
-    let server = args.server.client()?;
+    let (server, _) = args.server.client()?;
     if args.json {
         let link = punct_client::connect(server, entry);
         script::watch(link, &mut io::stdout().lock()).await
@@ -548,15 +647,9 @@ async fn watch(args: WatchArgs) -> anyhow::Result<()> {
 
 /// `punct bot`.
 async fn bot(args: BotArgs) -> anyhow::Result<()> {
-    let server = args.server.client()?;
-    let seat = args.seat.obtain(&server).await?;
-    let link = punct_client::connect(
-        server,
-        Entry::Seat {
-            room: seat.room,
-            token: seat.token,
-        },
-    );
+    let (server, account) = args.server.client()?;
+    let seat = args.seat.obtain(&server, account).await?;
+    let link = punct_client::connect(server, seat.entry());
     let per_turn = Duration::from_millis(args.ms_per_turn);
     online_bot::run(
         link,
@@ -565,6 +658,71 @@ async fn bot(args: BotArgs) -> anyhow::Result<()> {
         &mut io::stdout().lock(),
     )
     .await
+}
+
+/// `punct login`: asks for what is missing, signs in (or registers), and saves the
+/// session, never the password.
+async fn login(args: LoginArgs) -> anyhow::Result<()> {
+    let server = args.server.anonymous()?;
+    let book = args
+        .server
+        .sessions()
+        .ok_or_else(|| anyhow::anyhow!("no place for the session: give --config-dir"))?;
+    let username = match args.username {
+        Some(username) => username,
+        None => account::prompt("username: ")?.trim().to_owned(),
+    };
+    let password = account::prompt_password("password: ")?;
+    let session = if args.register {
+        server.register(&username, &password).await?
+    } else {
+        server.sign_in(&username, &password).await?
+    };
+    let name = session.username.clone();
+    book.save(&server.server().to_string(), session)?;
+    println!("signed in as {name}");
+    Ok(())
+}
+
+/// `punct logout`: signs the saved session out on the server, then forgets it.
+async fn logout(args: ServerArgs) -> anyhow::Result<()> {
+    let server = args.anonymous()?;
+    let key = server.server().to_string();
+    let Some(book) = args.sessions() else {
+        println!("not signed in");
+        return Ok(());
+    };
+    let Some(session) = book.find(&key)? else {
+        println!("not signed in");
+        return Ok(());
+    };
+    match server.with_session(&session.token).sign_out().await {
+        // Ended already: there is nothing left to sign out.
+        Ok(()) | Err(punct_client::Error::Refused { status: 401, .. }) => {}
+        // Kept, so that signing out can be tried again.
+        Err(e) => return Err(e.into()),
+    }
+    book.forget(&key)?;
+    println!("signed out of {key}");
+    Ok(())
+}
+
+/// `punct whoami`: the username the saved session is signed in to, as the server says.
+async fn whoami(args: ServerArgs) -> anyhow::Result<()> {
+    let (server, account) = args.client()?;
+    if account.is_none() {
+        println!("not signed in");
+        return Ok(());
+    }
+    match server.signed_in().await {
+        Ok(me) => println!("{}", me.username),
+        Err(punct_client::Error::Refused { status: 401, .. }) => {
+            eprintln!("punct: the saved session has ended; punct login signs in again");
+            println!("not signed in");
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -587,7 +745,7 @@ mod tests {
         };
         assert_eq!(args.server.server.len(), 2);
         assert_eq!(
-            args.server.client().unwrap().server().to_string(),
+            args.server.anonymous().unwrap().server().to_string(),
             "http://a:8080"
         );
         assert!(Cli::try_parse_from(["punct", "watch", "--room", "r"]).is_err());

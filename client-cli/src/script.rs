@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::seats::{SavedSeat, SeatBook};
 use crate::session::{Session, Tracker};
-use punct_client::{Client, Entry, Link, NetEvent};
+use punct_client::{Client, Link, NetEvent};
 use punct_protocol::Action;
 
 /// One line of a script.
@@ -85,7 +85,7 @@ pub async fn play(
     steps: &[Step],
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let mut link = punct_client::connect(server.clone(), entry(&seat));
+    let mut link = punct_client::connect(server.clone(), seat.entry());
     let mut tracker = Tracker::default();
     let mut next = 0;
     // The step sent and not yet done, with the number of turns played when it was sent.
@@ -138,9 +138,15 @@ pub async fn play(
                 (Some(Step::Rematch), Some(room)) => {
                     // The colour the room gave, which a seat from `--token` only guesses.
                     let color = tracker.session.as_ref().and_then(Session::color);
-                    seat = crate::seats::rematch_seat(server, &room, color, &seat.token, book)?;
+                    seat = crate::seats::rematch_seat(
+                        server,
+                        &room,
+                        color,
+                        seat.token.as_deref(),
+                        book,
+                    )?;
                     print_line(out, &seat_line(&seat))?;
-                    link = punct_client::connect(server.clone(), entry(&seat));
+                    link = punct_client::connect(server.clone(), seat.entry());
                     tracker = Tracker::default();
                     waiting = None;
                     next += 1;
@@ -148,7 +154,7 @@ pub async fn play(
                 (Some(Step::Rematch), None) if waiting.is_none() => {
                     waiting = Some((Step::Rematch, turns));
                     link.requests
-                        .send(Action::Rematch)
+                        .send(Action::Rematch.into())
                         .context("the connection has ended")?;
                 }
                 (Some(Step::Rematch), None) => {}
@@ -177,18 +183,10 @@ pub async fn play(
         };
         waiting = Some((steps[next], turns));
         link.requests
-            .send(request)
+            .send(request.into())
             .context("the connection has ended")?;
     }
     bail!("the connection has ended")
-}
-
-/// How a seat enters its room.
-fn entry(seat: &SavedSeat) -> Entry {
-    Entry::Seat {
-        room: seat.room.clone(),
-        token: seat.token.clone(),
-    }
 }
 
 /// Prints every event of a room until the game ends.

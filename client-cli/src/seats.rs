@@ -2,11 +2,14 @@
 //! game after closing the program.
 //!
 //! A JSON array of `{"server","room","color","token"}` objects, at `$PUNCT_SEATS`, else
-//! `$XDG_DATA_HOME/punct/seats.json`, else `~/.local/share/punct/seats.json`.
+//! `$XDG_DATA_HOME/punct/seats.json`, else `~/.local/share/punct/seats.json`. A seat the
+//! signed-in account holds needs no token: it is taken again by signing in.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use punct_client::Entry;
+use punct_protocol::{CreateRoom, TakeSeat};
 use punct_rules::Color;
 use serde::{Deserialize, Serialize};
 
@@ -19,8 +22,19 @@ pub struct SavedSeat {
     pub room: String,
     /// The seat's colour.
     pub color: Color,
-    /// The secret seat token.
-    pub token: String,
+    /// The secret seat token; none for a seat entered with the account that holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl SavedSeat {
+    /// How a connection enters this seat.
+    pub fn entry(&self) -> Entry {
+        Entry::Seat {
+            room: self.room.clone(),
+            token: self.token.clone(),
+        }
+    }
 }
 
 /// The seat file at a path.
@@ -99,11 +113,18 @@ pub struct SeatRequest {
     /// The seat token, when known.
     pub token: Option<String>,
     /// Create a room instead, with these settings.
-    pub create: Option<punct_protocol::CreateRoom>,
+    pub create: Option<CreateRoom>,
+    /// The name to play under in a room created or a seat taken, for a player who is not
+    /// signed in.
+    pub name: Option<String>,
+    /// The account the client is signed in to: a seat it holds is entered without a
+    /// token.
+    pub account: Option<String>,
 }
 
 /// Gets a seat as asked: creates a room, uses the given token, a token from the seat
-/// book, or takes the room's free seat. New seats are recorded in the book.
+/// book, the seat the signed-in account holds, or takes the room's free seat. New seats
+/// are recorded in the book.
 pub async fn obtain(
     server: &punct_client::Client,
     request: &SeatRequest,
@@ -111,7 +132,13 @@ pub async fn obtain(
 ) -> anyhow::Result<SavedSeat> {
     let name = server.server().to_string();
     let granted = match (&request.create, &request.room, &request.token) {
-        (Some(create), None, None) => server.create_room(create).await?,
+        (Some(create), None, None) => {
+            let create = CreateRoom {
+                name: request.name.clone(),
+                ..create.clone()
+            };
+            server.create_room(&create).await?
+        }
         (None, Some(room), Some(token)) => {
             // The colour is learnt from the snapshot; White is only a placeholder.
             let color = book
@@ -123,14 +150,25 @@ pub async fn obtain(
                 server: name,
                 room: room.clone(),
                 color,
-                token: token.clone(),
+                token: Some(token.clone()),
             });
         }
         (None, Some(room), None) => {
             if let Some(saved) = book.map(|b| b.find(&name, room)).transpose()?.flatten() {
                 return Ok(saved);
             }
-            server.take_seat(room).await?
+            if let Some(color) = account_seat(server, room, request.account.as_deref()).await? {
+                return Ok(SavedSeat {
+                    server: name,
+                    room: room.clone(),
+                    color,
+                    token: None,
+                });
+            }
+            let take = TakeSeat {
+                name: request.name.clone(),
+            };
+            server.take_seat_as(room, &take).await?
         }
         _ => anyhow::bail!("give either --create, or --room (with or without --token)"),
     };
@@ -138,7 +176,7 @@ pub async fn obtain(
         server: name,
         room: granted.room,
         color: granted.color,
-        token: granted.token,
+        token: Some(granted.token),
     };
     if let Some(book) = book {
         book.save(seat.clone())?;
@@ -146,13 +184,35 @@ pub async fn obtain(
     Ok(seat)
 }
 
-/// The seat of a rematch: the same token in the new room, with the other colour (the
-/// server swaps them). It is recorded in the book, so `--room` finds it again.
+/// The seat `account` holds in `room`, if it holds one.
+async fn account_seat(
+    server: &punct_client::Client,
+    room: &str,
+    account: Option<&str>,
+) -> anyhow::Result<Option<Color>> {
+    let Some(account) = account else {
+        return Ok(None);
+    };
+    let summary = server.room(room).await?;
+    Ok(Color::ALL.into_iter().find(|&color| {
+        summary
+            .players
+            .get(color)
+            .player
+            .account
+            .as_deref()
+            .is_some_and(|holder| holder.eq_ignore_ascii_case(account))
+    }))
+}
+
+/// The seat of a rematch: the same token (or account) in the new room, with the other
+/// colour (the server swaps them). A seat with a token is recorded in the book, so
+/// `--room` finds it again.
 pub fn rematch_seat(
     server: &punct_client::Client,
     room: &str,
     old_color: Option<Color>,
-    token: &str,
+    token: Option<&str>,
     book: Option<&SeatBook>,
 ) -> anyhow::Result<SavedSeat> {
     let seat = SavedSeat {
@@ -160,9 +220,9 @@ pub fn rematch_seat(
         room: room.to_owned(),
         // Only a placeholder without the old colour: the snapshot tells.
         color: old_color.map_or(Color::White, Color::opponent),
-        token: token.to_owned(),
+        token: token.map(str::to_owned),
     };
-    if let Some(book) = book {
+    if let (Some(book), Some(_)) = (book, &seat.token) {
         book.save(seat.clone())?;
     }
     Ok(seat)
@@ -181,7 +241,7 @@ mod tests {
             server: "http://h:1".into(),
             room: room.into(),
             color: Color::Black,
-            token: token.into(),
+            token: Some(token.into()),
         };
         book.save(seat("r1", "old")).unwrap();
         book.save(seat("r2", "other")).unwrap();

@@ -1,7 +1,7 @@
 //! What a client knows of its room, kept up to date from the server's messages.
 
 use anyhow::{Context, bail};
-use punct_protocol::{Role, RoomSnapshot, Seats, ServerMessage};
+use punct_protocol::{ChatLine, RatingChanges, Role, RoomSnapshot, Seats, ServerMessage};
 use punct_rules::{Color, Game, Outcome};
 
 use punct_client::NetEvent;
@@ -29,7 +29,16 @@ pub struct Session {
     pub rematch_offer: Option<Color>,
     /// The rematch's room, once both players asked for it.
     pub rematch: Option<String>,
+    /// Whether the game changes the players' ratings.
+    pub rated: bool,
+    /// Once a rated game is over: what it did to both ratings.
+    pub ratings: Option<RatingChanges>,
+    /// The recent chat we hear, oldest first (at most [`CHAT_KEPT`] lines).
+    pub chat: Vec<ChatLine>,
 }
+
+/// How many lines of chat are kept, as many as the server sends in a snapshot.
+pub const CHAT_KEPT: usize = 100;
 
 impl Session {
     /// The room of a snapshot, replaying its turns.
@@ -44,11 +53,14 @@ impl Session {
             you,
             outcome: room.outcome.or(game.outcome()),
             game,
-            players: room.players,
+            players: room.players.clone(),
             spectators: room.spectators,
             draw_offer: room.draw_offer,
             rematch_offer: room.rematch_offer,
             rematch: room.rematch.clone(),
+            rated: room.rated,
+            ratings: room.ratings.clone(),
+            chat: room.chat.clone(),
         })
     }
 
@@ -100,10 +112,19 @@ impl Session {
             ServerMessage::Resumed {
                 players,
                 spectators,
+                chat,
                 ..
             } => {
-                self.players = *players;
+                self.players = players.clone();
                 self.spectators = *spectators;
+                // Chat is not replayed: these are the recent lines, whatever was missed.
+                self.chat = chat.clone();
+            }
+            ServerMessage::Ratings { changes, .. } => self.ratings = Some(changes.clone()),
+            ServerMessage::Chat { line } => {
+                self.chat.push(line.clone());
+                let over = self.chat.len().saturating_sub(CHAT_KEPT);
+                self.chat.drain(..over);
             }
             // Replies and private messages carry no room state; new event kinds are shown
             // by the callers as they are.

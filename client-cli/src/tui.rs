@@ -13,8 +13,13 @@ use crate::session::Session;
 use punct_client::{Client, Entry};
 
 /// The lobby on the terminal: lists the rooms, refreshed every few seconds, until the
-/// user creates, joins or watches one, then that room's view.
-pub async fn lobby(server: Client, book: Option<SeatBook>) -> anyhow::Result<()> {
+/// user creates, joins or watches one, then that room's view. Seats are asked for as in
+/// `seats` (its name and account; the room or settings come from the lobby).
+pub async fn lobby(
+    server: Client,
+    book: Option<SeatBook>,
+    seats: SeatRequest,
+) -> anyhow::Result<()> {
     let mut keys = read_keys();
     let mut terminal = ratatui::init();
     let _restore = Restore;
@@ -50,19 +55,16 @@ pub async fn lobby(server: Client, book: Option<SeatBook>) -> anyhow::Result<()>
             }
             Some(Action::Join(room)) => SeatRequest {
                 room: Some(room),
-                ..SeatRequest::default()
+                ..seats.clone()
             },
             Some(Action::Create(create)) => SeatRequest {
                 create: Some(create),
-                ..SeatRequest::default()
+                ..seats.clone()
             },
         };
         match crate::seats::obtain(&server, &request, book.as_ref()).await {
             Ok(seat) => {
-                let entry = Entry::Seat {
-                    room: seat.room,
-                    token: seat.token,
-                };
+                let entry = seat.entry();
                 return room_view(&mut terminal, keys, server, entry, book.as_ref()).await;
             }
             // A room filled or gone since the list was fetched: say so, stay.
@@ -136,11 +138,8 @@ async fn room_view(
         }
         if let (Some(next), Entry::Seat { token, .. }) = (app.rematch_room(), &entry) {
             let color = app.session().and_then(Session::color);
-            let seat = crate::seats::rematch_seat(&server, next, color, token, book)?;
-            entry = Entry::Seat {
-                room: seat.room,
-                token: seat.token,
-            };
+            let seat = crate::seats::rematch_seat(&server, next, color, token.as_deref(), book)?;
+            entry = seat.entry();
             link = punct_client::connect(server.clone(), entry.clone());
             app = App::new();
         }

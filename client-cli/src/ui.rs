@@ -1,7 +1,7 @@
 //! Drawing the room view with ratatui: the board where the rules crate's diagram puts
 //! it, and a panel with the players, reserves, the inspected stack, turns and help.
 
-use punct_protocol::{RoomStatus, SeatChoice, SeatView};
+use punct_protocol::{ChatLine, RatingView, RoomStatus, SeatChoice, SeatView};
 use punct_rules::{BoardLayout, Cell, Color, Kind, Turn, cell_symbol};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -15,7 +15,11 @@ use crate::lobby::{Field, Lobby};
 
 /// The keys, shown on the last line.
 const HELP: &str = "arrows/g: cursor  1-6: drop kind  Enter: piece/destination/confirm  r: rotate  \
-                    t: type  p: pass  R: resign  D/A/X: offer/accept/decline draw  C: claim win  M: rematch  q: quit";
+                    t: type  p: pass  R: resign  D/A/X: offer/accept/decline draw  C: claim win  M: rematch  \
+                    c: chat  m: mute  q: quit";
+
+/// The lines of chat shown at most, in the pane under the panel.
+const CHAT_SHOWN: u16 = 5;
 
 /// The lobby's keys, shown on the last line.
 const LOBBY_HELP: &str =
@@ -42,18 +46,21 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
         lines.push(Line::from("  no open or live rooms: c creates one"));
     }
     for (i, room) in lobby.rooms.iter().enumerate() {
-        let seat = |color: Color, view: SeatView| {
+        let seat = |color: Color, view: &SeatView| {
             let state = match (view.taken, view.connected) {
                 (false, _) => "free",
                 (true, true) => "online",
                 (true, false) => "away",
             };
-            format!("{color} {state}")
+            match &view.player.name {
+                Some(name) => format!("{name} ({color}, {state})"),
+                None => format!("{color} {state}"),
+            }
         };
         let players = format!(
             "{}, {}",
-            seat(Color::White, room.players.white),
-            seat(Color::Black, room.players.black)
+            seat(Color::White, &room.players.white),
+            seat(Color::Black, &room.players.black)
         );
         let status = match room.status {
             RoomStatus::Open => "open",
@@ -132,14 +139,37 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
     ])
     .areas(main);
     draw_board(app, &layout, board, frame.buffer_mut());
+    let chat = app.session().map_or(&[][..], |s| &s.chat[..]);
+    // The chat pane shows once there is chat, or while a line is typed.
+    let chat_height = if chat.is_empty() && !matches!(app.mode, Mode::Chat(_)) {
+        0
+    } else {
+        CHAT_SHOWN + 2
+    };
+    let [panel, chat_pane] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(chat_height)]).areas(panel);
     frame.render_widget(
         Paragraph::new(panel_lines(app))
             .block(Block::bordered().title(" punct "))
             .wrap(Wrap { trim: false }),
         panel,
     );
+    let rows = chat_rows(chat, usize::from(chat_pane.width.saturating_sub(2)));
+    let shown = rows.len().saturating_sub(usize::from(CHAT_SHOWN));
+    frame.render_widget(
+        Paragraph::new(
+            rows[shown..]
+                .iter()
+                .cloned()
+                .map(Line::from)
+                .collect::<Vec<_>>(),
+        )
+        .block(Block::bordered().title(" chat ")),
+        chat_pane,
+    );
     let input = match &app.mode {
         Mode::Typing(text) => format!("turn> {text}   {}", app.typing_hint(text)),
+        Mode::Chat(text) => format!("say> {}   Enter sends, Esc cancels", plain(text)),
         Mode::Goto(text, _) => format!("go to cell> {text}"),
         Mode::Destination(turns) => format!(
             "{} legal turns: pick a highlighted cell, Enter",
@@ -235,8 +265,28 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
         Some(color) => format!("you play {color}"),
         None => "you watch".to_owned(),
     };
-    lines.push(Line::from(format!("{you}  spectators: {}", s.spectators)));
-    for color in Color::ALL {
+    let rated = if s.rated { "  rated" } else { "" };
+    lines.push(Line::from(format!(
+        "{you}{rated}  spectators: {}",
+        s.spectators
+    )));
+    // Names padded alike, so that the states and clocks line up.
+    let who = Color::ALL.map(|color| match &s.players.get(color).player {
+        punct_protocol::Player {
+            name: Some(name),
+            account,
+        } => {
+            let mark = if account.is_some() {
+                " (signed in)"
+            } else {
+                ""
+            };
+            format!("{}{mark}  ", plain(name))
+        }
+        _ => String::new(),
+    });
+    let width = who.iter().map(|w| w.chars().count()).max().unwrap_or(0);
+    for (color, who) in Color::ALL.into_iter().zip(who) {
         let seat = s.players.get(color);
         let state = match (seat.taken, seat.connected) {
             (false, _) => "seat free",
@@ -248,7 +298,14 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
             Some(ms) => format!("  {}", clock_text(ms)),
             None => String::new(),
         };
-        lines.push(Line::from(format!("{color:<5}: {state:<9}{clock}")));
+        let muted = if app.muted && s.color() == Some(color.opponent()) {
+            "  muted"
+        } else {
+            ""
+        };
+        lines.push(Line::from(format!(
+            "{color:<5}: {who:<width$}{state:<9}{clock}{muted}"
+        )));
     }
     if let Some(increment) = app.increment() {
         lines.push(Line::from(format!(
@@ -262,6 +319,16 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
         _ => format!("{} to move", s.game.to_move()),
     };
     lines.push(Line::from(state));
+    if let Some(ratings) = &s.ratings {
+        for change in [&ratings.white, &ratings.black] {
+            lines.push(Line::from(format!(
+                "{} {} -> {}",
+                plain(&change.username),
+                rating_text(&change.before),
+                rating_text(&change.after)
+            )));
+        }
+    }
     if let Some(by) = s.draw_offer {
         lines.push(Line::from(format!("{by} offers a draw")));
     }
@@ -312,6 +379,35 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
         lines.push(Line::from(format!("{:>4}. {turn}", i + 1)));
     }
     lines
+}
+
+/// A rating as players see it: whole points, `?` while provisional.
+fn rating_text(rating: &RatingView) -> String {
+    let mark = if rating.provisional { "?" } else { "" };
+    format!("{:.0}{mark}", rating.rating)
+}
+
+/// Text from others (names, chat) without control characters, which a terminal would
+/// obey rather than show.
+fn plain(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
+}
+
+/// The chat as rows of at most `width` characters, oldest first: each line as
+/// `name (white): text`, wrapped.
+fn chat_rows(chat: &[ChatLine], width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    for line in chat {
+        let seat = line.color.map_or("spectator".to_owned(), |c| c.to_string());
+        let who = match &line.name {
+            Some(name) => format!("{} ({seat})", plain(name)),
+            None => seat,
+        };
+        let text: Vec<char> = format!("{who}: {}", plain(&line.text)).chars().collect();
+        rows.extend(text.chunks(width).map(|row| row.iter().collect::<String>()));
+    }
+    rows
 }
 
 /// Time left as minutes and seconds, with tenths under ten seconds, when they count.

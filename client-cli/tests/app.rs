@@ -7,16 +7,18 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_cli::app::{App, Mode};
 use punct_cli::lobby::{Action as LobbyAction, Lobby};
-use punct_client::NetEvent;
+use punct_client::{NetEvent, Request};
 use punct_engine::{Engine, Level};
 use punct_protocol::Action;
 use punct_protocol::{
     CreateRoom, Reserves, SeatChoice, ServerMessage, StackView, TimeControl, Visibility,
 };
 use punct_rules::{Cell, Color, Game, Turn, Variant};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
+
+mod common;
+
+use common::{drawn, screen};
 
 /// The snapshot a server sends for `game`, as it would arrive on the wire.
 fn snapshot(game: &Game, you: &str) -> NetEvent {
@@ -74,29 +76,9 @@ fn greedy_game(variant: Variant, stop: impl Fn(&Game) -> bool) -> Game {
     game
 }
 
-/// The screen as text, one line per row.
-fn screen(app: &App) -> String {
-    drawn(|frame| punct_cli::ui::render(app, frame))
-}
-
 /// The lobby's screen as text.
 fn lobby_screen(lobby: &Lobby) -> String {
     drawn(|frame| punct_cli::ui::render_lobby(lobby, frame))
-}
-
-/// What `draw` draws on a 110×42 terminal, one line per row.
-fn drawn(draw: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(110, 42)).expect("terminal");
-    terminal.draw(draw).expect("drawn");
-    let buffer = terminal.backend().buffer();
-    (0..buffer.area.height)
-        .map(|y| {
-            let line: String = (0..buffer.area.width)
-                .map(|x| buffer[(x, y)].symbol().to_owned())
-                .collect();
-            line.trim_end().to_owned() + "\n"
-        })
-        .collect()
 }
 
 fn assert_golden(name: &str, actual: &str) {
@@ -114,7 +96,7 @@ fn key(code: KeyCode) -> KeyEvent {
 }
 
 /// Presses keys in order, returning the requests they made.
-fn press(app: &mut App, keys: &[KeyCode]) -> Vec<Action> {
+fn press(app: &mut App, keys: &[KeyCode]) -> Vec<Request> {
     keys.iter().filter_map(|&k| app.on_key(key(k))).collect()
 }
 
@@ -128,7 +110,7 @@ fn goto(cell: Cell) -> Vec<KeyCode> {
 
 /// Picks `turn` with the keyboard: its piece (a reserve kind key, or Enter on the piece),
 /// its destination, then `r` until the shown turn is it. Returns the rotations needed.
-fn pick(app: &mut App, turn: Turn, source: Vec<KeyCode>) -> (usize, Vec<Action>) {
+fn pick(app: &mut App, turn: Turn, source: Vec<KeyCode>) -> (usize, Vec<Request>) {
     let (to, requests) = match turn {
         Turn::Drop { punct, .. } => (punct, press(app, &source)),
         Turn::Move { from, to, .. } => {
@@ -237,7 +219,7 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     let turn: Turn = "C4:C5,D5".parse().expect("notation");
     // 6 is the triangle, the sixth kind of the reserve list.
     let (_, sent) = pick(&mut app, turn, vec![KeyCode::Char('6')]);
-    assert_eq!(sent, [Action::Play(turn)]);
+    assert_eq!(sent, [Request::from(Action::Play(turn))]);
     assert_eq!(app.mode, Mode::Board);
 
     // Typed: Tab completes as far as the legal turns agree; an illegal turn is refused.
@@ -263,7 +245,9 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     let typed = "C5,D5".chars().map(KeyCode::Char).chain([KeyCode::Enter]);
     assert_eq!(
         press(&mut app, &typed.collect::<Vec<_>>()),
-        [Action::Play("C4:C5,D5".parse().expect("notation"))]
+        [Request::from(Action::Play(
+            "C4:C5,D5".parse().expect("notation")
+        ))]
     );
 }
 
@@ -307,11 +291,11 @@ fn a_move_with_rotation_and_a_jump_picked_with_the_keyboard() {
     let mut app = app_for(&game, &you);
     let (rotations, sent) = pick(&mut app, rotated, Vec::new());
     assert!(rotations >= 1, "the move needed a rotation");
-    assert_eq!(sent, [Action::Play(rotated)]);
+    assert_eq!(sent, [Request::from(Action::Play(rotated))]);
 
     let mut app = app_for(&game, &you);
     let (_, sent) = pick(&mut app, jump, Vec::new());
-    assert_eq!(sent, [Action::Play(jump)]);
+    assert_eq!(sent, [Request::from(Action::Play(jump))]);
 
     // Once the turn comes back from the server the board shows it.
     let Turn::Move { to, .. } = jump else {
@@ -415,6 +399,7 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
                 increment: 2
             }),
             computer: None,
+            ..CreateRoom::default()
         }))
     );
 
@@ -500,7 +485,10 @@ fn a_rematch_is_asked_for_after_the_game_and_its_room_is_followed() {
     assert!(press(&mut app, &[KeyCode::Char('M')]).is_empty());
     app.on_net(&event(json!({"type": "game_over", "seq": 5,
         "outcome": {"result": "win", "winner": "black", "reason": "resignation"}})));
-    assert_eq!(press(&mut app, &[KeyCode::Char('M')]), [Action::Rematch]);
+    assert_eq!(
+        press(&mut app, &[KeyCode::Char('M')]),
+        [Request::from(Action::Rematch)]
+    );
     app.on_net(&event(
         json!({"type": "rematch_offered", "seq": 6, "by": "white"}),
     ));
@@ -527,4 +515,124 @@ fn a_rematch_is_asked_for_after_the_game_and_its_room_is_followed() {
     spectator.on_net(&snapshot_with(&over, "spectator", made));
     assert_eq!(spectator.rematch_room(), None);
     assert!(press(&mut spectator, &[KeyCode::Char('M')]).is_empty());
+}
+
+#[test]
+fn names_the_rated_mark_and_the_ratings_at_the_end_show() {
+    let mut over = Game::new(Variant::Standard);
+    while !over.is_over() {
+        let legal = over.legal_turns();
+        over.play(legal[(over.turns().len() * 7919) % legal.len()])
+            .expect("legal");
+    }
+    let rating = |rating: f64, provisional: bool| {
+        json!({"rating": rating, "deviation": 290.3, "volatility": 0.06,
+               "provisional": provisional})
+    };
+    let room = json!({
+        "players": {"white": {"taken": true, "name": "anna", "account": "anna", "connected": true},
+                    "black": {"taken": true, "name": "Guest", "connected": false}},
+        "rated": true,
+        "ratings": {"white": {"username": "anna", "before": rating(1500.0, true),
+                              "after": rating(1662.31, true)},
+                    "black": {"username": "bert", "before": rating(1720.0, false),
+                              "after": rating(1690.49, false)}},
+        "chat": [{"channel": "players", "color": "white", "name": "anna", "text": "good game",
+                  "at": 1},
+                 {"channel": "spectators", "text": "well played, both of you", "at": 2}],
+    });
+    let mut app = App::new();
+    app.on_net(&NetEvent::Connected);
+    app.on_net(&snapshot_with(&over, "black", room));
+    let text = screen(&app);
+    assert_eq!(
+        seat_line(&text, Color::White),
+        "white: anna (signed in)  online"
+    );
+    assert_eq!(
+        seat_line(&text, Color::Black),
+        "black: Guest             away"
+    );
+    assert!(
+        text.contains("you play black  rated  spectators: 2"),
+        "{text}"
+    );
+    assert!(text.contains("anna 1500? -> 1662?"), "{text}");
+    assert!(text.contains("bert 1720 -> 1690"), "{text}");
+    assert!(text.contains("spectator: well played"), "{text}");
+    assert_golden("rated-with-chat", &text);
+}
+
+#[test]
+fn chat_is_typed_sent_shown_and_the_opponent_muted() {
+    let chat = json!([
+        {"channel": "players", "color": "white", "name": "anna", "text": "good luck!", "at": 1},
+    ]);
+    let mut app = App::new();
+    app.on_net(&NetEvent::Connected);
+    app.on_net(&snapshot_with(
+        &Game::new(Variant::Standard),
+        "black",
+        json!({ "chat": chat }),
+    ));
+    assert!(screen(&app).contains("anna (white): good luck!"));
+
+    // c opens the line; keys that mean something on the board are text there; Esc
+    // cancels, Enter sends.
+    press(&mut app, &[KeyCode::Char('c')]);
+    let typed: Vec<KeyCode> = "you too, R".chars().map(KeyCode::Char).collect();
+    assert!(press(&mut app, &typed).is_empty());
+    assert!(screen(&app).contains("say> you too, R   Enter sends, Esc cancels"));
+    press(&mut app, &[KeyCode::Backspace, KeyCode::Backspace]);
+    assert_eq!(
+        press(&mut app, &[KeyCode::Enter]),
+        [Request::Chat("you too,".into())]
+    );
+    assert_eq!(app.mode, Mode::Board);
+    press(
+        &mut app,
+        &[KeyCode::Char('c'), KeyCode::Char('x'), KeyCode::Esc],
+    );
+    assert_eq!(app.mode, Mode::Board);
+    assert!(press(&mut app, &[KeyCode::Char('c'), KeyCode::Enter]).is_empty());
+
+    // A line typed while the opponent plays is kept.
+    press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('g')]);
+    let turn = Game::new(Variant::Standard).legal_turns()[0];
+    app.on_net(&event(
+        json!({"type": "turn_played", "seq": 9, "turn": turn,
+        "by": "white", "number": 1, "to_move": "black"}),
+    ));
+    assert_eq!(app.mode, Mode::Chat("g".into()));
+    press(&mut app, &[KeyCode::Esc]);
+
+    // The notice of a line, and the server's refusal of one, show.
+    app.on_net(&event(
+        json!({"type": "chat", "channel": "players", "color": "black",
+        "text": "you too", "at": 2}),
+    ));
+    app.on_net(&event(
+        json!({"type": "error", "id": 7, "code": "rate-limited",
+        "message": "too many chat lines"}),
+    ));
+    let text = screen(&app);
+    assert!(text.contains("black: you too"), "{text}");
+    assert!(
+        text.contains("too many chat lines (rate-limited)"),
+        "{text}"
+    );
+
+    // m mutes the opponent, and m again hears them; a spectator cannot.
+    assert_eq!(
+        press(&mut app, &[KeyCode::Char('m')]),
+        [Request::Mute(true)]
+    );
+    assert!(seat_line(&screen(&app), Color::White).ends_with("muted"));
+    assert_eq!(
+        press(&mut app, &[KeyCode::Char('m')]),
+        [Request::Mute(false)]
+    );
+    let mut spectator = app_for(&Game::new(Variant::Standard), "spectator");
+    assert!(press(&mut spectator, &[KeyCode::Char('m')]).is_empty());
+    assert_eq!(spectator.status, "muting is for the players");
 }

@@ -1,26 +1,15 @@
 //! `punct rules …` run as a real process: output, exit status and error messages.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::process::Output;
+
+use common::run_punct;
 use punct_rules::{Game, Variant};
 
 /// Runs `punct` with `args`, feeding `stdin` to it.
 fn punct(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_punct"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("punct starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin.as_bytes())
-        .expect("punct reads its stdin");
-    child.wait_with_output().expect("punct runs")
+    run_punct(args, stdin, None)
 }
 
 /// Runs `punct` and returns its standard output, checking that it succeeded.
@@ -133,10 +122,9 @@ fn perft_counts_sequences_of_turns() {
     );
 }
 
-#[test]
-fn perft_divide_gives_each_first_turn_then_the_total() {
-    let record = RecordFile::new("divide", "C4:C5,D5\nJ14:J15,K15\n");
-    let args = [
+/// `punct rules perft` two turns deep from the standard game of `record`.
+fn perft_two(record: &RecordFile) -> [&str; 8] {
+    [
         "rules",
         "perft",
         "--variant",
@@ -145,7 +133,13 @@ fn perft_divide_gives_each_first_turn_then_the_total() {
         "2",
         "--record",
         record.path(),
-    ];
+    ]
+}
+
+#[test]
+fn perft_divide_gives_each_first_turn_then_the_total() {
+    let record = RecordFile::new("divide", "C4:C5,D5\nJ14:J15,K15\n");
+    let args = perft_two(&record);
     let total = stdout(&args, "");
     let divided = stdout(&[&args[..], &["--divide"]].concat(), "");
     let lines: Vec<&str> = divided.lines().collect();
@@ -162,6 +156,36 @@ fn perft_divide_gives_each_first_turn_then_the_total() {
     assert_eq!(sum.to_string(), *last);
     let game = Game::from_record(Variant::Standard, "C4:C5,D5\nJ14:J15,K15\n").expect("legal");
     assert_eq!(per_turn.len(), game.legal_turns().len());
+}
+
+#[test]
+fn perft_on_threads_gives_the_same_counts() {
+    let record = RecordFile::new("threads", "C4:C5,D5\nJ14:J15,K15\n");
+    let args = [&perft_two(&record)[..], &["--divide"]].concat();
+    let one = stdout(&args, "");
+    for threads in ["2", "3"] {
+        assert_eq!(
+            stdout(&[&args[..], &["--threads", threads]].concat(), ""),
+            one,
+            "{threads} threads"
+        );
+    }
+    assert_eq!(
+        stdout(
+            &[
+                "rules",
+                "perft",
+                "--variant",
+                "basic",
+                "--depth",
+                "0",
+                "--threads",
+                "2"
+            ],
+            ""
+        ),
+        "1\n"
+    );
 }
 
 #[test]

@@ -6,7 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use punct_protocol::{ApiError, CreateRoom, Lobby, Record, RoomSummary, SeatGranted};
+use punct_protocol::{
+    ApiError, CreateRoom, Credentials, Leaderboard, Lobby, PlayerProfile, Record, RoomSummary,
+    SeatGranted, Session, SignedIn, TakeSeat,
+};
+use punct_rules::Variant;
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 use tokio::net::{TcpSocket, TcpStream, lookup_host};
@@ -15,7 +19,7 @@ use tokio_tungstenite::Connector;
 use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::http::header::ORIGIN;
+use tokio_tungstenite::tungstenite::http::header::{AUTHORIZATION, ORIGIN};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::socket::Connection;
@@ -56,6 +60,8 @@ pub struct Client {
     servers: Arc<[Server]>,
     /// Which of them is in use now (modulo their number).
     current: Arc<AtomicUsize>,
+    /// The session it is signed in with, sent as `Authorization: Bearer`.
+    session: Option<Arc<str>>,
     /// The HTTP client.
     http: reqwest::Client,
     /// How WebSockets are opened.
@@ -171,6 +177,7 @@ impl ClientBuilder {
         Ok(Client {
             servers: self.servers.into(),
             current: Arc::new(AtomicUsize::new(0)),
+            session: None,
             http: http.build()?,
             sockets: Arc::new(SocketSettings {
                 connect_timeout: self.connect_timeout,
@@ -201,6 +208,73 @@ impl Client {
             #[cfg(feature = "tls")]
             roots: Vec::new(),
         }
+    }
+
+    /// The same client, signed in with the session whose secret is `token` (from
+    /// [`Client::sign_in`] or [`Client::register`]): its requests and connections act
+    /// for that account.
+    pub fn with_session(&self, token: &str) -> Client {
+        Client {
+            session: Some(token.into()),
+            ..self.clone()
+        }
+    }
+
+    /// `POST /api/accounts`: registers an account; answers its first session (use it
+    /// with [`Client::with_session`]).
+    pub async fn register(&self, username: &str, password: &str) -> Result<Session, Error> {
+        self.credentials("api/accounts", username, password).await
+    }
+
+    /// `POST /api/session`: signs in; answers the session (use it with
+    /// [`Client::with_session`]).
+    pub async fn sign_in(&self, username: &str, password: &str) -> Result<Session, Error> {
+        self.credentials("api/session", username, password).await
+    }
+
+    async fn credentials(
+        &self,
+        path: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<Session, Error> {
+        let credentials = Credentials {
+            username: username.to_owned(),
+            password: password.to_owned(),
+        };
+        let body = serde_json::to_string(&credentials).expect("requests serialise");
+        self.json(Method::POST, path, body).await
+    }
+
+    /// `DELETE /api/session`: signs this client's session out; it can no longer be used.
+    pub async fn sign_out(&self) -> Result<(), Error> {
+        let (status, body) = self.send("DELETE", "api/session", "").await?;
+        if status == 204 {
+            Ok(())
+        } else {
+            Err(refused(status, &body))
+        }
+    }
+
+    /// `GET /api/session`: who this client is signed in as.
+    pub async fn signed_in(&self) -> Result<SignedIn, Error> {
+        self.json(Method::GET, "api/session", String::new()).await
+    }
+
+    /// `GET /api/players/{username}`: a player's page.
+    pub async fn player(&self, username: &str) -> Result<PlayerProfile, Error> {
+        self.json(
+            Method::GET,
+            &format!("api/players/{username}"),
+            String::new(),
+        )
+        .await
+    }
+
+    /// `GET /api/leaderboard?variant=V`: the best-rated players of `variant`.
+    pub async fn leaderboard(&self, variant: Variant) -> Result<Leaderboard, Error> {
+        let path = format!("api/leaderboard?variant={}", variant.name());
+        self.json(Method::GET, &path, String::new()).await
     }
 
     /// The server, as first given: the one that names a cluster.
@@ -247,12 +321,14 @@ impl Client {
 
     /// `POST /api/rooms/{id}/seat`: the free seat of a room.
     pub async fn take_seat(&self, room: &str) -> Result<SeatGranted, Error> {
-        self.json(
-            Method::POST,
-            &format!("api/rooms/{room}/seat"),
-            String::new(),
-        )
-        .await
+        self.take_seat_as(room, &TakeSeat::default()).await
+    }
+
+    /// `POST /api/rooms/{id}/seat` with a body: the free seat of a room, under a name.
+    pub async fn take_seat_as(&self, room: &str, request: &TakeSeat) -> Result<SeatGranted, Error> {
+        let body = serde_json::to_string(request).expect("requests serialise");
+        self.json(Method::POST, &format!("api/rooms/{room}/seat"), body)
+            .await
     }
 
     /// `GET /api/rooms`: the public rooms that are open or live.
@@ -296,8 +372,7 @@ impl Client {
             .map_err(|e| Error::Unexpected(format!("method {method}: {e}")))?;
         self.on_any(|server| {
             let request = self
-                .http
-                .request(method.clone(), server.url(path))
+                .signed(self.http.request(method.clone(), server.url(path)))
                 .body(body.to_owned());
             async move {
                 let response = request.send().await?;
@@ -319,7 +394,7 @@ impl Client {
         let what = format!("{method} /{path}");
         let response = self
             .on_any(|server| {
-                let mut request = self.http.request(method.clone(), server.url(path));
+                let mut request = self.signed(self.http.request(method.clone(), server.url(path)));
                 if !body.is_empty() {
                     request = request
                         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -334,6 +409,14 @@ impl Client {
             return Err(refused(status.as_u16(), &text));
         }
         serde_json::from_str(&text).map_err(|e| Error::Unexpected(format!("{what}: {e}: {text}")))
+    }
+
+    /// `request`, with this client's session if it has one.
+    fn signed(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.session {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
     }
 
     /// A new WebSocket connection to the server, not yet greeted.
@@ -356,6 +439,11 @@ impl Client {
             let origin = HeaderValue::from_str(origin)
                 .map_err(|e| Error::Unexpected(format!("origin {origin:?}: {e}")))?;
             request.headers_mut().insert(ORIGIN, origin);
+        }
+        if let Some(token) = &self.session {
+            let bearer = HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|e| Error::Unexpected(format!("session: {e}")))?;
+            request.headers_mut().insert(AUTHORIZATION, bearer);
         }
         let (host, port) = server.authority();
         let limit = settings.connect_timeout;

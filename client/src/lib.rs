@@ -11,7 +11,8 @@
 //!   `protocol/PROTOCOL.md`: numbered requests, their replies told apart from the events
 //!   that come meanwhile, timeouts on replies and on silence.
 //! - [`connect`]: a room's connection that reconnects by itself with back-off and resumes
-//!   with `since`, driven over channels ([`Link`]).
+//!   with `since`, driven over channels ([`Link`]): [`Request`]s in (game actions,
+//!   chat, mute), [`NetEvent`]s out.
 //! - `tls` (feature `tls`, on by default): rustls with the system's root certificates and
 //!   any given ones, for `https://` and `wss://`.
 //! - [`Error`]: what can go wrong, each kind keeping its cause.
@@ -27,7 +28,7 @@ mod tls;
 pub use error::Error;
 pub use http::{Client, ClientBuilder};
 pub use server::Server;
-pub use session::{Entry, Link, NetEvent, connect};
+pub use session::{Entry, Link, NetEvent, Request, connect};
 pub use socket::Connection;
 pub use tokio_tungstenite::tungstenite::Message;
 pub use tokio_tungstenite::tungstenite::protocol::CloseFrame;

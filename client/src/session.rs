@@ -18,12 +18,13 @@ const LAST_BACKOFF: Duration = Duration::from_secs(5);
 /// How a connection enters its room.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
-    /// As a player, with the seat token.
+    /// As a player, with the seat token, or without one on a signed-in client whose
+    /// account holds a seat of the room.
     Seat {
         /// The room's id.
         room: String,
-        /// The seat token.
-        token: String,
+        /// The seat token; `None` to take the seat the account holds.
+        token: Option<String>,
     },
     /// As a spectator.
     Watch {
@@ -51,6 +52,37 @@ impl Entry {
     }
 }
 
+/// What the owner of a connection asks of its room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Something of the game: a turn, a draw, a rematch…
+    Action(Action),
+    /// A line of chat.
+    Chat(String),
+    /// Stop (true) or start again (false) hearing the opponent's chat.
+    Mute(bool),
+}
+
+impl From<Action> for Request {
+    fn from(action: Action) -> Request {
+        Request::Action(action)
+    }
+}
+
+impl Request {
+    /// The request's message, numbered `id`.
+    fn message(&self, id: RequestId) -> ClientMessage {
+        match self {
+            Request::Action(action) => action.request(id),
+            Request::Chat(text) => ClientMessage::Chat {
+                id,
+                text: text.clone(),
+            },
+            Request::Mute(muted) => ClientMessage::Mute { id, muted: *muted },
+        }
+    }
+}
+
 /// What the connection tells its owner.
 #[derive(Clone, Debug, PartialEq)]
 // Events go through one channel, each moved once: boxing the big variant saves nothing.
@@ -71,7 +103,7 @@ pub enum NetEvent {
 #[derive(Debug)]
 pub struct Link {
     /// What to ask the room (the connection numbers the requests).
-    pub requests: mpsc::UnboundedSender<Action>,
+    pub requests: mpsc::UnboundedSender<Request>,
     /// Events, in order.
     pub events: mpsc::UnboundedReceiver<NetEvent>,
 }
@@ -139,7 +171,7 @@ async fn session(
     entry: &Entry,
     since: &mut Option<Seq>,
     events: &mpsc::UnboundedSender<NetEvent>,
-    requests: &mut mpsc::UnboundedReceiver<Action>,
+    requests: &mut mpsc::UnboundedReceiver<Request>,
 ) -> Result<End, Error> {
     let mut connection: Connection = client.connect().await?;
     match connection.hello(false).await {
@@ -196,7 +228,7 @@ async fn session(
                     let _ = connection.close().await;
                     return Ok(End::OwnerGone);
                 };
-                if let Err(e) = connection.send(|id| request.request(id)).await {
+                if let Err(e) = connection.send(|id| request.message(id)).await {
                     return Ok(End::Dropped(e.chain()));
                 }
             }

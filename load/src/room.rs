@@ -265,7 +265,7 @@ impl Table {
             conn.request(|id| ClientMessage::Join {
                 id,
                 room: seat.room.clone(),
-                token: seat.token,
+                token: Some(seat.token),
                 since: None,
             })
             .await?;
@@ -360,7 +360,7 @@ impl Table {
                 .reenter(|id| ClientMessage::Join {
                     id,
                     room: self.room.clone(),
-                    token: token.clone(),
+                    token: Some(token.clone()),
                     since: None,
                 })
                 .await?;

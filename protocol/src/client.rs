@@ -25,15 +25,18 @@ pub enum ClientMessage {
         #[serde(default = "yes", skip_serializing_if = "is_true")]
         legal_turns: bool,
     },
-    /// Take one's seat in a room with the seat token got over HTTP. A connection that
-    /// already holds the seat is replaced (reconnect). Answered with a snapshot.
+    /// Take one's seat in a room with the seat token got over HTTP, or, on a signed-in
+    /// connection, the seat one's account holds. A connection that already holds the
+    /// seat is replaced (reconnect). Answered with a snapshot.
     Join {
         /// Echoed in the reply.
         id: RequestId,
         /// The room's id.
         room: String,
-        /// The secret seat token.
-        token: String,
+        /// The secret seat token; may be left out on a connection signed in to the
+        /// account that holds a seat of the room.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
         /// When coming back: the last room sequence number this client saw. The server
         /// answers `resumed` and sends the events missed since, or a fresh snapshot when
         /// it no longer has them all.
@@ -94,6 +97,22 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
     },
+    /// Say something in the room's chat: a player to the players' channel, a spectator
+    /// to the spectators'. Answered with an `ack`; the `chat` notice follows.
+    Chat {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// 1 to 300 characters, without control characters.
+        text: String,
+    },
+    /// A player stops (or starts again) hearing the opponent's chat. Answered with an
+    /// `ack`.
+    Mute {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// True to stop hearing the opponent, false to hear them again.
+        muted: bool,
+    },
 }
 
 /// What a player asks of the room it has joined: every request but `hello`, `join` and
@@ -152,16 +171,21 @@ impl ClientMessage {
             | ClientMessage::AcceptDraw { id }
             | ClientMessage::DeclineDraw { id }
             | ClientMessage::ClaimWin { id }
-            | ClientMessage::Rematch { id } => id,
+            | ClientMessage::Rematch { id }
+            | ClientMessage::Chat { id, .. }
+            | ClientMessage::Mute { id, .. } => id,
         }
     }
 
-    /// What the request asks of the room, unless it is `hello`, `join` or `watch`.
+    /// What the request asks of the game, unless it is `hello`, `join`, `watch`, `chat`
+    /// or `mute`.
     pub fn action(&self) -> Option<Action> {
         Some(match *self {
             ClientMessage::Hello { .. }
             | ClientMessage::Join { .. }
-            | ClientMessage::Watch { .. } => return None,
+            | ClientMessage::Watch { .. }
+            | ClientMessage::Chat { .. }
+            | ClientMessage::Mute { .. } => return None,
             ClientMessage::Play { turn, .. } => Action::Play(turn),
             ClientMessage::Resign { .. } => Action::Resign,
             ClientMessage::OfferDraw { .. } => Action::OfferDraw,
@@ -185,6 +209,8 @@ impl ClientMessage {
             ClientMessage::DeclineDraw { .. } => "decline_draw",
             ClientMessage::ClaimWin { .. } => "claim_win",
             ClientMessage::Rematch { .. } => "rematch",
+            ClientMessage::Chat { .. } => "chat",
+            ClientMessage::Mute { .. } => "mute",
         }
     }
 
@@ -383,7 +409,7 @@ mod tests {
             ClientMessage::Join {
                 id: 1,
                 room: room.clone(),
-                token: "t".into(),
+                token: Some("t".into()),
                 since: None,
             },
             ClientMessage::Watch {

@@ -4,10 +4,10 @@ use punct_rules::{Color, Outcome, Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, Seats};
+use crate::{ErrorCode, Player, Seats};
 
 /// `POST /api/rooms`: every field may be left out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRoom {
     /// Which game; standard if left out.
@@ -27,6 +27,23 @@ pub struct CreateRoom {
     /// other seat at once. Left out, the other seat waits for a person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<u8>,
+    /// The name the creator plays under, shown to everyone (1 to 24 characters, not an
+    /// account's username). A signed-in creator plays under their username instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Whether the game changes both players' ratings: the creator must be signed in, and
+    /// only a signed-in player may take the other seat. Not against the computer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+}
+
+/// `POST /api/rooms/{id}/seat`: the body may be left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TakeSeat {
+    /// The name to play under, as for [`CreateRoom::name`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A time control: each player has `base` seconds for the game and gains `increment`
@@ -54,6 +71,8 @@ impl Default for CreateRoom {
             visibility: Visibility::Public,
             clock: None,
             computer: None,
+            name: None,
+            rated: false,
         }
     }
 }
@@ -121,6 +140,9 @@ pub struct RoomSummary {
     pub status: RoomStatus,
     /// Both seats.
     pub players: Seats,
+    /// Whether the game changes its players' ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// How many spectators watch.
     pub spectators: usize,
     /// How many turns have been played.
@@ -149,6 +171,13 @@ pub struct Record {
     /// Which game.
     #[schemars(with = "crate::schema::VariantDef")]
     pub variant: Variant,
+    /// Who played White.
+    pub white: Player,
+    /// Who played Black.
+    pub black: Player,
+    /// Whether the game changes its players' ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// Every turn, in order, in canonical notation.
     #[schemars(with = "Vec<crate::schema::TurnDef>")]
     pub turns: Vec<Turn>,
@@ -178,6 +207,13 @@ pub struct ArchivedGame {
     /// Which game.
     #[schemars(with = "crate::schema::VariantDef")]
     pub variant: Variant,
+    /// Who played White.
+    pub white: Player,
+    /// Who played Black.
+    pub black: Player,
+    /// Whether the game changed its players' ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// How many turns were played.
     pub turns: usize,
     /// The result.

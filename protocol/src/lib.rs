@@ -12,7 +12,8 @@
 //! - [`server`](ServerMessage): what the server sends: replies to requests (which echo the
 //!   request id), room events (which carry the room's sequence number), the
 //!   [`RoomSnapshot`] a client gets on joining, and the [`ErrorCode`]s.
-//! - [`http`](CreateRoom): request and response bodies of the HTTP API.
+//! - [`http`](CreateRoom): request and response bodies of the HTTP API; `accounts`
+//!   (from [`Credentials`]): those of accounts, sessions, ratings and player pages.
 //! - [`schema`](schema_json): the JSON Schema export and the schema-only mirrors of the
 //!   rules crate's types.
 //!
@@ -32,20 +33,25 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+mod accounts;
 mod client;
 mod http;
 mod schema;
 mod server;
 
+pub use accounts::{
+    Credentials, Leaderboard, LeaderboardEntry, PlayerProfile, RatingChange, RatingChanges,
+    RatingPoint, RatingView, Results, Session, SignedIn, VariantRating,
+};
 pub use client::{Action, ClientMessage, DecodeError};
 pub use http::{
     ApiError, Archive, ArchivedGame, CreateRoom, Lobby, Record, RoomStatus, RoomSummary,
-    SeatChoice, SeatGranted, TimeControl, Visibility,
+    SeatChoice, SeatGranted, TakeSeat, TimeControl, Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
 pub use server::{
-    ClockView, DotView, ErrorCode, ReserveView, Reserves, Role, RoomSnapshot, SeatView, Seats,
-    ServerMessage, StackView,
+    Channel, ChatLine, ClockView, DotView, ErrorCode, Player, ReserveView, Reserves, Role,
+    RoomSnapshot, SeatView, Seats, ServerMessage, StackView,
 };
 
 /// The version of this protocol. A client states it in its `hello`; the server refuses a

@@ -15,6 +15,10 @@ pub const SCHEMA_TITLE: &str = "PÜNCT protocol";
 #[derive(JsonSchema)]
 #[schemars(title = "PÜNCT protocol", untagged)]
 #[expect(dead_code, reason = "exists only to be described by its schema")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "never made: it only describes the messages to schemars"
+)]
 enum Protocol {
     /// A WebSocket message from a client.
     Client(ClientMessage),

@@ -5,12 +5,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strum::IntoStaticStr;
 
-use crate::{RequestId, Seq};
+use crate::{RatingChanges, RequestId, Seq};
 
 /// A message from the server: a reply to a request (it has the request's `id`), a room
 /// event (it has the room's `seq`), or a private notice.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a message lives from its making to its sending; boxing the snapshot would \
+              only add an allocation"
+)]
 pub enum ServerMessage {
     /// Reply to `hello`: the versions match and the connection may join a room.
     Welcome {
@@ -44,6 +49,9 @@ pub enum ServerMessage {
         players: Seats,
         /// How many spectators watch now.
         spectators: usize,
+        /// The recent chat this member hears (as in a snapshot), whatever it missed.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        chat: Vec<ChatLine>,
     },
     /// A request was accepted: for a `play`, the `turn_played` event with this `seq`
     /// follows; for `resign` and the draw requests, the event they caused.
@@ -92,6 +100,14 @@ pub enum ServerMessage {
         /// Who won and why, or why it is a draw.
         #[schemars(with = "crate::schema::OutcomeDef")]
         outcome: Outcome,
+    },
+    /// Room event: a rated game's ratings were changed. Follows its `game_over`.
+    Ratings {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Both players' ratings before and after.
+        #[serde(flatten)]
+        changes: RatingChanges,
     },
     /// Room event: a player offered a draw; it stands until the opponent accepts or
     /// declines it, or the offerer plays a turn.
@@ -157,6 +173,13 @@ pub enum ServerMessage {
         /// How many spectators watch now.
         count: usize,
     },
+    /// A line of the room's chat, to those who hear its channel. Not a room event: no
+    /// `seq`; members get the recent lines in their snapshot or `resumed` instead.
+    Chat {
+        /// The line.
+        #[serde(flatten)]
+        line: ChatLine,
+    },
     /// Private to the player to move, right after the opponent's `turn_played`: every
     /// legal turn, so a client can offer only those.
     YourTurn {
@@ -181,6 +204,7 @@ impl ServerMessage {
         match *self {
             ServerMessage::TurnPlayed { seq, .. }
             | ServerMessage::GameOver { seq, .. }
+            | ServerMessage::Ratings { seq, .. }
             | ServerMessage::DrawOffered { seq, .. }
             | ServerMessage::DrawDeclined { seq, .. }
             | ServerMessage::RematchOffered { seq, .. }
@@ -266,6 +290,29 @@ pub enum ErrorCode {
     /// A browser page from an origin the server does not allow opened the WebSocket
     /// (HTTP 403).
     OriginNotAllowed,
+    /// Registering a username that an account already has (or one differing only in
+    /// case, `-` or `_`).
+    UsernameTaken,
+    /// A username or password that breaks the rules for them (HTTP 400).
+    BadUsername,
+    /// A password too short or too long (HTTP 400).
+    BadPassword,
+    /// Signing in with a username and password that do not match an account.
+    BadCredentials,
+    /// A name that is too long, empty, has characters that cannot be shown, or is an
+    /// account's username or the computer's.
+    BadName,
+    /// The request needs a signed-in player: a rated game, a seat of one, or a session
+    /// that has expired or was signed out (HTTP 401).
+    SignInRequired,
+    /// A request that changes something, authenticated by the session cookie, that came
+    /// from another site's page (HTTP 403).
+    CrossSite,
+    /// No account has this username (HTTP 404).
+    NoSuchPlayer,
+    /// A `chat` whose text is empty, longer than 300 characters, or holds control
+    /// characters.
+    BadChat,
 }
 
 impl ErrorCode {
@@ -324,6 +371,9 @@ pub struct RoomSnapshot {
     pub variant: Variant,
     /// Both seats.
     pub players: Seats,
+    /// Whether the game changes its players' ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// Whose turn it is (meaningless once the game is over).
     #[schemars(with = "crate::schema::ColorDef")]
     pub to_move: Color,
@@ -347,6 +397,9 @@ pub struct RoomSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::ColorDef>")]
     pub draw_offer: Option<Color>,
+    /// Once a rated game is over: what it did to both players' ratings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<RatingChanges>,
     /// After the game: the player whose rematch request stands, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::ColorDef>")]
@@ -354,6 +407,11 @@ pub struct RoomSnapshot {
     /// The id of the rematch's room, once both players asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<String>,
+    /// The recent chat the receiver hears, oldest first (at most the last 100 lines):
+    /// a player, the players' channel (without the opponent's lines once muted) and,
+    /// after the game, the spectators'; a spectator, the spectators' channel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatLine>,
     /// Every legal turn: only in the snapshot sent to the player to move while the game
     /// goes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -362,7 +420,7 @@ pub struct RoomSnapshot {
 }
 
 /// Both seats of a room.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Seats {
     /// White's seat.
     pub white: SeatView,
@@ -372,19 +430,22 @@ pub struct Seats {
 
 impl Seats {
     /// The seat of `color`.
-    pub fn get(&self, color: Color) -> SeatView {
+    pub fn get(&self, color: Color) -> &SeatView {
         match color {
-            Color::White => self.white,
-            Color::Black => self.black,
+            Color::White => &self.white,
+            Color::Black => &self.black,
         }
     }
 }
 
 /// One seat as others see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatView {
     /// Whether someone holds this seat's token.
     pub taken: bool,
+    /// Who holds it, when they gave a name or were signed in.
+    #[serde(flatten)]
+    pub player: Player,
     /// Whether the holder is connected now.
     pub connected: bool,
     /// While the game goes on and this player is away: milliseconds until the opponent
@@ -394,6 +455,47 @@ pub struct SeatView {
     /// The level the server's engine plays at, when this seat is the computer's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<u8>,
+}
+
+/// Which chat a line belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// The players', which spectators never see.
+    Players,
+    /// The spectators', which players see only once the game is over.
+    Spectators,
+}
+
+/// One line of a room's chat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatLine {
+    /// Which chat.
+    pub channel: Channel,
+    /// Who said it: the player's seat, absent for a spectator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    pub color: Option<Color>,
+    /// Their name (a spectator's is their username when signed in), if they have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What they said: plain text, never markup.
+    pub text: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// Who plays a seat, as everyone sees it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Player {
+    /// The name the player gave, or their account's username; absent for a player who
+    /// gave none. The computer is named by its level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The username of the account that holds the seat, when its player was signed in
+    /// (their page is `/player/{account}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
 }
 
 /// Both clocks, as they stood when the message was made.

@@ -23,6 +23,12 @@ use crate::clock::Clock;
 /// The least time the computer takes for a turn, however short its clock.
 const MIN_THINK: Duration = Duration::from_millis(50);
 
+/// The name the computer plays under at `level`, shown in the lobby, the room, the
+/// archive and records. No player may take it (see `accounts`).
+pub(crate) fn name(level: u8) -> String {
+    format!("Computer (level {level})")
+}
+
 /// A seat the server's engine plays.
 #[derive(Debug)]
 pub(crate) struct Computer {

@@ -92,6 +92,22 @@ pub struct Config {
     /// the opponent had claimed the win.
     #[arg(long, env = "PUNCT_ABANDONED_GAME_EXPIRY", value_parser = parse_duration, default_value = "7d")]
     pub abandoned_game_expiry: Duration,
+    /// How long a signed-in session lasts (such as `30d`); signing out ends it sooner.
+    #[arg(long, env = "PUNCT_SESSION_LIFETIME", value_parser = parse_duration, default_value = "30d")]
+    pub session_lifetime: Duration,
+    /// Sends the session cookie without `Secure`, for a server reached over plain HTTP
+    /// other than on localhost (browsers keep `Secure` cookies only over HTTPS and from
+    /// localhost). Behind an HTTPS proxy, leave it off.
+    #[arg(long, env = "PUNCT_INSECURE_COOKIES")]
+    pub insecure_cookies: bool,
+    /// Times one IP address may try to sign in or register a minute (and at once); more
+    /// are refused with 429. 0 for no cap.
+    #[arg(long, env = "PUNCT_SIGN_INS_PER_MINUTE", default_value_t = Config::DEFAULT.sign_ins_per_minute)]
+    pub sign_ins_per_minute: u32,
+    /// Times anyone may try to sign in to one username a minute (and at once), from any
+    /// address; more are refused with 429. 0 for no cap.
+    #[arg(long, env = "PUNCT_SIGN_INS_PER_ACCOUNT", default_value_t = Config::DEFAULT.sign_ins_per_account)]
+    pub sign_ins_per_account: u32,
 }
 
 impl Config {
@@ -117,6 +133,10 @@ impl Config {
         computer_threads: 0,
         open_room_expiry: Duration::from_secs(24 * 3600),
         abandoned_game_expiry: Duration::from_secs(7 * 24 * 3600),
+        session_lifetime: Duration::from_secs(30 * 24 * 3600),
+        insecure_cookies: false,
+        sign_ins_per_minute: 10,
+        sign_ins_per_account: 5,
     };
 }
 

@@ -21,7 +21,8 @@ use tokio::time::Instant;
 
 use crate::AppState;
 use crate::limits::{Kind, MessageLimits, Verdict};
-use crate::room::{ConnId, Event, Refusal, Resynced, RoomClosed, RoomHandle, Start};
+use crate::room::{ConnId, Event, Key, Refusal, Resynced, RoomClosed, RoomHandle, Start, Talk};
+use crate::store::Account;
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -95,7 +96,7 @@ impl fmt::Display for End {
 }
 
 /// Serves one upgraded socket until it ends.
-pub(crate) async fn serve<S>(socket: S, id: ConnId, state: AppState)
+pub(crate) async fn serve<S>(socket: S, id: ConnId, state: AppState, account: Option<Account>)
 where
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Send + 'static,
 {
@@ -110,6 +111,7 @@ where
         out,
         greeted: false,
         legal_turns: true,
+        account,
         room: None,
     };
     let end = connection.run(&mut stream).await;
@@ -183,6 +185,8 @@ struct Connection {
     greeted: bool,
     /// Whether the client wants the legal turns when it is its turn to play.
     legal_turns: bool,
+    /// The account the connection is signed in to, by the upgrade request's session.
+    account: Option<Account>,
     /// The room joined, if any.
     room: Option<Membership>,
 }
@@ -205,10 +209,10 @@ struct Membership {
 /// How a connection entered its room.
 #[derive(Clone)]
 enum Entry {
-    /// As the player of the seat this token holds.
+    /// As the player of the seat this token, or this connection's account, holds.
     Seat {
-        /// The seat token, kept only in memory.
-        token: String,
+        /// The seat token (kept only in memory), or the account.
+        key: Key,
     },
     /// As a spectator.
     Watch,
@@ -382,12 +386,25 @@ impl Connection {
                 token,
                 since,
             } => {
-                self.enter(Some(id), &room, Entry::Seat { token }, since)
+                let key = match (token, &self.account) {
+                    (Some(token), _) => Key::Token(token),
+                    (None, Some(account)) => Key::Account(account.id.clone()),
+                    (None, None) => {
+                        let code = ErrorCode::SignInRequired;
+                        return self.error(Some(id), code, describe(code));
+                    }
+                };
+                self.enter(Some(id), &room, Entry::Seat { key }, since)
                     .await
             }
             ClientMessage::Watch { id, room, since } => {
                 self.enter(Some(id), &room, Entry::Watch, since).await
             }
+            ClientMessage::Chat { id, text } => {
+                let name = self.account.as_ref().map(|a| a.username.clone());
+                self.talk(id, Talk::Say { name, text }).await
+            }
+            ClientMessage::Mute { id, muted } => self.talk(id, Talk::Mute(muted)).await,
             other => {
                 let id = other.id();
                 let action = other.action().expect("every other request is an action");
@@ -407,6 +424,16 @@ impl Connection {
                 self.answer(id, answer)
             }
         }
+    }
+
+    /// Says something in the room's chat, or mutes, for request `id`.
+    async fn talk(&mut self, id: RequestId, talk: Talk) -> Result<(), End> {
+        let Some(membership) = &self.room else {
+            let code = ErrorCode::NotJoined;
+            return self.error(Some(id), code, describe(code));
+        };
+        let answer = membership.handle.talk(self.id, talk).await;
+        self.answer(id, answer)
     }
 
     /// Acknowledges request `id` with the sequence number of the event it caused, or
@@ -447,7 +474,7 @@ impl Connection {
                 let entry = entry.clone();
                 async move {
                     let joined = match entry {
-                        Entry::Seat { token } => handle.join(conn, token, since, lists).await?,
+                        Entry::Seat { key } => handle.join(conn, key, since, lists).await?,
                         Entry::Watch => Ok(handle.watch(conn, since).await?),
                     };
                     Ok((handle, joined))
@@ -493,6 +520,7 @@ impl Connection {
                 your_turn,
                 players,
                 spectators,
+                chat,
             } => {
                 tracing::info!(?role, since, missed = missed.len(), "came back to the room");
                 if let Some(id) = id {
@@ -500,8 +528,9 @@ impl Connection {
                         id,
                         you: role,
                         since,
-                        players,
+                        players: *players,
                         spectators,
+                        chat,
                     })?;
                 }
                 missed
@@ -548,6 +577,8 @@ impl Connection {
                     Err(End::Replaced)
                 }
                 Some(_) => Ok(()),
+                // A line of a chat this member does not hear.
+                None if !event.hearers.hear(membership.role) => Ok(()),
                 None => match event.seq {
                     // Passed on already: a room relayed from another node may deliver an
                     // event both in what the member got on entering and after it.
@@ -675,6 +706,7 @@ mod tests {
 
     use super::*;
     use crate::Config;
+    use crate::store::Player;
     use crate::store::Store;
 
     /// A client that sends what the test gives it and never reads: its socket never
@@ -721,14 +753,17 @@ mod tests {
         let (state, _stop, _all_done) = AppState::new(config, Store::empty().await, None);
         let white = state
             .rooms
-            .create(CreateRoom {
-                color: SeatChoice::White,
-                ..CreateRoom::default()
-            })
+            .create(
+                CreateRoom {
+                    color: SeatChoice::White,
+                    ..CreateRoom::default()
+                },
+                Player::default(),
+            )
             .await
             .unwrap();
         let room = state.rooms.enter(&white.room).await.unwrap();
-        let black = room.take_seat().await.unwrap().unwrap();
+        let black = room.take_seat(Player::default()).await.unwrap().unwrap();
         let (alice, bob) = (1001, 1002);
         room.join(alice, white.token, None, true)
             .await
@@ -745,7 +780,7 @@ mod tests {
         let watch = format!(r#"{{"type":"watch","id":2,"room":"{}"}}"#, white.room);
         sam.send(Message::Text(hello.into())).unwrap();
         sam.send(Message::Text(watch.into())).unwrap();
-        let connection = tokio::spawn(serve(StalledSocket { incoming }, 7, state.clone()));
+        let connection = tokio::spawn(serve(StalledSocket { incoming }, 7, state.clone(), None));
         while room.summary().spectators == 0 {
             tokio::task::yield_now().await;
         }
@@ -789,7 +824,11 @@ mod tests {
     async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
         let (state, _stop, _all_done) =
             AppState::new(Config::default(), Store::empty().await, None);
-        let granted = state.rooms.create(CreateRoom::default()).await.unwrap();
+        let granted = state
+            .rooms
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap();
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();
         let (out, mut queue) = mpsc::channel(8);
@@ -799,6 +838,7 @@ mod tests {
             out,
             greeted: true,
             legal_turns: true,
+            account: None,
             limits: MessageLimits::new(1.0, Instant::now()),
             room: Some(Membership {
                 handle: room.clone(),

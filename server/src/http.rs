@@ -12,14 +12,15 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use punct_protocol::{ApiError, Archive, CreateRoom, ErrorCode, Lobby};
+use punct_protocol::{ApiError, Archive, CreateRoom, ErrorCode, Lobby, TakeSeat};
 use serde::Deserialize;
 use tracing::Instrument;
 
 use crate::AppState;
+use crate::accounts::http::{failure, signed_in};
 use crate::connection;
 use crate::metrics::{Gauges, Refused};
-use crate::store::ArchiveCursor;
+use crate::store::{Account, ArchiveCursor, Player};
 
 /// Whether a WebSocket upgrade may proceed given its `Origin`: any origin when no list is
 /// set; otherwise no `Origin` (not a browser), the server's own (the `Host` asked for), or
@@ -70,6 +71,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms/{id}/record.txt", get(record_text))
         .route("/api/games", get(archive))
         .route("/ws", get(websocket))
+        .merge(crate::accounts::http::routes())
+        .merge(crate::players::routes())
         .merge(crate::web::routes())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
@@ -88,6 +91,14 @@ impl From<ErrorCode> for Failure {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the server holds as many rooms as it may",
             ),
+            ErrorCode::SignInRequired => (
+                StatusCode::UNAUTHORIZED,
+                "the seats of a rated game go to signed-in players; sign in first",
+            ),
+            ErrorCode::BadRequest => (
+                StatusCode::BAD_REQUEST,
+                "nobody may take both seats of a rated game",
+            ),
             _ => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the database could not answer; try again",
@@ -98,6 +109,11 @@ impl From<ErrorCode> for Failure {
 }
 
 impl Failure {
+    /// A failure with its status, code and message.
+    pub(crate) fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Failure {
+        Failure(status, code, message.into())
+    }
+
     /// A `400 bad-request`.
     pub(crate) fn bad_request(message: impl Into<String>) -> Failure {
         Failure(
@@ -153,8 +169,10 @@ async fn metrics(State(state): State<AppState>) -> Response {
 async fn create_room(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Failure> {
+    let account = signed_in(&state, &headers, true).await?;
     if !state.addresses.create_room(peer.ip()) {
         state
             .rooms
@@ -186,7 +204,22 @@ async fn create_room(
             "a time control needs a base of at least 1 second",
         ));
     }
-    let granted = state.rooms.create(request).await?;
+    if request.rated {
+        if account.is_none() {
+            return Err(Failure::new(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::SignInRequired,
+                "sign in to create a rated game",
+            ));
+        }
+        if request.computer.is_some() {
+            return Err(Failure::bad_request(
+                "games against the computer are not rated",
+            ));
+        }
+    }
+    let creator = player(&state, account, request.name.as_deref()).await?;
+    let granted = state.rooms.create(request, creator).await?;
     tracing::info!(room = %granted.room, color = %granted.color, "room created");
     Ok((StatusCode::CREATED, Json(granted)).into_response())
 }
@@ -204,8 +237,37 @@ async fn room(State(state): State<AppState>, Path(id): Path<String>) -> Result<R
 async fn take_seat(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
 ) -> Result<Response, Failure> {
-    Ok(Json(state.rooms.take_seat(&id).await?).into_response())
+    let account = signed_in(&state, &headers, true).await?;
+    let request: TakeSeat = if body.iter().all(u8::is_ascii_whitespace) {
+        TakeSeat::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| Failure::bad_request(e.to_string()))?
+    };
+    let player = player(&state, account, request.name.as_deref()).await?;
+    Ok(Json(state.rooms.take_seat(&id, player).await?).into_response())
+}
+
+/// Who takes a seat: a signed-in player as their account (under its username), anyone
+/// else under the name they gave, once it is checked, or none.
+async fn player(
+    state: &AppState,
+    account: Option<Account>,
+    name: Option<&str>,
+) -> Result<Player, Failure> {
+    match (account, name) {
+        (Some(account), _) => Ok(Player::of(account)),
+        (None, Some(name)) => {
+            let name = state.accounts.check_name(name).await.map_err(failure)?;
+            Ok(Player {
+                name: Some(name),
+                account: None,
+            })
+        }
+        (None, None) => Ok(Player::default()),
+    }
 }
 
 async fn record(
@@ -220,7 +282,17 @@ async fn record_text(
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
     let record = state.rooms.record(&id).await?;
-    let text = punct_rules::record_text(record.variant, &record.turns);
+    let mut text = punct_rules::record_text(record.variant, &record.turns);
+    // The players, as comment lines after the title: a record reads back as before.
+    // (Names hold no control characters, so no line break.)
+    let title = text.find('\n').map_or(text.len(), |end| end + 1);
+    let mut players = String::new();
+    for (color, player) in [("White", &record.white), ("Black", &record.black)] {
+        if let Some(name) = &player.name {
+            players.push_str(&format!("# {color}: {name}\n"));
+        }
+    }
+    text.insert_str(title, &players);
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
@@ -232,6 +304,8 @@ struct ArchiveQuery {
     limit: Option<usize>,
     /// The `next` of the page before.
     after: Option<String>,
+    /// Only the games of the account with this username.
+    player: Option<String>,
 }
 
 /// `GET /api/games?limit=N&after=CURSOR`: a page of finished public games.
@@ -259,12 +333,16 @@ async fn archive(
             cursor.ok_or_else(|| Failure::bad_request("after must be the next of an earlier page"))
         })
         .transpose()?;
+    let player = match query.player {
+        Some(username) => Some(crate::players::account_id(&state, &username).await?),
+        None => None,
+    };
     // One more than asked for tells whether there is a next page.
     let mut games = state
         .rooms
         .context()
         .store
-        .archive(after, limit + 1)
+        .archive(after, limit + 1, player)
         .await
         .map_err(|e| {
             let error: &dyn std::error::Error = &e;
@@ -317,6 +395,7 @@ async fn websocket(
         )
         .into_response();
     };
+    let account = crate::accounts::http::connection_account(&state, &headers).await;
     let id = state.next_connection.fetch_add(1, Ordering::Relaxed);
     let max = state.config.max_message_bytes;
     // Small buffers: tungstenite's default of 128 KiB each way would cost 256 KiB per
@@ -330,7 +409,7 @@ async fn websocket(
         .on_upgrade(move |socket| {
             let span = tracing::info_span!("conn", conn = id, %peer, room = tracing::field::Empty);
             async move {
-                connection::serve(socket, id, state).await;
+                connection::serve(socket, id, state, account).await;
                 drop((permit, slot));
             }
             .instrument(span)

@@ -9,12 +9,17 @@
 //!   `punct-protocol`.
 //! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
 //!   client that does not read is dropped instead of slowing anyone down.
+//! - `players`: player pages and leaderboards (JSON).
+//! - `rating`: Glicko-2 ratings of rated games (on `skillratings`), and how a player's
+//!   deviation grows while they do not play.
 //! - `registry`: every room's life: created, loaded when someone enters it, forgotten
 //!   when its task ends, expired or finished when nobody came back. Rooms not running
 //!   are read from the database, read only.
 //! - `room`: one room, owned by one task (an actor), a module with a file per concern
 //!   (its `mod.rs` says which file handles each request). The actor is the one place a
 //!   turn is accepted.
+//! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
+//!   the names players give.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
 //!   the owner's side of relaying rooms to other nodes over NATS.
@@ -31,6 +36,7 @@
 //!   only once it is committed.
 //! - `web`: the browser client's pages and assets.
 
+mod accounts;
 mod clock;
 mod cluster;
 mod computer;
@@ -40,6 +46,8 @@ mod http;
 mod lease;
 mod limits;
 mod metrics;
+mod players;
+mod rating;
 mod registry;
 mod room;
 mod secret;
@@ -73,6 +81,8 @@ struct AppState {
     config: Arc<Config>,
     /// One permit per open WebSocket connection.
     connections: Arc<Semaphore>,
+    /// Accounts and sessions.
+    accounts: Arc<accounts::Accounts>,
     /// Connections and new rooms by client address.
     addresses: Arc<limits::Addresses>,
     /// The next connection's id.
@@ -98,7 +108,14 @@ impl AppState {
         let first = cluster
             .as_ref()
             .map_or(1, |cluster| cluster::owner::first_connection(cluster.tag()));
+        let accounts = accounts::Accounts::new(
+            store.clone(),
+            config.session_lifetime,
+            config.sign_ins_per_minute,
+            config.sign_ins_per_account,
+        );
         let state = AppState {
+            accounts,
             rooms: Registry::new(&config, store, cluster),
             connections: Arc::new(Semaphore::new(config.max_connections)),
             addresses: limits::Addresses::new(&config),
@@ -109,6 +126,15 @@ impl AppState {
         };
         (state, stop_tx, all_done)
     }
+}
+
+/// Recomputes every rating, and what each rated game did to them, from the stored games
+/// in the database of `config`, in the order they were rated; answers how many games.
+/// On PostgreSQL, running servers may stay up (a game rated meanwhile waits for the
+/// rebuild, then counts on top of it); a SQLite file should have no server running.
+pub async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
+    let store = Store::open(config.database.as_deref()).await?;
+    Ok(store.rebuild_ratings().await?)
 }
 
 /// Opens the database of `config`, joins its cluster if it names one, loads the

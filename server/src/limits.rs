@@ -68,8 +68,10 @@ pub(crate) enum Kind {
     Enter,
     /// `play`.
     Play,
-    /// `resign`, the draw messages, `claim_win`, `rematch`.
+    /// `resign`, the draw messages, `claim_win`, `rematch`, `mute`.
     Act,
+    /// `chat`.
+    Chat,
     /// A frame that is not a request: not JSON, an unknown type, a binary frame.
     Invalid,
     /// A ping or pong from the client.
@@ -77,10 +79,11 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 6] = [
         Kind::Enter,
         Kind::Play,
         Kind::Act,
+        Kind::Chat,
         Kind::Invalid,
         Kind::Control,
     ];
@@ -97,7 +100,9 @@ impl Kind {
             | ClientMessage::AcceptDraw { .. }
             | ClientMessage::DeclineDraw { .. }
             | ClientMessage::ClaimWin { .. }
-            | ClientMessage::Rematch { .. } => Kind::Act,
+            | ClientMessage::Rematch { .. }
+            | ClientMessage::Mute { .. } => Kind::Act,
+            ClientMessage::Chat { .. } => Kind::Chat,
         }
     }
 
@@ -114,6 +119,8 @@ impl Kind {
             Kind::Enter => (1.0, 10.0),
             Kind::Play => (20.0, 40.0),
             Kind::Act => (2.0, 10.0),
+            // A line every two seconds, five at once: a conversation, not a flood.
+            Kind::Chat => (0.5, 5.0),
             Kind::Invalid => (1.0, 10.0),
             Kind::Control => (5.0, 20.0),
         }
@@ -259,6 +266,43 @@ impl Usage {
     }
 }
 
+/// A token bucket per key (an address, a username): so many a minute, and as many at
+/// once. Keys whose bucket has refilled are forgotten when the table grows.
+#[derive(Debug)]
+pub(crate) struct Throttle<K> {
+    /// Most a minute, and at once; 0 for no limit.
+    per_minute: u32,
+    /// The keys seen lately.
+    table: Mutex<HashMap<K, Bucket>>,
+}
+
+impl<K: std::hash::Hash + Eq> Throttle<K> {
+    /// A throttle allowing `per_minute` a minute per key (0: no limit).
+    pub(crate) fn per_minute(per_minute: u32) -> Throttle<K> {
+        Throttle {
+            per_minute,
+            table: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts one for `key`; false if it has had as many as it may lately.
+    pub(crate) fn allow(&self, key: K) -> bool {
+        if self.per_minute == 0 {
+            return true;
+        }
+        let now = Instant::now();
+        let burst = f64::from(self.per_minute);
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        if table.len() > SWEEP_ABOVE {
+            table.retain(|_, bucket| !bucket.is_full(now));
+        }
+        table
+            .entry(key)
+            .or_insert_with(|| Bucket::full(burst / 60.0, burst, now))
+            .take(now)
+    }
+}
+
 /// One connection's place in its address's count.
 #[derive(Debug)]
 pub(crate) struct AddressSlot {
@@ -285,6 +329,21 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_throttle_counts_each_key_apart_and_refills() {
+        let throttle = Throttle::per_minute(3);
+        for _ in 0..3 {
+            assert!(throttle.allow("kris"));
+        }
+        assert!(!throttle.allow("kris"));
+        assert!(throttle.allow("anna"));
+        tokio::time::advance(Duration::from_secs(20)).await;
+        assert!(throttle.allow("kris"));
+        assert!(!throttle.allow("kris"));
+        let open = Throttle::per_minute(0);
+        assert!((0..100).all(|_| open.allow("kris")));
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_kind_over_its_rate_is_refused_then_the_connection_closed() {

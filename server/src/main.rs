@@ -53,6 +53,10 @@ enum Command {
     /// Exit 0 if the server on the listen address answers `GET /readyz` with 200, 1
     /// otherwise.
     Healthcheck,
+    /// Recompute every rating, and what each rated game did to them, from the stored
+    /// games (in the order they were rated), in the database `--database` names. The
+    /// same games give the same numbers: this repairs ratings edited by hand.
+    RebuildRatings,
 }
 
 fn main() -> ExitCode {
@@ -66,6 +70,16 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("punct-server healthcheck: {why}");
+                ExitCode::FAILURE
+            }
+        },
+        Some(Command::RebuildRatings) => match rebuild_ratings(&cli.config) {
+            Ok(games) => {
+                println!("rebuilt the ratings of {games} rated games");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("punct-server rebuild-ratings: {e}");
                 ExitCode::FAILURE
             }
         },
@@ -100,6 +114,11 @@ fn ready(listen: SocketAddr) -> Result<(), String> {
     runtime
         .block_on(client.ready())
         .map_err(|e| format!("{addr}: {}", e.chain()))
+}
+
+#[tokio::main]
+async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
+    punct_server::rebuild_ratings(config).await
 }
 
 #[tokio::main]

@@ -27,7 +27,7 @@ use crate::Config;
 use crate::cluster::{self, Cluster, ClusterError, Owner, owner};
 use crate::room::{Context, Fresh, RoomClosed, RoomHandle, Setup, relay, summary_of};
 use crate::secret;
-use crate::store::{self, Store, StoreError, hash_token};
+use crate::store::{self, Player, Store, StoreError, hash_token};
 
 /// Most rooms the lobby lists, oldest first.
 const LOBBY_ROOMS: usize = 500;
@@ -108,7 +108,12 @@ impl Registry {
 
     /// Creates a room and stores it in one transaction; its creator gets a seat. It
     /// runs at once: its creator is about to enter it, and the computer may move first.
-    pub(crate) async fn create(&self, request: CreateRoom) -> Result<SeatGranted, ErrorCode> {
+    /// The creator plays as `creator`.
+    pub(crate) async fn create(
+        &self,
+        request: CreateRoom,
+        creator: Player,
+    ) -> Result<SeatGranted, ErrorCode> {
         if self.lock().len() >= self.shared.max_rooms {
             return Err(ErrorCode::TooManyRooms);
         }
@@ -121,12 +126,16 @@ impl Registry {
         let token = secret::token();
         let mut seats = [None; 2];
         seats[color as usize] = Some(hash_token(&token));
+        let mut players = [Player::default(), Player::default()];
+        players[color as usize] = creator;
         let fresh = Fresh::new(
             request.variant,
             request.visibility,
             request.clock,
             seats,
+            players,
             request.computer.map(|level| (color.opponent(), level)),
+            request.rated,
         );
         let stored = self.context().store.create_room(fresh.stored()).await;
         stored.map_err(|e| storage_failed(&e))?;
@@ -322,7 +331,11 @@ impl Registry {
 
     /// Gives out the free seat of room `id`. A stored room is loaded for it only if it
     /// has a free seat.
-    pub(crate) async fn take_seat(&self, id: &str) -> Result<SeatGranted, ErrorCode> {
+    pub(crate) async fn take_seat(
+        &self,
+        id: &str,
+        player: Player,
+    ) -> Result<SeatGranted, ErrorCode> {
         if self.running(id).is_none() {
             let row = self.context().store.summary(id).await;
             let row = row.map_err(|e| storage_failed(&e))?;
@@ -334,8 +347,11 @@ impl Registry {
                 Some(_) => {}
             }
         }
-        self.ask(id, |room| async move { room.take_seat().await })
-            .await?
+        self.ask(id, |room| {
+            let player = player.clone();
+            async move { room.take_seat(player).await }
+        })
+        .await?
     }
 
     /// Room `id` as the lobby shows it; read from the database if it is not running.
@@ -361,9 +377,13 @@ impl Registry {
         let stored = stored
             .map_err(|e| storage_failed(&e))?
             .ok_or(ErrorCode::NoSuchRoom)?;
+        let [white, black] = stored.players.each_ref().map(Player::view);
         Ok(Record {
             room: id.to_owned(),
             variant: stored.variant,
+            white,
+            black,
+            rated: stored.rated,
             turns: stored.turns,
             outcome: stored.outcome,
         })
@@ -456,11 +476,20 @@ impl Registry {
             }
         }
         let stale = idle;
-        if stale.is_empty() {
-            return Ok(0);
+        let store = &self.context().store;
+        let done = if stale.is_empty() {
+            0
+        } else {
+            let done = store.expire(stale).await?;
+            tracing::info!(rooms = done, "stale rooms expired or finished");
+            done
+        };
+        // Rated games that ended here (abandoned), or whose rating failed at their end.
+        for room in store.unrated_games().await? {
+            if store.rate_game(&room).await?.is_some() {
+                tracing::info!(%room, "game rated late");
+            }
         }
-        let done = self.context().store.expire(stale).await?;
-        tracing::info!(rooms = done, "stale rooms expired or finished");
         Ok(done)
     }
 
@@ -535,7 +564,11 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_abandoned_room_closes_after_the_idle_timeout() {
         let rooms = registry(idle_in(60)).await;
-        let room = rooms.create(CreateRoom::default()).await.unwrap().room;
+        let room = rooms
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap()
+            .room;
         tokio::time::sleep(Duration::from_secs(59)).await;
         assert!(rooms.running(&room).is_some());
         tokio::time::sleep(Duration::from_secs(2)).await;
@@ -552,7 +585,11 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_room_with_someone_in_it_stays_open() {
         let rooms = registry(idle_in(60)).await;
-        let room = rooms.create(CreateRoom::default()).await.unwrap().room;
+        let room = rooms
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap()
+            .room;
         let handle = rooms.enter(&room).await.unwrap();
         let joined = handle.watch(7, None).await.unwrap();
         tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -574,7 +611,10 @@ mod tests {
         // The idle timeout and a join fall due at the same instant, again and again: the
         // join is always served, by the room or by the room loaded again.
         let rooms = registry(idle_in(60)).await;
-        let granted = rooms.create(CreateRoom::default()).await.unwrap();
+        let granted = rooms
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap();
         for conn in 0..32 {
             let handle = rooms.enter(&granted.room).await.unwrap();
             tokio::time::sleep(Duration::from_secs(60)).await;
@@ -596,12 +636,20 @@ mod tests {
     async fn the_room_limit_holds_for_new_rooms_and_loaded_ones() {
         let store = Store::empty().await;
         let first = registry_on(&store, 1);
-        let stored = first.create(CreateRoom::default()).await.unwrap().room;
+        let stored = first
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap()
+            .room;
         // Another server on the same database, with room for one.
         let rooms = registry_on(&store, 1);
-        let new = rooms.create(CreateRoom::default()).await.unwrap().room;
+        let new = rooms
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap()
+            .room;
         assert_eq!(
-            rooms.create(CreateRoom::default()).await,
+            rooms.create(CreateRoom::default(), Player::default()).await,
             Err(ErrorCode::TooManyRooms)
         );
         assert_eq!(
@@ -641,7 +689,11 @@ mod tests {
             computer: Some(2),
             ..CreateRoom::default()
         };
-        let room = rooms.create(request).await.unwrap().room;
+        let room = rooms
+            .create(request.clone(), Player::default())
+            .await
+            .unwrap()
+            .room;
         let row = store.summary(&room).await.unwrap().unwrap();
         assert_eq!(row.taken, [true, true]);
         assert_eq!(row.computer, Some((Color::White, 2)));
@@ -652,7 +704,10 @@ mod tests {
              BEGIN SELECT RAISE(ABORT, 'the disk is full'); END;",
         )
         .unwrap();
-        assert_eq!(rooms.create(request).await, Err(ErrorCode::StorageFailed));
+        assert_eq!(
+            rooms.create(request, Player::default()).await,
+            Err(ErrorCode::StorageFailed)
+        );
         let count: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();
@@ -668,7 +723,7 @@ mod tests {
             color: SeatChoice::White,
             ..CreateRoom::default()
         };
-        let white = here.create(request).await.unwrap();
+        let white = here.create(request, Player::default()).await.unwrap();
         let room = here.enter(&white.room).await.unwrap();
         room.join(1, white.token.clone(), None, false)
             .await
@@ -714,7 +769,10 @@ mod tests {
     async fn a_room_entered_by_many_at_once_is_loaded_once() {
         let store = Store::empty().await;
         let first = registry_on(&store, 10);
-        let white = first.create(CreateRoom::default()).await.unwrap();
+        let white = first
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap();
         // Another server (or this one after a restart) finds it only in the database.
         let rooms = registry_on(&store, 10);
         let entering: Vec<_> = (0..8)

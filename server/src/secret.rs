@@ -11,12 +11,23 @@ pub(crate) fn token() -> String {
     hex(&random::<TOKEN_BYTES>())
 }
 
-/// A fresh room id: a UUIDv7, written hyphenated in lower case. Its first 48 bits are the
-/// time in milliseconds, so ids sort by age and a database index on them stays compact;
-/// the other 74 bits it may carry are random (no counter), so a private room's id
-/// cannot be guessed from another's. Any node may make one. (Rooms made before these
-/// ids keep their 20-hex-digit ids: an id is any string the database has.)
+/// A fresh room id: a [`uuid_v7`]. (Rooms made before these ids keep their 20-hex-digit
+/// ids: an id is any string the database has.)
 pub(crate) fn room_id() -> String {
+    uuid_v7()
+}
+
+/// A fresh salt for a password hash: 128 random bits.
+pub(crate) fn salt() -> [u8; TOKEN_BYTES] {
+    random()
+}
+
+/// A fresh id for something a database keys on (a room, an account): a UUIDv7, written
+/// hyphenated in lower case. Its first 48 bits are the time in milliseconds, so ids sort
+/// by age and a database index on them stays compact; the other 74 bits it may carry are
+/// random (no counter), so a private room's id cannot be guessed from another's. Any
+/// node may make one.
+pub(crate) fn uuid_v7() -> String {
     let millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));

@@ -1,7 +1,8 @@
-//! The browser client: the lobby at `/`, the game page at `/room/{id}`, their assets
-//! under `/assets/`, and `GET /api/rooms/{id}/position/{after}`, which replays the first
-//! N turns with the rules engine so the page can show past positions without knowing
-//! the rules.
+//! The browser client: the lobby at `/`, the game page at `/room/{id}`, a player's page at
+//! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, their
+//! assets under `/assets/`, and `GET /api/rooms/{id}/position/{after}`, which replays the
+//! first N turns with the rules engine so the page can show past positions without
+//! knowing the rules. The pages get everything else from the JSON API.
 //!
 //! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, compiled into
 //! the binary: there is no build step, and the server needs no files at run time.
@@ -30,6 +31,18 @@ pub(crate) fn routes() -> Router<AppState> {
             "/room/{id}",
             get(|| async { Html(include_str!("../web/room.html")) }),
         )
+        .route(
+            "/player/{username}",
+            get(|| async { Html(include_str!("../web/player.html")) }),
+        )
+        .route(
+            "/leaderboard",
+            get(|| async { Html(include_str!("../web/leaderboard.html")) }),
+        )
+        .route(
+            "/games",
+            get(|| async { Html(include_str!("../web/games.html")) }),
+        )
         .route("/assets/{file}", get(asset))
         .route("/api/rooms/{id}/position/{after}", get(position))
 }
@@ -49,6 +62,28 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../web/board.js"),
     ),
     ("api.js", "text/javascript", include_str!("../web/api.js")),
+    ("ui.js", "text/javascript", include_str!("../web/ui.js")),
+    ("chat.js", "text/javascript", include_str!("../web/chat.js")),
+    (
+        "account.js",
+        "text/javascript",
+        include_str!("../web/account.js"),
+    ),
+    (
+        "player.js",
+        "text/javascript",
+        include_str!("../web/player.js"),
+    ),
+    (
+        "leaderboard.js",
+        "text/javascript",
+        include_str!("../web/leaderboard.js"),
+    ),
+    (
+        "games.js",
+        "text/javascript",
+        include_str!("../web/games.js"),
+    ),
 ];
 
 async fn asset(Path(file): Path<String>) -> Response {
@@ -103,4 +138,53 @@ async fn position(
         board: StackView::all(position),
         reserves: Reserves::of(position),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ASSETS;
+
+    /// The pages, by their source, for the check that what they load is served.
+    const PAGES: &[(&str, &str)] = &[
+        ("lobby.html", include_str!("../web/lobby.html")),
+        ("room.html", include_str!("../web/room.html")),
+        ("player.html", include_str!("../web/player.html")),
+        ("leaderboard.html", include_str!("../web/leaderboard.html")),
+        ("games.html", include_str!("../web/games.html")),
+    ];
+
+    /// The names that follow `prefix` up to `end` in `text`.
+    fn references<'a>(text: &'a str, prefix: &str, end: char) -> Vec<&'a str> {
+        text.split(prefix)
+            .skip(1)
+            .filter_map(|rest| rest.split(end).next())
+            .collect()
+    }
+
+    #[test]
+    fn every_asset_a_page_or_module_loads_is_served() {
+        let served = |name: &str| ASSETS.iter().any(|(asset, _, _)| *asset == name);
+        for (page, html) in PAGES {
+            let loaded = references(html, "\"/assets/", '"');
+            assert_eq!(
+                loaded.len(),
+                2,
+                "{page} loads its stylesheet and its module"
+            );
+            for asset in loaded {
+                assert!(
+                    served(asset),
+                    "{page} loads /assets/{asset}, which is not served"
+                );
+            }
+        }
+        for (module, _, source) in ASSETS.iter().filter(|(name, _, _)| name.ends_with(".js")) {
+            for import in references(source, "from './", '\'') {
+                assert!(
+                    served(import),
+                    "{module} imports ./{import}, which is not served"
+                );
+            }
+        }
+    }
 }

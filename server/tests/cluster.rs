@@ -217,3 +217,66 @@ async fn a_node_cut_off_past_its_lease_writes_nothing_and_stops() {
     );
     assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
 }
+
+#[tokio::test]
+async fn accounts_chat_and_ratings_work_across_nodes() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    let password = "a fine password";
+    let anna = nodes[0].register("anna", password).await;
+    let bert = nodes[1].register("bert", password).await;
+    // The room runs on node 0; Bert takes his seat through node 1.
+    let granted = nodes[0]
+        .signed_in(&anna)
+        .create_room(r#"{"color":"white","rated":true}"#)
+        .await;
+    nodes[1].signed_in(&bert).take_seat(&granted.room).await;
+    // Both come back by account, without tokens, on nodes that do not run the room.
+    let mut white = nodes[1].signed_in(&anna).client().await;
+    let mut black = nodes[2].signed_in(&bert).client().await;
+    for client in [&mut white, &mut black] {
+        let joined = client.join_as(&granted.room, None).await;
+        assert!(
+            matches!(joined, ServerMessage::Snapshot { .. }),
+            "{joined:?}"
+        );
+    }
+    let (mut watcher, _) = nodes[2].spectator(&granted.room).await;
+
+    // The players' chat reaches the other player, never the spectator, across nodes.
+    assert_eq!(white.say("good luck").await, None);
+    let line = black.heard().await;
+    assert_eq!(
+        (line.text.as_str(), line.name.as_deref()),
+        ("good luck", Some("anna"))
+    );
+    assert!(!watcher.hears_next("good luck").await);
+    assert!(!black.hears_next("mark 9").await, "nor the spectator's");
+
+    // A rated game between the two accounts, rated wherever it ends.
+    let turns = long_game(2);
+    for (n, &turn) in turns.iter().enumerate() {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    let resigned = black.request(|id| ClientMessage::Resign { id }).await;
+    assert!(
+        matches!(resigned, ServerMessage::Ack { .. }),
+        "{resigned:?}"
+    );
+    loop {
+        match white.next_news().await {
+            ServerMessage::Ratings { changes, .. } => {
+                assert_eq!(changes.white.username, "anna");
+                assert!(changes.white.after.rating > changes.white.before.rating);
+                break;
+            }
+            ServerMessage::Chat { .. }
+            | ServerMessage::TurnPlayed { .. }
+            | ServerMessage::YourTurn { .. }
+            | ServerMessage::GameOver { .. } => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    let rated = database.query("SELECT room FROM rated_games").await;
+    assert_eq!(rated, [vec![Some(granted.room.clone())]], "rated once");
+}

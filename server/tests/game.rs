@@ -165,7 +165,7 @@ async fn a_player_rejoining_gets_the_snapshot_of_their_seat() {
         bob.request(|id| punct_protocol::ClientMessage::Join {
             id,
             room: table.room.clone(),
-            token: table.black.clone(),
+            token: Some(table.black.clone()),
             since: None,
         })
         .await

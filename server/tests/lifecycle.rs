@@ -53,7 +53,7 @@ async fn a_player_who_comes_back_gets_exactly_the_events_missed() {
         .request(|id| ClientMessage::Join {
             id,
             room: table.room.clone(),
-            token: table.black.clone(),
+            token: Some(table.black.clone()),
             since: Some(since),
         })
         .await;

@@ -112,7 +112,7 @@ async fn the_creator_chooses_a_colour_and_the_other_seat_goes_to_the_next_comer(
         .request(|id| punct_protocol::ClientMessage::Join {
             id,
             room: guest.room.clone(),
-            token: guest.token.clone(),
+            token: Some(guest.token.clone()),
             since: None,
         })
         .await;
@@ -135,7 +135,7 @@ async fn the_creator_chooses_a_colour_and_the_other_seat_goes_to_the_next_comer(
         .request(|id| punct_protocol::ClientMessage::Join {
             id,
             room: random.room.clone(),
-            token: creator.token.clone(),
+            token: Some(creator.token.clone()),
             since: None,
         })
         .await;

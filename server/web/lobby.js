@@ -1,64 +1,109 @@
 // The lobby: lists public rooms that are open or live, creates rooms, joins and watches.
 
-import { createRoom, takeSeat, api } from './api.js';
+import { createRoom, takeSeat, api, displayName, setDisplayName } from './api.js';
+import { mountAccount } from './account.js';
+import { el, playerNode, roomHref } from './ui.js';
 
 const REFRESH_MS = 3000;
+const $ = (id) => document.getElementById(id);
+
+/** The username this page is signed in as, or null. */
+let me = null;
 
 function seat(view, color) {
-  if (!view.taken) return `<span class="seat free">${color}: free</span>`;
-  if (view.computer) return `<span class="seat online">${color}: computer (level ${view.computer})</span>`;
-  return `<span class="seat ${view.connected ? 'online' : 'offline'}">${color}${view.connected ? '' : ' (away)'}</span>`;
+  if (!view.taken) return el('span', { className: 'seat free' }, `${color}: free`);
+  const state = view.computer || view.connected ? 'online' : 'offline';
+  // A player who gave no name is shown by their colour alone.
+  const named = view.name || view.account;
+  return el(
+    'span',
+    { className: `seat ${state}`, dataset: { color } },
+    named ? `${color}: ` : color,
+    named ? playerNode(view) : null,
+    view.computer || view.connected ? '' : ' (away)',
+  );
+}
+
+/** Whether `room` has a seat held by this page's account. */
+function mySeat(room) {
+  return me !== null && ['white', 'black'].some((c) => room.players[c].account === me);
 }
 
 function row(room) {
-  const tr = document.createElement('tr');
-  tr.dataset.room = room.room;
-  tr.dataset.status = room.status;
-  tr.innerHTML = `
-    <td><a href="/room/${room.room}">${room.room.slice(0, 8)}</a></td>
-    <td>${room.variant}</td>
-    <td>${seat(room.players.white, 'white')} ${seat(room.players.black, 'black')}</td>
-    <td class="turns">${room.turns + 1}</td>
-    <td class="spectators">${room.spectators}</td>
-    <td class="actions"></td>`;
-  const actions = tr.querySelector('.actions');
-  if (room.status === 'open') {
-    const join = document.createElement('button');
-    join.textContent = 'Join';
-    join.className = 'join';
+  const actions = el('td', { className: 'actions' });
+  if (mySeat(room)) {
+    // The account holds a seat here: the game page takes it back without a token.
+    actions.append(el('a', { className: 'button play', href: roomHref(room.room) }, 'Play'), ' ');
+  } else if (room.status === 'open') {
+    const join = el('button', { className: 'join' }, 'Join');
+    if (room.rated && !me) {
+      join.disabled = true;
+      join.title = 'Sign in to play a rated game';
+    }
     join.onclick = async () => {
       try {
-        await takeSeat(room.room);
-        location.href = `/room/${room.room}`;
+        await takeSeat(room.room, me !== null);
+        location.href = roomHref(room.room);
       } catch (e) {
-        document.getElementById('lobby-status').textContent = e.message;
+        $('lobby-status').textContent = e.message;
       }
     };
-    actions.append(join);
+    actions.append(join, ' ');
   }
-  const watch = document.createElement('a');
-  watch.textContent = 'Watch';
-  watch.className = 'button watch';
-  watch.href = `/room/${room.room}?watch`;
-  actions.append(watch);
-  return tr;
+  actions.append(el('a', { className: 'button watch', href: `${roomHref(room.room)}?watch` }, 'Watch'));
+  return el(
+    'tr',
+    { dataset: { room: room.room, status: room.status } },
+    // A UUIDv7 begins with its time, the same for rooms made together: show its random end.
+    el('td', {}, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
+    el('td', {}, room.variant, room.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
+    el('td', { className: 'seats' }, seat(room.players.white, 'white'), ' ', seat(room.players.black, 'black')),
+    el('td', { className: 'turns' }, String(room.turns + 1)),
+    el('td', { className: 'spectators' }, String(room.spectators)),
+    actions,
+  );
 }
 
 async function refresh() {
-  const status = document.getElementById('lobby-status');
+  const status = $('lobby-status');
   try {
     const lobby = await api('GET', '/api/rooms');
     document.querySelector('#rooms tbody').replaceChildren(...lobby.rooms.map(row));
-    document.getElementById('no-rooms').hidden = lobby.rooms.length > 0;
+    $('no-rooms').hidden = lobby.rooms.length > 0;
     status.textContent = '';
   } catch (e) {
     status.textContent = `cannot reach the server (${e.message})`;
   }
 }
 
-document.getElementById('create').addEventListener('submit', async (event) => {
+/** Shows the form as it is for the signed-in player or for an anonymous one. */
+function showSignedIn() {
+  $('name-field').hidden = me !== null;
+  $('playing-as').hidden = me === null;
+  $('playing-as').textContent = me ? `You play as ${me}.` : '';
+  $('rated-field').hidden = me === null;
+  if (!me) $('rated').checked = false;
+  updateRated();
+}
+
+/** The computer plays no rated games. */
+function updateRated() {
+  const computer = document.querySelector('select[name=computer]').value !== '';
+  $('rated').disabled = computer;
+  if (computer) $('rated').checked = false;
+}
+
+document.querySelector('select[name=computer]').addEventListener('change', updateRated);
+
+$('display-name').value = displayName();
+$('display-name').addEventListener('input', (event) => setDisplayName(event.target.value));
+
+$('create').addEventListener('submit', async (event) => {
   event.preventDefault();
+  setDisplayName($('display-name').value);
   const request = Object.fromEntries(new FormData(event.target));
+  // The name goes with every request of an anonymous player (`createRoom`).
+  delete request.name;
   // The clock option reads "base+increment" in seconds; none leaves the field out.
   if (request.clock) {
     const [base, increment] = request.clock.split('+').map(Number);
@@ -67,15 +112,22 @@ document.getElementById('create').addEventListener('submit', async (event) => {
   // "Play the computer" names its level; a person leaves the field out.
   if (request.computer) request.computer = Number(request.computer);
   else delete request.computer;
+  if (request.rated) request.rated = true;
   try {
-    const granted = await createRoom(request);
-    location.href = `/room/${granted.room}`;
+    const granted = await createRoom(request, me !== null);
+    location.href = roomHref(granted.room);
   } catch (e) {
-    const error = document.getElementById('create-error');
+    const error = $('create-error');
     error.textContent = e.message;
     error.hidden = false;
   }
 });
 
+me = await mountAccount($('account'), (username) => {
+  me = username;
+  showSignedIn();
+  refresh();
+});
+showSignedIn();
 refresh();
 setInterval(refresh, REFRESH_MS);

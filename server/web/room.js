@@ -7,9 +7,15 @@
 //
 // When the connection drops, the page reconnects with `since`, the last room event it
 // saw: the server replays the events missed (`resumed`), or sends a fresh snapshot.
+//
+// A player joins with the seat token this browser keeps; a signed-in player whose account
+// holds a seat joins without one, from any browser.
 
-import { seatToken, takeSeat, api } from './api.js';
+import { seatToken, takeSeat, api, displayName, setDisplayName } from './api.js';
+import { mountAccount } from './account.js';
 import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, piecesOf } from './board.js';
+import { el, playerNode, ratingText, changeText, outcomeText, cap } from './ui.js';
+import { mountChat } from './chat.js';
 
 const roomId = decodeURIComponent(location.pathname.split('/')[2] || '');
 const $ = (id) => document.getElementById(id);
@@ -41,7 +47,19 @@ const room = {
   rematch: null,
   /** The `seq` of the last room event applied (or of the snapshot): `since` on reconnecting. */
   seq: null,
+  /** Whether the game changes both players' ratings. */
+  rated: false,
+  /** Once a rated game is rated: per colour, the player's rating before and after. */
+  ratings: null,
 };
+
+/** The username this page is signed in as, or null. */
+let user = null;
+/** Both seats as last told (or from the room's summary before the first snapshot): who
+ * holds them decides whether this page joins without a token. */
+let seats = null;
+/** The `id` of the last `join` sent without a token: refused, the page watches instead. */
+let accountJoin = null;
 
 /** What the user is doing: a past position shown, a piece picked, a turn pending. */
 const ui = {
@@ -72,6 +90,7 @@ const ROOM_EVENTS = new Set([
   'game_over',
   'rematch_offered',
   'rematch',
+  'ratings',
 ]);
 
 function send(message) {
@@ -79,6 +98,13 @@ function send(message) {
   socket.send(JSON.stringify({ ...message, id }));
   return id;
 }
+
+/** Sends `message` when the page is in the room and online; returns its id, or null. */
+function sendInRoom(message) {
+  return socket?.readyState === WebSocket.OPEN && room.you ? send(message) : null;
+}
+
+const chat = mountChat(roomId, sendInRoom);
 
 function setConnection(state, text) {
   const node = $('connection');
@@ -100,6 +126,7 @@ function connect() {
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = () => {
     ui.pending = null;
+    chat.disconnected();
     if (stopped) return;
     setConnection('offline', 'offline — reconnecting…');
     render();
@@ -134,7 +161,9 @@ function receive(message) {
       const token = seatToken(roomId);
       // Coming back: ask for the events missed since the last one seen.
       const since = room.seq === null ? {} : { since: room.seq };
-      send(token ? { type: 'join', room: roomId, token, ...since } : { type: 'watch', room: roomId, ...since });
+      if (token) send({ type: 'join', room: roomId, token, ...since });
+      else if (accountSeat()) accountJoin = send({ type: 'join', room: roomId, ...since });
+      else send({ type: 'watch', room: roomId, ...since });
       break;
     }
     case 'snapshot':
@@ -146,18 +175,25 @@ function receive(message) {
       retries = 0;
       room.you = message.you;
       room.players = message.players;
+      seats = message.players;
       room.spectators = message.spectators;
+      chat.replace(message.chat);
       room.claimAt = {};
       for (const color of ['white', 'black']) setClaim(color, message.players[color].claim_in_ms);
       setConnection('online', 'online');
       break;
     case 'ack':
+      // A line of chat or a mute leaves the game's controls alone.
+      if (chat.acked(message.id)) break;
       ui.pending = null;
       clearPick();
       say('');
       break;
     case 'error':
-      refused(message);
+      if (!chat.refused(message)) refused(message);
+      break;
+    case 'chat':
+      chat.add(message);
       break;
     case 'turn_played':
       if (message.number === room.turns.length + 1) room.turns.push(message.turn);
@@ -188,6 +224,9 @@ function receive(message) {
       room.rematchOffer = message.by;
       if (message.by === myColor()) askedRematch = true;
       break;
+    case 'ratings':
+      room.ratings = { white: message.white, black: message.black };
+      break;
     case 'rematch':
       room.rematchOffer = null;
       room.rematch = message.room;
@@ -196,8 +235,10 @@ function receive(message) {
       break;
     case 'player_joined':
     case 'player_reconnected':
-      room.players[message.color] = { taken: true, connected: true };
+      room.players[message.color] = { ...room.players[message.color], taken: true, connected: true };
       delete room.claimAt[message.color];
+      // The notice does not say who joined: the room's summary does.
+      if (message.type === 'player_joined') refreshNames();
       break;
     case 'player_left':
       room.players[message.color].connected = false;
@@ -237,7 +278,11 @@ function applySnapshot({ you, room: snap }) {
     rematchOffer: snap.rematch_offer ?? null,
     rematch: snap.rematch ?? null,
     seq: snap.seq,
+    rated: Boolean(snap.rated),
+    ratings: snap.ratings ?? null,
   });
+  seats = snap.players;
+  chat.replace(snap.chat);
   if (room.rematchOffer && room.rematchOffer === myColor()) askedRematch = true;
   room.clock = null;
   if (snap.clock) setClock(snap.clock);
@@ -295,6 +340,13 @@ setInterval(tick, 250);
 
 function refused(message) {
   if (message.id !== undefined && message.id === ui.pending) ui.pending = null;
+  if (message.id !== undefined && message.id === accountJoin) {
+    // The account holds no seat here after all (or the session ended): watch.
+    accountJoin = null;
+    seats = null;
+    send({ type: 'watch', room: roomId });
+    return;
+  }
   if (message.code === 'no-such-room') {
     stopped = true;
     socket.close();
@@ -318,18 +370,45 @@ async function fetchPosition(n) {
   }
 }
 
-async function offerSeat() {
-  const summary = await api('GET', `/api/rooms/${roomId}`);
-  $('seat-offer').hidden = summary.status !== 'open';
+/** Whether the account this page is signed in as holds a seat of the room. */
+function accountSeat() {
+  return user !== null && seats !== null && ['white', 'black'].some((c) => seats[c].account === user);
 }
+
+/** Learns the names of the players from the room's summary. */
+async function refreshNames() {
+  const summary = await api('GET', `/api/rooms/${encodeURIComponent(roomId)}`).catch(() => null);
+  if (!summary || !room.players) return;
+  for (const color of ['white', 'black']) {
+    const { name, account } = summary.players[color];
+    room.players[color] = { ...room.players[color], name, account };
+  }
+  render();
+}
+
+async function offerSeat() {
+  const summary = await api('GET', `/api/rooms/${encodeURIComponent(roomId)}`);
+  $('seat-offer').hidden = summary.status !== 'open';
+  // A rated game's seat is for a signed-in player only, who plays under their username.
+  const barred = summary.rated && !user;
+  $('seat-offer-text').textContent = barred
+    ? 'A seat is free in this rated game: sign in to take it.'
+    : 'A seat is free in this room.';
+  $('take-seat').disabled = barred;
+  $('seat-name').hidden = user !== null;
+  $('seat-name-input').value = displayName();
+}
+
+$('seat-name-input').addEventListener('input', (event) => setDisplayName(event.target.value));
 
 $('take-seat').onclick = async () => {
   try {
-    await takeSeat(roomId);
+    await takeSeat(roomId, user !== null);
     location.reload();
   } catch (e) {
     say(e.message, 'error');
-    $('seat-offer').hidden = true;
+    // A name refused can be changed and tried again; any other refusal is final.
+    if (e.code !== 'bad-name') $('seat-offer').hidden = true;
   }
 };
 
@@ -586,24 +665,33 @@ function inspect(cell) {
   );
 }
 
-function outcomeText(outcome) {
-  if (outcome.result === 'win') return `${cap(outcome.winner)} wins (${outcome.reason})`;
-  return `Draw (${outcome.reason})`;
-}
-
-function cap(text) {
-  return text[0].toUpperCase() + text.slice(1);
+/** The players' rating changes once a rated game is rated: "anna 1500? → 1662? (+162)". */
+function renderRatings() {
+  const panel = $('ratings');
+  panel.hidden = !room.ratings;
+  if (!room.ratings) return;
+  for (const color of ['white', 'black']) {
+    const { username, before, after } = room.ratings[color];
+    panel.querySelector(`.change[data-color="${color}"]`).replaceChildren(
+      playerNode({ account: username }),
+      ` ${ratingText(before)} → ${ratingText(after)} `,
+      el('span', { className: `diff ${after.rating >= before.rating ? 'up' : 'down'}` }, `(${changeText(before, after)})`),
+    );
+  }
 }
 
 function render() {
   if (!room.players) return;
   const me = myColor();
   $('you').textContent = me ? `You play ${me}` : 'Watching';
+  $('rated').hidden = !room.rated;
   $('spectators').querySelector('b').textContent = room.spectators;
   for (const color of ['white', 'black']) {
     const seat = room.players[color];
     const node = $(`player-${color}`);
     node.classList.toggle('to-move', !room.outcome && room.toMove === color);
+    // The computer's seat says its level as its presence.
+    node.querySelector('.who').replaceChildren(seat.taken && !seat.computer ? playerNode(seat) : '');
     node.querySelector('.presence').textContent = seat.computer
       ? `computer, level ${seat.computer}`
       : !seat.taken ? 'seat free' : seat.connected ? 'online' : 'away';
@@ -651,6 +739,8 @@ function render() {
   $('draw-answer').hidden = !room.drawOffer || room.drawOffer === me;
   for (const id of ['accept-draw', 'decline-draw']) $(id).disabled = ui.pending !== null;
   renderRematch();
+  renderRatings();
+  chat.render({ you: room.you, over: Boolean(room.outcome), online: socket?.readyState === WebSocket.OPEN });
   if (ui.inspected) inspect(ui.inspected);
   tick();
   followRematch();
@@ -694,4 +784,11 @@ function renderTurns() {
   if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
 }
 
+// Who this page is signed in as, and who holds the seats, decide how it joins.
+[user, seats] = await Promise.all([
+  mountAccount($('account')),
+  api('GET', `/api/rooms/${encodeURIComponent(roomId)}`)
+    .then((summary) => summary.players)
+    .catch(() => null),
+]);
 connect();

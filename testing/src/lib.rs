@@ -9,9 +9,12 @@
 //!
 //! # Layout
 //!
+//! - [`glicko2`]: Glicko-2 straight from its paper, to check ratings against.
 //! - [`Postgres`]: one server per test process ([`Postgres::shared`]), a fresh database
 //!   per test ([`Postgres::database`]).
 //! - [`Nats`]: a NATS server with JetStream, one per test that needs one.
+
+pub mod glicko2;
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

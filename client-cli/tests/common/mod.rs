@@ -1,8 +1,16 @@
-//! A server for `punct` processes to talk to, in the test's process.
+//! A server for `punct` processes to talk to, in the test's process, and the screen of
+//! the room view as text.
 
 #![allow(dead_code, reason = "each test file uses the helpers it needs")]
 
+use std::io::Write;
 use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use punct_cli::app::App;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
 /// A server on a free port of its own runtime, stopped when dropped.
 pub(crate) struct TestServer {
@@ -49,4 +57,46 @@ pub(crate) fn start_server() -> TestServer {
         url: format!("http://{addr}"),
         _stop: stop,
     }
+}
+
+/// The room view's screen as text, one line per row.
+pub(crate) fn screen(app: &App) -> String {
+    drawn(|frame| punct_cli::ui::render(app, frame))
+}
+
+/// What `draw` draws on a 110×42 terminal, one line per row.
+pub(crate) fn drawn(draw: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(110, 42)).expect("terminal");
+    terminal.draw(draw).expect("drawn");
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.height)
+        .map(|y| {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect();
+            line.trim_end().to_owned() + "\n"
+        })
+        .collect()
+}
+
+/// Runs the `punct` binary with `args`, `input` on its standard input and, if given,
+/// `config` as its configuration directory; answers how it ended.
+pub(crate) fn run_punct(args: &[&str], input: &str, config: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_punct"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(config) = config {
+        command.env("PUNCT_CONFIG_DIR", config);
+    }
+    let mut child = command.spawn().expect("punct starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("punct reads its stdin");
+    child.wait_with_output().expect("punct runs")
 }

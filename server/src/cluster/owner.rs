@@ -109,14 +109,14 @@ async fn answer(registry: &Registry, members: &RemoteMembers, payload: &[u8]) ->
     };
     match op {
         Op::Summary => json(&Ok::<_, Moved>(handle.summary())),
-        Op::TakeSeat => reply(handle.take_seat().await),
+        Op::TakeSeat { player } => reply(handle.take_seat(player).await),
         Op::Join {
             conn,
-            token,
+            key,
             since,
             lists,
         } => {
-            let joined = handle.join(conn, token, since, lists).await;
+            let joined = handle.join(conn, key, since, lists).await;
             if let Ok(Ok(_)) = &joined {
                 members.lock().insert(conn, handle.clone());
             }
@@ -141,6 +141,7 @@ async fn answer(registry: &Registry, members: &RemoteMembers, payload: &[u8]) ->
             Some(action) => reply(handle.act(conn, action, retry).await),
             None => json(&Err::<(), _>(Moved)),
         },
+        Op::Talk { conn, talk } => reply(handle.talk(conn, talk).await),
         Op::Leave { conn } => {
             members.lock().remove(&conn);
             handle.leave(conn);

@@ -1,11 +1,12 @@
 //! What nodes say to each other over NATS, as JSON: requests to the node that runs a
 //! room, their answers, and the news it publishes on the room's subject.
 
-use punct_protocol::{ClientMessage, Role, RoomSnapshot, Seats, Seq};
+use punct_protocol::{ChatLine, ClientMessage, Role, RoomSnapshot, Seats, Seq};
 use punct_rules::Color;
 use serde::{Deserialize, Serialize};
 
-use crate::room::ConnId;
+use crate::room::{ConnId, Hearers, Key, Talk};
+use crate::store::Player;
 
 /// The subject a node takes requests for the rooms it runs on.
 pub(crate) fn node_subject(tag: u32) -> String {
@@ -37,11 +38,11 @@ pub(crate) enum Op {
     /// The room as the lobby shows it (also: whether it runs there).
     Summary,
     /// Give out the free seat.
-    TakeSeat,
-    /// Seat a connection by token.
+    TakeSeat { player: Player },
+    /// Seat a connection by token or account.
     Join {
         conn: ConnId,
-        token: String,
+        key: Key,
         since: Option<Seq>,
         lists: bool,
     },
@@ -55,6 +56,8 @@ pub(crate) enum Op {
         request: ClientMessage,
         retry: bool,
     },
+    /// A line of chat, or muting, from the member on `conn`.
+    Talk { conn: ConnId, talk: Talk },
     /// A member's connection ended.
     Leave { conn: ConnId },
     /// The game record.
@@ -86,8 +89,9 @@ pub(crate) enum Start {
         since: Seq,
         missed: Vec<Event>,
         your_turn: Option<String>,
-        players: Seats,
+        players: Box<Seats>,
         spectators: usize,
+        chat: Vec<ChatLine>,
     },
 }
 
@@ -102,6 +106,8 @@ pub(crate) struct Event {
     pub(crate) your_turn: Option<(Color, String)>,
     /// The connection whose seat was taken over, on that notice.
     pub(crate) replaced: Option<ConnId>,
+    /// Who hears it.
+    pub(crate) hearers: Hearers,
 }
 
 /// What the node running a room publishes on the room's subject.

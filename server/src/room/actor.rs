@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
-use punct_protocol::{Action, RoomSummary, Visibility};
+use punct_protocol::{Action, RatingChanges, RoomSummary, Visibility};
 use punct_rules::{Color, Game, Outcome};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::chat::Chat;
 use super::history::History;
 use super::seats::{Audience, Seat};
 use super::turns::Backoff;
@@ -35,6 +36,12 @@ pub(super) struct Room {
     pub(super) rematch: Option<String>,
     /// The clocks, in a timed game.
     pub(super) clock: Option<Clock>,
+    /// Whether the game changes its players' ratings.
+    pub(super) rated: bool,
+    /// The chat's recent lines, and who muted whom.
+    pub(super) chat: Chat,
+    /// Once a rated game is over and rated: what it did to the ratings.
+    pub(super) ratings: Option<RatingChanges>,
     /// White's and Black's seats, indexed by `Color as usize`.
     pub(super) seats: [Seat; 2],
     /// The spectators.
@@ -78,6 +85,11 @@ impl Room {
             id,
             visibility,
             seats,
+            players,
+            rated,
+            ratings,
+            chat,
+            muted,
             incarnation,
             game,
             ending,
@@ -85,16 +97,21 @@ impl Room {
             computer,
         } = setup;
         let computer = computer.and_then(|(color, level)| Computer::new(color, level));
-        let seats = Color::ALL.map(|color| {
+        let [white, black] = players;
+        let players = [(Color::White, white), (Color::Black, black)];
+        let seats = players.map(|(color, player)| {
             let engine = computer.as_ref().is_some_and(|c| c.color == color);
-            Seat::new(seats[color as usize], engine)
+            Seat::new(seats[color as usize], player, engine)
         });
         Room {
             id,
             visibility,
+            rated,
             game,
             ending,
             draw_offer: None,
+            ratings,
+            chat: Chat::with(chat, muted),
             rematch_offer: None,
             rematch: None,
             clock,
@@ -177,23 +194,26 @@ impl Room {
     /// Serves one command: each goes to the method of its concern.
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::TakeSeat { reply } => {
-                let _ = reply.send(self.take_seat().await);
+            Command::TakeSeat { player, reply } => {
+                let _ = reply.send(self.take_seat(player).await);
             }
             Command::Join {
                 conn,
-                token,
+                key,
                 since,
                 lists,
                 reply,
             } => {
-                let _ = reply.send(self.join(conn, &token, since, lists));
+                let _ = reply.send(self.join(conn, &key, since, lists));
             }
             Command::Watch { conn, since, reply } => {
                 let _ = reply.send(self.watch(conn, since));
             }
             Command::Resync { conn, reply } => {
                 let _ = reply.send(self.resync(conn));
+            }
+            Command::Talk { conn, talk, reply } => {
+                let _ = reply.send(self.talk(conn, talk).await);
             }
             Command::Act {
                 conn,

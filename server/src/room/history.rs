@@ -10,7 +10,7 @@ use punct_rules::{Color, Turn};
 use tokio::sync::broadcast;
 
 use super::actor::Room;
-use super::{ConnId, Event, Joined, Start, to_json};
+use super::{ConnId, Event, Hearers, Joined, Start, to_json};
 
 /// The room's events: what was published, and what is kept.
 #[derive(Debug)]
@@ -77,6 +77,13 @@ impl History {
     pub(super) fn notify(&self, message: &ServerMessage) {
         let notice = Arc::new(Event::new(None, to_json(message), None));
         let _ = self.events.send(notice);
+    }
+
+    /// Tells `hearers` something that is not a room event (a line of chat).
+    pub(super) fn notify_to(&self, message: &ServerMessage, hearers: Hearers) {
+        let mut notice = Event::new(None, to_json(message), None);
+        notice.hearers = hearers;
+        let _ = self.events.send(Arc::new(notice));
     }
 
     /// Tells the connection `conn` that another took its seat over.
@@ -148,8 +155,9 @@ impl Room {
                     since,
                     missed,
                     your_turn,
-                    players: self.seat_views(),
+                    players: Box::new(self.seat_views()),
                     spectators: self.audience_size(),
+                    chat: self.chat_for(role),
                 }
             }
             None => Start::Snapshot(Box::new(self.snapshot(role))),

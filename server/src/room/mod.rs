@@ -20,10 +20,12 @@
 //!   running out, the computer's turns, and the back-off after a storage failure.
 //! - `history`: the numbered room events, the replay buffer for members coming back,
 //!   and what a member gets on entering (snapshot or missed events).
+//! - `chat`: `Talk`: the players' and the spectators' chat, and muting.
 //! - `view`: snapshots, seat views, summaries and the record (`Record`).
 //! - `setup`: what a room starts from: a new room, or one loaded from the store.
 
 mod actor;
+mod chat;
 mod history;
 pub(crate) mod relay;
 mod seats;
@@ -39,7 +41,7 @@ use std::time::Duration;
 use axum::extract::ws::Utf8Bytes;
 
 use punct_protocol::{
-    Action, ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq,
+    Action, ChatLine, ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq,
 };
 use punct_rules::{Color, IllegalTurn};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -48,10 +50,71 @@ use crate::Config;
 use crate::cluster::NodeTag;
 use crate::computer::Computers;
 use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::store::{AccountId, Player, Store};
 
 pub(crate) use setup::{Fresh, Setup};
 pub(crate) use view::summary_of;
+
+/// What a connection presents to take its seat. (No `Debug`: a token is a secret.)
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Key {
+    /// The seat's secret token.
+    Token(String),
+    /// A session signed in to the account that holds the seat.
+    Account(AccountId),
+}
+
+impl From<String> for Key {
+    fn from(token: String) -> Key {
+        Key::Token(token)
+    }
+}
+
+/// What a member says in the room's chat, or asks of it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Talk {
+    /// A line, from a member whose name (for a spectator: their username when signed in)
+    /// is given.
+    Say {
+        /// The spectator's name; a player's is their seat's.
+        name: Option<String>,
+        /// What they say.
+        text: String,
+    },
+    /// A player stops (true) or starts again (false) hearing the opponent.
+    Mute(bool),
+}
+
+/// Who hears a notice: either seat, and the spectators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Hearers {
+    /// White's and Black's players.
+    pub(crate) seats: [bool; 2],
+    /// The spectators.
+    pub(crate) spectators: bool,
+}
+
+impl Hearers {
+    /// Everyone in the room.
+    pub(crate) const ALL: Hearers = Hearers {
+        seats: [true; 2],
+        spectators: true,
+    };
+
+    /// Whether a member who is `role` hears it.
+    pub(crate) fn hear(&self, role: Role) -> bool {
+        match role.color() {
+            Some(color) => self.seats[color as usize],
+            None => self.spectators,
+        }
+    }
+}
+
+impl Default for Hearers {
+    fn default() -> Hearers {
+        Hearers::ALL
+    }
+}
 
 /// Identifies one WebSocket connection for the life of the server.
 pub(crate) type ConnId = u64;
@@ -119,15 +182,18 @@ pub(crate) struct RoomHandle {
 enum Command {
     /// Give out the free seat (HTTP).
     TakeSeat {
+        /// Who takes it.
+        player: Player,
         /// Gets the seat and its token, or why not.
         reply: oneshot::Sender<Result<SeatGranted, ErrorCode>>,
     },
-    /// Seat a connection by token, replacing a connection already in that seat.
+    /// Seat a connection by token or account, replacing a connection already in that
+    /// seat.
     Join {
         /// The connection to seat.
         conn: ConnId,
-        /// The secret it presented.
-        token: String,
+        /// What it presented.
+        key: Key,
         /// The last event the client saw, when it comes back.
         since: Option<Seq>,
         /// Whether it wants the legal turns when it is to move.
@@ -164,6 +230,15 @@ enum Command {
         /// acknowledged rather than refused.
         retry: bool,
         /// Gets the sequence number of the event it caused, or why it was refused.
+        reply: oneshot::Sender<Result<Seq, Refusal>>,
+    },
+    /// A line of chat, or muting, from the member on `conn`.
+    Talk {
+        /// The member.
+        conn: ConnId,
+        /// What they say or ask.
+        talk: Talk,
+        /// Gets the room's sequence number now, or why not.
         reply: oneshot::Sender<Result<Seq, Refusal>>,
     },
     /// A member's connection ended.
@@ -208,8 +283,8 @@ pub(crate) struct Resynced {
 /// Where a member's view of the room starts.
 #[derive(Debug)]
 pub(crate) enum Start {
-    /// The room as it stands after event `seq` of the snapshot (boxed: it is large, and
-    /// `Resumed` small).
+    /// The room as it stands after event `seq` of the snapshot (boxed, as the seats of
+    /// `Resumed` are: both are large).
     Snapshot(Box<RoomSnapshot>),
     /// The member saw every event up to `since`; here are those after it.
     Resumed {
@@ -221,9 +296,11 @@ pub(crate) enum Start {
         /// them brings.
         your_turn: Option<Utf8Bytes>,
         /// Both seats now.
-        players: Seats,
+        players: Box<Seats>,
         /// Spectators now.
         spectators: usize,
+        /// The recent chat the member hears.
+        chat: Vec<ChatLine>,
     },
 }
 
@@ -243,6 +320,8 @@ pub(crate) struct Event {
     /// Set on the notice that another connection took this one's seat over: only that
     /// connection acts on it (it says `json`, a `bye`, and closes); the others skip it.
     pub(crate) replaced: Option<ConnId>,
+    /// Who hears it (everyone, but for chat).
+    pub(crate) hearers: Hearers,
 }
 
 impl Event {
@@ -252,6 +331,7 @@ impl Event {
             json: json.into(),
             your_turn: Mutex::new(your_turn.map(|(color, json)| (color, json.into()))),
             replaced: None,
+            hearers: Hearers::ALL,
         }
     }
 
@@ -396,23 +476,28 @@ impl RoomHandle {
         answer.await.map_err(|_| RoomClosed)
     }
 
-    /// Gives out the free seat.
-    pub(crate) async fn take_seat(&self) -> Result<Result<SeatGranted, ErrorCode>, RoomClosed> {
-        self.ask(|reply| Command::TakeSeat { reply }).await
+    /// Gives out the free seat to `player`.
+    pub(crate) async fn take_seat(
+        &self,
+        player: Player,
+    ) -> Result<Result<SeatGranted, ErrorCode>, RoomClosed> {
+        self.ask(|reply| Command::TakeSeat { player, reply }).await
     }
 
-    /// Seats `conn` by token; `since` is the last event it saw, if it comes back;
-    /// `lists` whether it wants the legal turns when it is to move.
+    /// Seats `conn` by `key` (a token, or the account holding a seat); `since` is the
+    /// last event it saw, if it comes back; `lists` whether it wants the legal turns
+    /// when it is to move.
     pub(crate) async fn join(
         &self,
         conn: ConnId,
-        token: String,
+        key: impl Into<Key>,
         since: Option<Seq>,
         lists: bool,
     ) -> Result<Result<Joined, ErrorCode>, RoomClosed> {
+        let key = key.into();
         self.ask(|reply| Command::Join {
             conn,
-            token,
+            key,
             since,
             lists,
             reply,
@@ -453,6 +538,15 @@ impl RoomHandle {
             reply,
         })
         .await
+    }
+
+    /// Says something in the chat, or mutes, for the member on `conn`.
+    pub(crate) async fn talk(
+        &self,
+        conn: ConnId,
+        talk: Talk,
+    ) -> Result<Result<Seq, Refusal>, RoomClosed> {
+        self.ask(|reply| Command::Talk { conn, talk, reply }).await
     }
 
     /// Plays `turn` for the player on `conn`.

@@ -204,16 +204,16 @@ impl Relay {
     fn forward(&mut self, command: Command) {
         let owner = &self.owner;
         match command {
-            Command::TakeSeat { reply } => {
+            Command::TakeSeat { player, reply } => {
                 owner.forward(
-                    Op::TakeSeat,
+                    Op::TakeSeat { player },
                     reply,
                     |granted: Result<SeatGranted, ErrorCode>| granted,
                 );
             }
             Command::Join {
                 conn,
-                token,
+                key,
                 since,
                 lists,
                 reply,
@@ -221,7 +221,7 @@ impl Relay {
                 let events = self.events.subscribe();
                 let op = Op::Join {
                     conn,
-                    token,
+                    key,
                     since,
                     lists,
                 };
@@ -265,6 +265,10 @@ impl Relay {
                     request: action.request(0),
                     retry,
                 };
+                owner.forward(op, reply, |done: Result<punct_protocol::Seq, Refusal>| done);
+            }
+            Command::Talk { conn, talk, reply } => {
+                let op = Op::Talk { conn, talk };
                 owner.forward(op, reply, |done: Result<punct_protocol::Seq, Refusal>| done);
             }
             Command::Leave { conn } => {
@@ -314,7 +318,9 @@ fn joined(entered: wire::Entered, events: broadcast::Receiver<Arc<Event>>) -> Jo
             your_turn,
             players,
             spectators,
+            chat,
         } => Start::Resumed {
+            chat,
             since,
             missed: missed
                 .into_iter()
@@ -344,11 +350,13 @@ impl Joined {
                 your_turn,
                 players,
                 spectators,
+                chat,
             } => wire::Start::Resumed {
+                chat: chat.clone(),
                 since: *since,
                 missed: missed.iter().map(|event| event.to_wire()).collect(),
                 your_turn: your_turn.as_ref().map(|json| json.as_str().to_owned()),
-                players: *players,
+                players: players.clone(),
                 spectators: *spectators,
             },
         };
@@ -380,6 +388,7 @@ impl Event {
                 .as_ref()
                 .map(|(color, json)| (*color, json.as_str().to_owned())),
             replaced: self.replaced,
+            hearers: self.hearers,
         }
     }
 
@@ -389,6 +398,7 @@ impl Event {
             json: event.json.into(),
             your_turn: Mutex::new(event.your_turn.map(|(color, json)| (color, json.into()))),
             replaced: event.replaced,
+            hearers: event.hearers,
         }
     }
 }

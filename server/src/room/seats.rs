@@ -11,9 +11,9 @@ use punct_rules::Color;
 use tokio::time::Instant;
 
 use super::actor::Room;
-use super::{ConnId, Joined, Refusal, Resynced};
+use super::{ConnId, Joined, Key, Refusal, Resynced};
 use crate::secret;
-use crate::store::{TokenHash, hash_token};
+use crate::store::{Player, TokenHash, hash_token};
 
 /// The least time between two spectator counts: a busy room's comings and goings are
 /// told as one count, at most about once a second.
@@ -24,6 +24,8 @@ const AUDIENCE_INTERVAL: Duration = Duration::from_secs(1);
 pub(super) struct Seat {
     /// The hash of the secret that plays this seat, once someone has taken it.
     pub(super) token: Option<TokenHash>,
+    /// Who took it: their name, and their account if they were signed in.
+    pub(super) player: Player,
     /// The connection playing the seat now.
     pub(super) holder: Option<Holder>,
     /// Whether anyone has joined on this seat yet: a later join is a reconnect.
@@ -36,9 +38,10 @@ pub(super) struct Seat {
 impl Seat {
     /// A seat as a room starts with it: one given out counts as away from now (nobody is
     /// connected to a room that just started), unless the computer plays it.
-    pub(super) fn new(token: Option<TokenHash>, computer: bool) -> Seat {
+    pub(super) fn new(token: Option<TokenHash>, player: Player, computer: bool) -> Seat {
         Seat {
             token,
+            player,
             away: token.filter(|_| !computer).map(|_| Instant::now()),
             ..Seat::default()
         }
@@ -68,24 +71,36 @@ pub(super) struct Audience {
 }
 
 impl Room {
-    /// Gives out the free seat: a new token, whose hash is stored.
-    pub(super) async fn take_seat(&mut self) -> Result<SeatGranted, ErrorCode> {
+    /// Gives out the free seat to `player`: a new token, whose hash is stored. A rated
+    /// game's seat goes only to a signed-in player, and never to the opponent's account.
+    pub(super) async fn take_seat(&mut self, player: Player) -> Result<SeatGranted, ErrorCode> {
         let color = Color::ALL
             .into_iter()
             .find(|&c| self.seats[c as usize].token.is_none())
             .ok_or(ErrorCode::RoomFull)?;
+        if self.rated {
+            let opponent = &self.seats[color.opponent() as usize].player;
+            match player.account_id() {
+                None => return Err(ErrorCode::SignInRequired),
+                Some(id) if opponent.account_id() == Some(id) => {
+                    return Err(ErrorCode::BadRequest);
+                }
+                Some(_) => {}
+            }
+        }
         let token = secret::token();
         let hash = hash_token(&token);
         let stored = self
             .context
             .store
-            .take_seat(&self.id, self.incarnation, color, hash)
+            .take_seat(&self.id, self.incarnation, color, hash, player.clone())
             .await;
         if !self.stored(stored).map_err(|refusal| refusal.code)? {
             return Err(ErrorCode::RoomFull);
         }
         let seat = &mut self.seats[color as usize];
         seat.token = Some(hash);
+        seat.player = player;
         // The player is away until they join, and may be claimed against after the
         // grace period like anyone away.
         seat.away = Some(Instant::now());
@@ -97,24 +112,29 @@ impl Room {
         })
     }
 
-    /// Seats `conn` on the seat whose token it presents, telling a connection already
-    /// there that it has been replaced.
+    /// Seats `conn` on the seat whose token it presents, or that its account holds,
+    /// telling a connection already there that it has been replaced.
     pub(super) fn join(
         &mut self,
         conn: ConnId,
-        token: &str,
+        key: &Key,
         since: Option<Seq>,
         lists: bool,
     ) -> Result<Joined, ErrorCode> {
-        let presented = hash_token(token);
+        let holds = |seat: &Seat| match key {
+            Key::Token(token) => {
+                let presented = hash_token(token);
+                seat.token.is_some_and(|t| secret::same(&t, &presented))
+            }
+            Key::Account(account) => seat.player.account_id() == Some(account),
+        };
         let color = Color::ALL
             .into_iter()
-            .find(|&c| {
-                self.seats[c as usize]
-                    .token
-                    .is_some_and(|t| secret::same(&t, &presented))
-            })
-            .ok_or(ErrorCode::BadToken)?;
+            .find(|&c| holds(&self.seats[c as usize]))
+            .ok_or(match key {
+                Key::Token(_) => ErrorCode::BadToken,
+                Key::Account(_) => ErrorCode::NotAPlayer,
+            })?;
         let seat = &mut self.seats[color as usize];
         seat.away = None;
         // The same connection joining again (its node relays the room, and the relay was
@@ -184,6 +204,15 @@ impl Room {
                 )
             }
         })
+    }
+
+    /// Who `conn` is in the room, if it is in it.
+    pub(super) fn role_of(&self, conn: ConnId) -> Option<Role> {
+        if self.audience.spectators.contains(&conn) {
+            Some(Role::Spectator)
+        } else {
+            self.seat_of(conn).map(Role::player)
+        }
     }
 
     /// The seat `conn` plays, if it holds one.

@@ -2,13 +2,13 @@
 
 use std::fmt;
 
-use punct_protocol::{TimeControl, Visibility};
+use punct_protocol::{ChatLine, RatingChanges, TimeControl, Visibility};
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, Variant, WinReason};
 use tokio::time::Instant;
 
 use crate::clock::Clock;
 use crate::secret;
-use crate::store::{NewRoom, StoredRoom, TokenHash, hash_token};
+use crate::store::{NewRoom, Player, Rated, StoredRoom, TokenHash, hash_token};
 
 /// A room about to be made: its settings and the seats given out.
 #[derive(Clone, Debug)]
@@ -23,22 +23,33 @@ pub(crate) struct Fresh {
     pub(crate) control: Option<TimeControl>,
     /// White's and Black's token hashes, for the seats given out.
     pub(crate) seats: [Option<TokenHash>; 2],
+    /// White's and Black's players, for the seats given out.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
     /// The seat the server's engine plays, and its level.
     pub(crate) computer: Option<(Color, u8)>,
 }
 
 impl Fresh {
     /// A room with a new id whose seats given out are those of `seats` (White's,
-    /// Black's); the computer's seat, if any, is taken by a token nobody is ever given.
+    /// Black's), to `players`; the computer's seat, if any, is taken by a token nobody
+    /// is ever given, and named by its level.
     pub(crate) fn new(
         variant: Variant,
         visibility: Visibility,
         control: Option<TimeControl>,
         mut seats: [Option<TokenHash>; 2],
+        mut players: [Player; 2],
         computer: Option<(Color, u8)>,
+        rated: bool,
     ) -> Fresh {
-        if let Some((color, _)) = computer {
+        if let Some((color, level)) = computer {
             seats[color as usize] = Some(hash_token(&secret::token()));
+            players[color as usize] = Player {
+                name: Some(crate::computer::name(level)),
+                account: None,
+            };
         }
         Fresh {
             id: secret::room_id(),
@@ -46,6 +57,8 @@ impl Fresh {
             visibility,
             control,
             seats,
+            players,
+            rated,
             computer,
         }
     }
@@ -58,6 +71,8 @@ impl Fresh {
             visibility: self.visibility,
             clock: self.control.map(Clock::control_ms),
             seats: self.seats,
+            players: self.players.clone(),
+            rated: self.rated,
             computer: self.computer,
         }
     }
@@ -68,6 +83,11 @@ impl Fresh {
             id: self.id,
             visibility: self.visibility,
             seats: self.seats,
+            players: self.players,
+            rated: self.rated,
+            ratings: None,
+            chat: Vec::new(),
+            muted: [false; 2],
             incarnation: 0,
             game: Game::new(self.variant),
             ending: None,
@@ -86,6 +106,16 @@ pub(crate) struct Setup {
     pub(crate) visibility: Visibility,
     /// White's and Black's token hashes, for the seats given out.
     pub(crate) seats: [Option<TokenHash>; 2],
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
+    /// What the game did to the ratings, once it was rated.
+    pub(crate) ratings: Option<RatingChanges>,
+    /// The chat's last lines, oldest first.
+    pub(crate) chat: Vec<ChatLine>,
+    /// Whether White's and Black's players muted their opponent.
+    pub(crate) muted: [bool; 2],
     /// How many times the room has been loaded: the high half of its sequence numbers,
     /// so that numbers never repeat across loads.
     pub(crate) incarnation: u32,
@@ -163,6 +193,11 @@ impl Setup {
             id,
             visibility: room.visibility,
             seats: room.seats,
+            players: room.players,
+            rated: room.rated,
+            ratings: room.ratings.as_ref().map(Rated::view),
+            chat: room.chat,
+            muted: room.muted,
             incarnation: room.incarnation,
             game,
             ending: room.outcome.filter(off_the_board),

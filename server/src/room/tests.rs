@@ -31,12 +31,14 @@ async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -
         Visibility::Public,
         control,
         [Some(hash_token(&white)), None],
+        Default::default(),
         None,
+        false,
     );
     context.store.create_room(fresh.stored()).await.unwrap();
     let (room, actor) = RoomHandle::start(fresh.setup(), Arc::clone(&context));
     tokio::spawn(actor);
-    let black = room.take_seat().await.unwrap().unwrap();
+    let black = room.take_seat(Player::default()).await.unwrap().unwrap();
     for (conn, token) in [(1, &white), (2, &black.token)] {
         room.join(conn, token.clone(), None, true)
             .await
@@ -143,7 +145,7 @@ async fn presence_does_not_push_turns_out_of_the_replay_buffer() {
         room.leave(conn);
     }
     room.leave(2);
-    room.join(22, "not a token".into(), None, true)
+    room.join(22, "not a token".to_owned(), None, true)
         .await
         .unwrap()
         .unwrap_err();
@@ -338,15 +340,24 @@ async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
         let token = secret::token();
         let mut seats = [None; 2];
         seats[creator as usize] = Some(hash_token(&token));
-        let fresh = Fresh::new(Variant::Standard, Visibility::Public, None, seats, None);
+        let fresh = Fresh::new(
+            Variant::Standard,
+            Visibility::Public,
+            None,
+            seats,
+            Default::default(),
+            None,
+            false,
+        );
         context.store.create_room(fresh.stored()).await.unwrap();
         let (room, actor) = RoomHandle::start(fresh.setup(), Arc::clone(&context));
         tokio::spawn(actor);
         room.join(1, token, None, false).await.unwrap().unwrap();
         // The other seat is given out but its player never comes.
-        let other = room.take_seat().await.unwrap().unwrap();
+        let other = room.take_seat(Player::default()).await.unwrap().unwrap();
         assert_eq!(other.color, creator.opponent());
-        let view = room.summary().players.get(other.color);
+        let summary = room.summary();
+        let view = summary.players.get(other.color);
         assert_eq!(
             view.claim_in_ms,
             Some(millis(grace)),

@@ -12,7 +12,7 @@ use super::actor::Room;
 use super::{ConnId, Fresh, Refusal};
 use crate::clock::Clock;
 use crate::computer::Chosen;
-use crate::store::StoreError;
+use crate::store::{Rated, StoreError};
 
 /// The first wait after a storage failure; each failure in a row doubles it.
 const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -196,6 +196,7 @@ impl Room {
             tracing::info!(%outcome, "game over");
             self.history
                 .publish(|seq| ServerMessage::GameOver { seq, outcome }, None);
+            self.rate().await;
         }
         Ok(seq)
     }
@@ -313,6 +314,7 @@ impl Room {
             }
         }
         let [white, black] = self.seats.each_ref().map(|seat| seat.token);
+        let [white_player, black_player] = self.seats.each_ref().map(|seat| seat.player.clone());
         let computer = self
             .computer
             .as_ref()
@@ -323,7 +325,9 @@ impl Room {
             self.visibility,
             self.clock.as_ref().map(Clock::control),
             [black, white],
+            [black_player, white_player],
             computer,
+            self.rated,
         );
         let stored = self.context.store.create_room(fresh.stored()).await;
         self.stored(stored).map_err(|refusal| Refusal {
@@ -356,9 +360,34 @@ impl Room {
             clock.stop(Instant::now());
         }
         tracing::info!(%outcome, "game over");
-        Ok(self
+        let seq = self
             .history
-            .publish(|seq| ServerMessage::GameOver { seq, outcome }, None))
+            .publish(|seq| ServerMessage::GameOver { seq, outcome }, None);
+        self.rate().await;
+        Ok(seq)
+    }
+
+    /// Once a rated game is over: rates it, and tells everyone what it did. Should the
+    /// database fail, the registry's sweep rates the game later (and the players see it
+    /// on their pages, not here).
+    async fn rate(&mut self) {
+        if !self.rated {
+            return;
+        }
+        match self.context.store.rate_game(&self.id).await {
+            Ok(Some(rated)) => {
+                let changes = Rated::view(&rated);
+                self.ratings = Some(changes.clone());
+                self.history
+                    .publish(|seq| ServerMessage::Ratings { seq, changes }, None);
+            }
+            // Aborted (a side never played), or rated already.
+            Ok(None) => {}
+            Err(e) => {
+                let error: &dyn std::error::Error = &e;
+                tracing::error!(error, "rating the game failed; the sweep will try again");
+            }
+        }
     }
 
     /// Starts the computer thinking if it is to move and is not thinking yet (nor

@@ -21,6 +21,7 @@ impl Room {
             seq: self.history.seq(),
             variant: self.game.variant(),
             players: self.seat_views(),
+            rated: self.rated,
             to_move: self.game.to_move(),
             board: StackView::all(position),
             reserves: Reserves::of(position),
@@ -31,6 +32,8 @@ impl Room {
             draw_offer: self.draw_offer,
             rematch_offer: self.rematch_offer,
             rematch: self.rematch.clone(),
+            ratings: self.ratings.clone(),
+            chat: self.chat_for(role),
             legal_turns: self.legal_turns_for(role),
         }
     }
@@ -58,6 +61,7 @@ impl Room {
             let computer = self.computer.as_ref().filter(|c| c.color == color);
             SeatView {
                 taken: seat.token.is_some(),
+                player: seat.player.view(),
                 connected: seat.holder.is_some() || computer.is_some(),
                 claim_in_ms: self.claim_in(color).map(millis),
                 computer: computer.map(|c| c.level),
@@ -77,8 +81,9 @@ impl Room {
             room: self.id.clone(),
             variant: self.game.variant(),
             visibility: self.visibility,
-            status: status(outcome, players),
+            status: status(outcome, &players),
             players,
+            rated: self.rated,
             spectators: self.audience_size(),
             turns: self.game.turns().len(),
             to_move: self.game.to_move(),
@@ -88,9 +93,13 @@ impl Room {
 
     /// The game record.
     pub(super) fn record(&self) -> Record {
+        let [white, black] = self.seats.each_ref().map(|seat| seat.player.view());
         Record {
             room: self.id.clone(),
             variant: self.game.variant(),
+            white,
+            black,
+            rated: self.rated,
             turns: self.game.turns().to_vec(),
             outcome: self.outcome(),
         }
@@ -108,6 +117,7 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
             .map(|(_, level)| level);
         SeatView {
             taken: row.taken[color as usize],
+            player: row.players[color as usize].view(),
             connected: computer.is_some(),
             claim_in_ms: None,
             computer,
@@ -121,8 +131,9 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
         room: row.id.clone(),
         variant: row.variant,
         visibility: row.visibility,
-        status: status(row.outcome, players),
+        status: status(row.outcome, &players),
         players,
+        rated: row.rated,
         spectators: 0,
         turns: row.turns,
         to_move: to_move(row.turns),
@@ -131,7 +142,7 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
 }
 
 /// Over once there is a result; live with both seats taken; open otherwise.
-fn status(outcome: Option<Outcome>, players: Seats) -> RoomStatus {
+fn status(outcome: Option<Outcome>, players: &Seats) -> RoomStatus {
     if outcome.is_some() {
         RoomStatus::Over
     } else if players.white.taken && players.black.taken {

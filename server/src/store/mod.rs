@@ -16,10 +16,12 @@
 //! - this file: [`Store`], which chooses the database from the setting, and
 //!   [`StoreError`];
 //! - `model`: what is stored, the same in both, and the decisions both make alike;
+//! - `sql`: the statements both run as they are;
 //! - `sqlite/`, `postgres/`: each database's connection, schema and queries.
 
 mod model;
 mod postgres;
+mod sql;
 mod sqlite;
 #[cfg(test)]
 mod tests;
@@ -28,14 +30,16 @@ use std::fmt;
 use std::sync::Arc;
 
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use punct_protocol::ArchivedGame;
-use punct_rules::{Color, Outcome, Turn};
+use punct_protocol::{ArchivedGame, ChatLine};
+use punct_rules::{Color, Outcome, Turn, Variant};
+
+use crate::rating::Standing;
 
 use crate::lease::Lease;
 
 pub(crate) use model::{
-    ArchiveCursor, NewRoom, RoomRow, Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now,
-    to_move,
+    Account, AccountId, ArchiveCursor, NewAccount, NewRoom, Player, PlayerRecord, Rated, RoomRow,
+    Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now, rating_view, to_move,
 };
 
 use postgres::Postgres;
@@ -211,17 +215,18 @@ impl Store {
         on_db!(self, db => db.create_room(room))
     }
 
-    /// Records that the seat of `color` in `room` (run as `incarnation`) was given out;
-    /// false if it was taken already.
+    /// Records that the seat of `color` in `room` (run as `incarnation`) was given out to
+    /// `player`; false if it was taken already.
     pub(crate) async fn take_seat(
         &self,
         room: &str,
         incarnation: u32,
         color: Color,
         token: TokenHash,
+        player: Player,
     ) -> Result<bool, StoreError> {
         self.leased()?;
-        on_db!(self, db => db.take_seat(room, incarnation, color, token))
+        on_db!(self, db => db.take_seat(room, incarnation, color, token, player))
     }
 
     /// Records turn `number` of `room` (run as `incarnation`), the clocks after it
@@ -296,13 +301,103 @@ impl Store {
         on_db!(self, db => db.expire(stale))
     }
 
+    /// Stores a line of `room`'s chat.
+    pub(crate) async fn chat(&self, room: &str, line: &ChatLine) -> Result<(), StoreError> {
+        self.leased()?;
+        on_db!(self, db => db.chat(room, line))
+    }
+
+    /// Records whether `color`'s player in `room` mutes the opponent.
+    pub(crate) async fn mute(
+        &self,
+        room: &str,
+        color: Color,
+        muted: bool,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        on_db!(self, db => db.mute(room, color, muted))
+    }
+
+    /// Stores a new account; false if its username's key is taken.
+    pub(crate) async fn create_account(&self, account: NewAccount) -> Result<bool, StoreError> {
+        on_db!(self, db => db.create_account(account))
+    }
+
+    /// The account whose username has `key` (see `accounts::username_key`), and its
+    /// password hash.
+    pub(crate) async fn account_by_key(
+        &self,
+        key: &str,
+    ) -> Result<Option<(Account, String)>, StoreError> {
+        on_db!(self, db => db.account_by_key(key))
+    }
+
+    /// Stores a session of `account`, whose secret hashes to `token`, until `expires_at`
+    /// (milliseconds since the Unix epoch).
+    pub(crate) async fn create_session(
+        &self,
+        token: TokenHash,
+        account: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        on_db!(self, db => db.create_session(token, account, expires_at))
+    }
+
+    /// The account of session `token`, if it has not expired by `at` nor been ended.
+    pub(crate) async fn session(
+        &self,
+        token: TokenHash,
+        at: i64,
+    ) -> Result<Option<Account>, StoreError> {
+        on_db!(self, db => db.session(token, at))
+    }
+
+    /// Ends session `token`.
+    pub(crate) async fn end_session(&self, token: TokenHash) -> Result<(), StoreError> {
+        on_db!(self, db => db.end_session(token))
+    }
+
+    /// Rates `room` if it is a finished rated game between two accounts, both of whom
+    /// played a turn, and has not been rated yet; answers what it did.
+    pub(crate) async fn rate_game(&self, room: &str) -> Result<Option<[Rated; 2]>, StoreError> {
+        on_db!(self, db => db.rate_game(room))
+    }
+
+    /// The finished rated games not rated yet (rating them failed), oldest first.
+    pub(crate) async fn unrated_games(&self) -> Result<Vec<String>, StoreError> {
+        on_db!(self, db => db.unrated_games())
+    }
+
+    /// Rebuilds every rating, and what each game did to them, by replaying the rated
+    /// games in the order they were rated; answers how many games.
+    pub(crate) async fn rebuild_ratings(&self) -> Result<usize, StoreError> {
+        on_db!(self, db => db.rebuild_ratings())
+    }
+
+    /// The page of the account whose username has `key`.
+    pub(crate) async fn player(&self, key: &str) -> Result<Option<PlayerRecord>, StoreError> {
+        on_db!(self, db => db.player(key))
+    }
+
+    /// Up to `limit` players of `variant` whose stored deviation is at most `deviation`,
+    /// best first: username, standing, rated games.
+    pub(crate) async fn leaders(
+        &self,
+        variant: Variant,
+        deviation: f64,
+        limit: usize,
+    ) -> Result<Vec<(String, Standing, u32)>, StoreError> {
+        on_db!(self, db => db.leaders(variant, deviation, limit))
+    }
+
     /// Up to `limit` finished public games, the one that ended last first, starting after
-    /// `after`.
+    /// `after`; only those `player`'s account played, if given.
     pub(crate) async fn archive(
         &self,
         after: Option<ArchiveCursor>,
         limit: usize,
+        player: Option<AccountId>,
     ) -> Result<Vec<ArchivedGame>, StoreError> {
-        on_db!(self, db => db.archive(after, limit))
+        on_db!(self, db => db.archive(after, limit, player))
     }
 }

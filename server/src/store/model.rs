@@ -1,9 +1,11 @@
 //! What is stored of a room, the same in every database, and the decisions both
 //! databases make alike (whose turn a count of turns means, which rooms went stale).
 
-use punct_protocol::Visibility;
+use punct_protocol::{ChatLine, RatingChange, RatingChanges, RatingView, Visibility};
 use punct_rules::{Color, Outcome, Turn, Variant, WinReason};
 use sha2::{Digest, Sha256};
+
+use crate::rating::{Change, Rating, Standing};
 
 /// The SHA-256 of a seat token: what the database keeps instead of the token.
 pub(crate) type TokenHash = [u8; 32];
@@ -11,6 +13,126 @@ pub(crate) type TokenHash = [u8; 32];
 /// Hashes a seat token.
 pub(crate) fn hash_token(token: &str) -> TokenHash {
     Sha256::digest(token.as_bytes()).into()
+}
+
+/// An account's id: a UUIDv7, hyphenated.
+pub(crate) type AccountId = String;
+
+/// A registered account, as rooms and pages name it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Account {
+    /// Its id.
+    pub(crate) id: AccountId,
+    /// Its username, as registered.
+    pub(crate) username: String,
+}
+
+/// An account to create.
+#[derive(Debug)]
+pub(crate) struct NewAccount {
+    /// Its id.
+    pub(crate) id: AccountId,
+    /// Its username, as registered.
+    pub(crate) username: String,
+    /// What no two usernames may share: see `accounts::username_key`.
+    pub(crate) key: String,
+    /// Its password, hashed (a PHC string).
+    pub(crate) password: String,
+}
+
+/// Who plays a seat, beside its token: the name they gave, and their account if they
+/// were signed in when they took it (the account's username is then their name).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Player {
+    /// The name shown, if one was given.
+    pub(crate) name: Option<String>,
+    /// The account that holds the seat.
+    pub(crate) account: Option<Account>,
+}
+
+impl Player {
+    /// The player of a seat as both databases read it: the name given, and the
+    /// account's id and username when it has one.
+    pub(crate) fn read(
+        name: Option<String>,
+        account: Option<String>,
+        username: Option<String>,
+    ) -> Player {
+        Player {
+            name,
+            account: account
+                .zip(username)
+                .map(|(id, username)| Account { id, username }),
+        }
+    }
+
+    /// The player as everyone sees them.
+    pub(crate) fn view(&self) -> punct_protocol::Player {
+        punct_protocol::Player {
+            name: self.name.clone(),
+            account: self.account.as_ref().map(|a| a.username.clone()),
+        }
+    }
+
+    /// The id of the player's account, as stored.
+    pub(crate) fn account_id(&self) -> Option<&str> {
+        self.account.as_ref().map(|a| a.id.as_str())
+    }
+
+    /// The player of `account`, named by its username.
+    pub(crate) fn of(account: Account) -> Player {
+        Player {
+            name: Some(account.username.clone()),
+            account: Some(account),
+        }
+    }
+}
+
+/// One player's side of a rated game: who, and what the game did to their rating.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Rated {
+    /// The player's username.
+    pub(crate) username: String,
+    /// Their rating before and after.
+    pub(crate) change: Change,
+}
+
+impl Rated {
+    /// Both players' sides as the protocol shows them.
+    pub(crate) fn view(both: &[Rated; 2]) -> RatingChanges {
+        let [white, black] = both.each_ref().map(|rated| RatingChange {
+            username: rated.username.clone(),
+            before: rating_view(rated.change.before),
+            after: rating_view(rated.change.after),
+        });
+        RatingChanges { white, black }
+    }
+}
+
+/// A rating as the protocol shows it.
+pub(crate) fn rating_view(rating: Rating) -> RatingView {
+    RatingView {
+        rating: rating.rating,
+        deviation: rating.deviation,
+        volatility: rating.volatility,
+        provisional: rating.provisional(),
+    }
+}
+
+/// What a player's page shows, as stored.
+#[derive(Debug)]
+pub(crate) struct PlayerRecord {
+    /// The account.
+    pub(crate) account: Account,
+    /// When it was made.
+    pub(crate) created_at: i64,
+    /// Each variant's standing and rated games.
+    pub(crate) ratings: Vec<(Variant, Standing, u32)>,
+    /// Each rated game's result for the player, oldest first: variant, room, when, and
+    /// the rating after it.
+    pub(crate) history: Vec<(Variant, String, i64, Rating)>,
+    /// Every finished game's outcome, with the player's colour.
+    pub(crate) results: Vec<(Color, Outcome)>,
 }
 
 /// A room to create: everything about it is written in one transaction, so a room is
@@ -27,6 +149,10 @@ pub(crate) struct NewRoom {
     pub(crate) clock: Option<[u64; 2]>,
     /// White's and Black's token hashes, for the seats given out (at least one).
     pub(crate) seats: [Option<TokenHash>; 2],
+    /// White's and Black's players, for the seats given out.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
     /// The seat the server's engine plays, and its level.
     pub(crate) computer: Option<(Color, u8)>,
 }
@@ -40,6 +166,16 @@ pub(crate) struct StoredRoom {
     pub(crate) visibility: Visibility,
     /// White's and Black's token hashes.
     pub(crate) seats: [Option<TokenHash>; 2],
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
+    /// What the game did to the ratings, once it was rated.
+    pub(crate) ratings: Option<[Rated; 2]>,
+    /// The chat's last lines (at most a hundred), oldest first.
+    pub(crate) chat: Vec<ChatLine>,
+    /// Whether White's and Black's players muted their opponent.
+    pub(crate) muted: [bool; 2],
     /// Times the room was loaded, this time included: the fence of this load's writes.
     pub(crate) incarnation: u32,
     /// Every accepted turn, in order.
@@ -65,6 +201,10 @@ pub(crate) struct RoomRow {
     pub(crate) visibility: Visibility,
     /// Whether White's and Black's seats are given out.
     pub(crate) taken: [bool; 2],
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
     /// The seat the computer plays, and its level.
     pub(crate) computer: Option<(Color, u8)>,
     /// Turns played.
@@ -78,6 +218,10 @@ pub(crate) struct RoomRow {
 pub(crate) struct StoredRecord {
     /// The game played.
     pub(crate) variant: Variant,
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
     /// Every accepted turn, in order.
     pub(crate) turns: Vec<Turn>,
     /// The result, once the game is over.

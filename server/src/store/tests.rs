@@ -13,7 +13,25 @@ fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
         visibility: Visibility::Public,
         clock: None,
         seats,
+        players: Default::default(),
+        rated: false,
         computer: None,
+    }
+}
+
+/// Registers an account named `username`.
+async fn account(store: &Store, username: &str) -> Account {
+    let id = crate::secret::uuid_v7();
+    let new = NewAccount {
+        id: id.clone(),
+        username: username.into(),
+        key: crate::accounts::username_key(username),
+        password: "not a real hash".into(),
+    };
+    assert!(store.create_account(new).await.unwrap());
+    Account {
+        id,
+        username: username.into(),
     }
 }
 
@@ -21,18 +39,33 @@ fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
 async fn a_room_reads_back_as_it_was_written() {
     let store = Store::empty().await;
     let (white, black) = (hash_token("w"), hash_token("b"));
+    let kris = Player::of(account(&store, "Kris_Burm").await);
+    let anna = Player {
+        name: Some("Anna".into()),
+        account: None,
+    };
     store
         .create_room(NewRoom {
             variant: Variant::Basic,
             visibility: Visibility::Private,
             clock: Some([60_000, 2_000]),
+            players: [kris.clone(), Player::default()],
+            rated: true,
             ..new_room("r1", [Some(white), None])
         })
         .await
         .unwrap();
-    assert!(store.take_seat("r1", 0, Color::Black, black).await.unwrap());
     assert!(
-        !store.take_seat("r1", 0, Color::Black, white).await.unwrap(),
+        store
+            .take_seat("r1", 0, Color::Black, black, anna.clone())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .take_seat("r1", 0, Color::Black, white, Player::default())
+            .await
+            .unwrap(),
         "a seat is given out once"
     );
     let turns: Vec<Turn> = ["C4:C5,D5", "pass"].map(|t| t.parse().unwrap()).into();
@@ -47,6 +80,15 @@ async fn a_room_reads_back_as_it_was_written() {
     assert_eq!(room.variant, Variant::Basic);
     assert_eq!(room.visibility, Visibility::Private);
     assert_eq!(room.seats, [Some(white), Some(black)]);
+    assert_eq!(room.players, [kris.clone(), anna.clone()]);
+    assert!(room.rated);
+    let row = store.summary("r1").await.unwrap().unwrap();
+    assert_eq!(
+        (row.players, row.rated),
+        ([kris.clone(), anna.clone()], true)
+    );
+    let record = store.record("r1").await.unwrap().unwrap();
+    assert_eq!((record.players, record.rated), ([kris, anna], true));
     assert_eq!(room.incarnation, 1);
     assert_eq!(room.turns, turns);
     assert_eq!(room.clock, Some([60_000, 2_000]));
@@ -216,7 +258,9 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     };
     let fenced = store.finish("r", 0, outcome).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
-    let fenced = store.take_seat("r", 0, Color::Black, hash_token("b")).await;
+    let fenced = store
+        .take_seat("r", 0, Color::Black, hash_token("b"), Player::default())
+        .await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     // Nothing of it was kept; the new incarnation writes.
     let record = store.record("r").await.unwrap().unwrap();

@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use punct_client::{CloseFrame, Connection, Error, Message};
 use punct_protocol::{
-    ClientMessage, ErrorCode, Record, RoomSnapshot, RoomSummary, SeatGranted, Seq, ServerMessage,
+    ChatLine, ClientMessage, ErrorCode, Record, RoomSnapshot, RoomSummary, SeatGranted, Seq,
+    ServerMessage,
 };
 use punct_rules::Turn;
 use punct_server::Config;
@@ -38,6 +39,15 @@ impl TestServer {
     /// A server with the default configuration.
     pub(crate) async fn start() -> TestServer {
         TestServer::with(Config::default()).await
+    }
+
+    /// A server with the default configuration, on `database`.
+    pub(crate) async fn on(database: &database::Database) -> TestServer {
+        TestServer::with(Config {
+            database: Some(database.url()),
+            ..Config::default()
+        })
+        .await
     }
 
     /// A server with `config`. Without a database of its own, it keeps its rooms in
@@ -95,6 +105,29 @@ impl Endpoint {
             .build()
             .unwrap();
         Endpoint { addr, client }
+    }
+
+    /// The same server, its requests and connections signed in with session `token`
+    /// (sent as `Authorization: Bearer`).
+    pub(crate) fn signed_in(&self, token: &str) -> Endpoint {
+        Endpoint {
+            addr: self.addr,
+            client: self.client.with_session(token),
+        }
+    }
+
+    /// Registers `username` with `password`; answers the session's token.
+    pub(crate) async fn register(&self, username: &str, password: &str) -> String {
+        self.client
+            .register(username, password)
+            .await
+            .unwrap()
+            .token
+    }
+
+    /// Signs in to `username` with `password`; answers the session's token.
+    pub(crate) async fn sign_in(&self, username: &str, password: &str) -> String {
+        self.client.sign_in(username, password).await.unwrap().token
     }
 
     /// Sends one HTTP request; answers the status and the body.
@@ -307,10 +340,16 @@ impl Client {
 
     /// Asks for a seat with `token`; answers the reply, whatever it is.
     async fn ask_seat(&mut self, room: &str, token: &str) -> ServerMessage {
+        self.join_as(room, Some(token)).await
+    }
+
+    /// Asks for a seat with `token`, or without one (a signed-in connection's account's
+    /// seat); answers the reply, whatever it is.
+    pub(crate) async fn join_as(&mut self, room: &str, token: Option<&str>) -> ServerMessage {
         self.request(|id| ClientMessage::Join {
             id,
             room: room.into(),
-            token: token.into(),
+            token: token.map(str::to_owned),
             since: None,
         })
         .await
@@ -345,6 +384,39 @@ impl Client {
             ServerMessage::Snapshot { room, .. } => room,
             other => panic!("watch refused: {other:?}"),
         }
+    }
+
+    /// Says `text` in the room's chat; answers the error code if it was refused.
+    pub(crate) async fn say(&mut self, text: &str) -> Option<ErrorCode> {
+        let text = text.to_owned();
+        match self.request(|id| ClientMessage::Chat { id, text }).await {
+            ServerMessage::Ack { .. } => None,
+            ServerMessage::Error { code, .. } => Some(code),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The next line of chat the client hears, skipping everything else.
+    pub(crate) async fn heard(&mut self) -> ChatLine {
+        loop {
+            if let ServerMessage::Chat { line } = self.recv().await {
+                return line;
+            }
+        }
+    }
+
+    /// Whether the client hears `text` next, of all lines of chat: it says a line of its
+    /// own and reads lines until that one, which comes after anything said before it.
+    pub(crate) async fn hears_next(&mut self, text: &str) -> bool {
+        let mark = format!("mark {}", text.len());
+        assert_eq!(self.say(&mark).await, None);
+        let first = self.heard().await;
+        if first.text == mark {
+            return false;
+        }
+        assert_eq!(first.text, text);
+        assert_eq!(self.heard().await.text, mark);
+        true
     }
 
     /// Plays a turn given in notation: the sequence number of its event, or why not.

@@ -10,7 +10,10 @@
 //! Either connection, once lost, is made again at the next request (with a short wait
 //! between tries); requests meanwhile fail with a storage error and change nothing.
 
+mod accounts;
+mod chat;
 mod queries;
+mod ratings;
 mod schema;
 #[cfg(all(test, feature = "services"))]
 mod tests;
@@ -46,7 +49,7 @@ pub(crate) struct Postgres {
 #[derive(Debug)]
 struct Reader {
     /// How to connect.
-    config: Config,
+    pub(super) config: Config,
     /// The connection now, if it is up.
     client: Mutex<Option<Arc<Client>>>,
 }
@@ -96,7 +99,7 @@ impl Postgres {
 }
 
 /// A connection to the database, its messages handled by a task of its own.
-async fn connect(config: &Config) -> Result<Client, StoreError> {
+pub(super) async fn connect(config: &Config) -> Result<Client, StoreError> {
     let (client, connection) = config.connect(NoTls).await?;
     tokio::spawn(async move {
         if let Err(e) = connection.await {

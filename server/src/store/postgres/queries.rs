@@ -16,9 +16,10 @@ use tokio_postgres::{Client, Row};
 use super::Postgres;
 use crate::store::StoreError;
 use crate::store::model::{
-    Activity, ArchiveCursor, NewRoom, RoomRow, Stale, StaleEnd, StoredRecord, StoredRoom,
-    TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
+    AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
+    StoredRoom, TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
 };
+use crate::store::sql::{self, PLAYERS_COLUMNS, PLAYERS_JOIN};
 
 /// A change the writer makes, in the next transaction.
 #[derive(Debug)]
@@ -35,6 +36,8 @@ pub(crate) enum Write {
         color: Color,
         /// Its token's hash.
         token: TokenHash,
+        /// Who takes it.
+        player: Player,
     },
     /// Store a turn, and the result if it ended the game.
     Turn {
@@ -119,11 +122,13 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
             let [white, black] = room.seats.map(|seat| seat.map(Vec::from));
             let computer_color = room.computer.map(|(color, _)| text(&color));
             let computer_level = room.computer.map(|(_, level)| i16::from(level));
+            let [white_player, black_player] = &room.players;
             tx.execute(
                 "INSERT INTO rooms (id, variant, visibility, created_at, white_token,
                                     black_token, clock_base_ms, clock_increment_ms,
-                                    computer_color, computer_level)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                                    computer_color, computer_level, white_name, white_account,
+                                    black_name, black_account, rated)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
                 &[
                     &room.id,
                     &text(&room.variant),
@@ -135,6 +140,11 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
                     &increment,
                     &computer_color,
                     &computer_level,
+                    &white_player.name,
+                    &white_player.account_id(),
+                    &black_player.name,
+                    &black_player.account_id(),
+                    &room.rated,
                 ],
             )
             .await?;
@@ -145,13 +155,18 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
             incarnation,
             color,
             token,
+            player,
         } => {
             fence(tx, room, *incarnation).await?;
             let sql = format!(
-                "UPDATE rooms SET {color}_token = $2 WHERE id = $1 AND {color}_token IS NULL"
+                "UPDATE rooms SET {color}_token = $2, {color}_name = $3, {color}_account = $4
+                 WHERE id = $1 AND {color}_token IS NULL"
             );
             let token = token.as_slice();
-            Ok(usize::try_from(tx.execute(&sql, &[room, &token]).await?).unwrap_or(0))
+            let seated = tx
+                .execute(&sql, &[room, &token, &player.name, &player.account_id()])
+                .await?;
+            Ok(usize::try_from(seated).unwrap_or(0))
         }
         Write::Turn {
             room,
@@ -204,6 +219,7 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
                 }
                 match room.end {
                     StaleEnd::Expire => {
+                        tx.execute(sql::DELETE_CHAT, &[&room.id]).await?;
                         tx.execute("DELETE FROM turns WHERE room = $1", &[&room.id])
                             .await?;
                         tx.execute("DELETE FROM rooms WHERE id = $1", &[&room.id])
@@ -263,12 +279,14 @@ impl Postgres {
         incarnation: u32,
         color: Color,
         token: TokenHash,
+        player: Player,
     ) -> Result<bool, StoreError> {
         let write = Write::TakeSeat {
             room: room.to_owned(),
             incarnation,
             color,
             token,
+            player,
         };
         Ok(self.write(write).await? == 1)
     }
@@ -334,6 +352,7 @@ impl Postgres {
         else {
             return Ok(None);
         };
+        let (rated, players) = players_of(&db, room).await?;
         let mut clocks_left = None;
         let mut turns = Vec::new();
         for turn in db
@@ -350,6 +369,15 @@ impl Postgres {
             variant: stored(row.get(0))?,
             visibility: stored(row.get(1))?,
             seats: [token(row.get(2))?, token(row.get(3))?],
+            ratings: if rated {
+                super::ratings::game_ratings(&*db, room).await?
+            } else {
+                None
+            },
+            chat: super::chat::room_chat(&*db, room).await?,
+            muted: super::chat::room_mutes(&*db, room).await?,
+            players,
+            rated,
             incarnation: u32::try_from(row.get::<_, i64>(4)).map_err(corrupt)?,
             turns,
             clock: both(row.get(6), row.get(7)),
@@ -362,7 +390,7 @@ impl Postgres {
     /// `room` as the lobby would show it, read only.
     pub(crate) async fn summary(&self, room: &str) -> Result<Option<RoomRow>, StoreError> {
         let db = self.reader().await?;
-        db.query_opt(&format!("{ROW_SELECT} WHERE r.id = $1"), &[&room])
+        db.query_opt(&format!("{} WHERE r.id = $1", sql::room_rows()), &[&room])
             .await?
             .map(|row| room_row(&row))
             .transpose()
@@ -377,6 +405,7 @@ impl Postgres {
         else {
             return Ok(None);
         };
+        let (rated, players) = players_of(&db, room).await?;
         let turns = db
             .query(
                 "SELECT turn FROM turns WHERE room = $1 ORDER BY number",
@@ -388,6 +417,8 @@ impl Postgres {
             .collect::<Result<_, _>>()?;
         Ok(Some(StoredRecord {
             variant: stored(head.get(0))?,
+            players,
+            rated,
             turns,
             outcome: head.get::<_, Option<&str>>(1).map(stored).transpose()?,
         }))
@@ -399,8 +430,9 @@ impl Postgres {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         db.query(
             &format!(
-                "{ROW_SELECT} WHERE r.outcome IS NULL AND r.visibility = $1
-                 ORDER BY r.created_at, r.id LIMIT $2"
+                "{} WHERE r.outcome IS NULL AND r.visibility = $1
+                 ORDER BY r.created_at, r.id LIMIT $2",
+                sql::room_rows()
             ),
             &[&text(&Visibility::Public), &limit],
         )
@@ -481,11 +513,12 @@ impl Postgres {
     }
 
     /// Up to `limit` finished public games, the one that ended last first, starting after
-    /// `after`.
+    /// `after`; only those `player`'s account played, if given.
     pub(crate) async fn archive(
         &self,
         after: Option<ArchiveCursor>,
         limit: usize,
+        player: Option<AccountId>,
     ) -> Result<Vec<ArchivedGame>, StoreError> {
         let db = self.reader().await?;
         let (finished_at, room) =
@@ -493,36 +526,62 @@ impl Postgres {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = db
             .query(
-                "SELECT id, variant, outcome, finished_at,
-                        (SELECT COUNT(*) FROM turns WHERE turns.room = rooms.id)
-                 FROM rooms
-                 WHERE outcome IS NOT NULL AND visibility = $1
-                   AND ($2::BIGINT IS NULL OR (finished_at, id) < ($2, $3::TEXT))
-                 ORDER BY finished_at DESC, id DESC
-                 LIMIT $4",
-                &[&text(&Visibility::Public), &finished_at, &room, &limit],
+                &format!(
+                    "SELECT r.id, r.variant, r.outcome, r.finished_at,
+                            (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.rated,
+                            {PLAYERS_COLUMNS}
+                     FROM rooms r {PLAYERS_JOIN}
+                     WHERE r.outcome IS NOT NULL AND r.visibility = $1
+                       AND ($2::BIGINT IS NULL OR (r.finished_at, r.id) < ($2, $3::TEXT))
+                       AND ($5::TEXT IS NULL OR r.white_account = $5 OR r.black_account = $5)
+                     ORDER BY r.finished_at DESC, r.id DESC
+                     LIMIT $4"
+                ),
+                &[
+                    &text(&Visibility::Public),
+                    &finished_at,
+                    &room,
+                    &limit,
+                    &player,
+                ],
             )
             .await?;
         rows.iter()
             .map(|row| {
+                let [white, black] = players(row, 6);
                 Ok(ArchivedGame {
                     room: row.get(0),
                     variant: stored(row.get(1))?,
                     outcome: stored(row.get(2))?,
                     finished_at: u64::try_from(row.get::<_, i64>(3)).unwrap_or(0),
                     turns: count(row.get(4)),
+                    rated: row.get(5),
+                    white: white.view(),
+                    black: black.view(),
                 })
             })
             .collect()
     }
 }
 
-/// The columns of a [`RoomRow`], read by [`room_row`].
-const ROW_SELECT: &str = "SELECT r.id, r.variant, r.visibility,
-        r.white_token IS NOT NULL, r.black_token IS NOT NULL,
-        r.computer_color, r.computer_level,
-        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome
-    FROM rooms r";
+/// Both seats' players, read from the [`PLAYERS_COLUMNS`] starting at column `first`.
+fn players(row: &Row, first: usize) -> [Player; 2] {
+    let seat = |at: usize| Player::read(row.get(at), row.get(at + 1), row.get(at + 2));
+    [seat(first), seat(first + 3)]
+}
+
+/// Whether `room` is rated, and both its players.
+async fn players_of(db: &Client, room: &str) -> Result<(bool, [Player; 2]), StoreError> {
+    let row = db
+        .query_one(
+            &format!(
+                "SELECT r.rated, {PLAYERS_COLUMNS} FROM rooms r {PLAYERS_JOIN} WHERE r.id = $1"
+            ),
+            &[&room],
+        )
+        .await?;
+    Ok((row.get(0), players(&row, 1)))
+}
 
 fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
     Ok(RoomRow {
@@ -533,6 +592,8 @@ fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
         computer: computer(row.get(5), row.get(6))?,
         turns: count(row.get(7)),
         outcome: row.get::<_, Option<&str>>(8).map(stored).transpose()?,
+        rated: row.get(9),
+        players: players(row, 10),
     })
 }
 
@@ -557,7 +618,7 @@ fn parse_turn(text: &str) -> Result<Turn, StoreError> {
 }
 
 /// A value written by [`text`], read back.
-fn stored<T: serde::de::DeserializeOwned>(value: &str) -> Result<T, StoreError> {
+pub(super) fn stored<T: serde::de::DeserializeOwned>(value: &str) -> Result<T, StoreError> {
     from_text(value).map_err(corrupt)
 }
 

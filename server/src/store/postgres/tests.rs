@@ -21,6 +21,8 @@ fn new_room(id: &str) -> NewRoom {
         visibility: punct_protocol::Visibility::Public,
         clock: None,
         seats: [Some(hash_token("w")), None],
+        players: Default::default(),
+        rated: false,
         computer: None,
     }
 }

@@ -10,7 +10,10 @@
 //! synced) before anyone is answered, so neither a killed process nor a power cut loses
 //! an acknowledged turn.
 
+mod accounts;
+mod chat;
 mod queries;
+mod ratings;
 mod schema;
 
 use std::path::Path;
@@ -145,7 +148,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 5);
+        assert_eq!(version, 7);
         let mode: String = db
             .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .unwrap();
@@ -186,7 +189,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 5);
+        assert_eq!(version, 7);
         let rooms: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();

@@ -12,9 +12,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Sqlite;
 use crate::store::StoreError;
 use crate::store::model::{
-    Activity, ArchiveCursor, NewRoom, RoomRow, Stale, StaleEnd, StoredRecord, StoredRoom,
-    TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
+    AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
+    StoredRoom, TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
 };
+use crate::store::sql::{self, PLAYERS_COLUMNS, PLAYERS_JOIN};
 
 impl Sqlite {
     /// Records a new room, its seats given out and its computer, in one transaction.
@@ -30,10 +31,12 @@ impl Sqlite {
             .map(|(color, level)| (text(&color), level))
             .unzip();
         self.call(move |db| {
+            let [white_player, black_player] = &room.players;
             db.execute(
                 "INSERT INTO rooms (id, variant, visibility, created_at, white_token, black_token,
-                                    clock_base_ms, clock_increment_ms, computer_color, computer_level)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                    clock_base_ms, clock_increment_ms, computer_color, computer_level,
+                                    white_name, white_account, black_name, black_account, rated)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 params![
                     room.id,
                     variant,
@@ -44,7 +47,12 @@ impl Sqlite {
                     base,
                     increment,
                     computer_color,
-                    computer_level
+                    computer_level,
+                    white_player.name,
+                    white_player.account_id(),
+                    black_player.name,
+                    black_player.account_id(),
+                    room.rated,
                 ],
             )?;
             Ok(())
@@ -60,14 +68,17 @@ impl Sqlite {
         incarnation: u32,
         color: Color,
         token: TokenHash,
+        player: Player,
     ) -> Result<bool, StoreError> {
         let room = room.to_owned();
         self.call(move |db| {
             fence(db, &room, incarnation)?;
             let sql = format!(
-                "UPDATE rooms SET {color}_token = ?2 WHERE id = ?1 AND {color}_token IS NULL"
+                "UPDATE rooms SET {color}_token = ?2, {color}_name = ?3, {color}_account = ?4
+                 WHERE id = ?1 AND {color}_token IS NULL"
             );
-            Ok(db.execute(&sql, params![room, token])? == 1)
+            let seated = params![room, token, player.name, player.account_id()];
+            Ok(db.execute(&sql, seated)? == 1)
         })
         .await
     }
@@ -140,7 +151,7 @@ impl Sqlite {
         let room = room.to_owned();
         self.call(move |db| {
             Ok(db
-                .prepare_cached(&format!("{ROW_SELECT} WHERE r.id = ?1"))?
+                .prepare_cached(&format!("{} WHERE r.id = ?1", sql::room_rows()))?
                 .query_row(params![room], room_row)
                 .optional()?)
         })
@@ -153,12 +164,22 @@ impl Sqlite {
         self.call(move |db| {
             let head = db
                 .query_row(
-                    "SELECT variant, outcome FROM rooms WHERE id = ?1",
+                    &format!(
+                        "SELECT r.variant, r.outcome, r.rated, {PLAYERS_COLUMNS}
+                         FROM rooms r {PLAYERS_JOIN} WHERE r.id = ?1"
+                    ),
                     params![room],
-                    |row| Ok((row.get::<_, String>(0)?, row.get::<_, Option<String>>(1)?)),
+                    |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            row.get::<_, Option<String>>(1)?,
+                            row.get::<_, bool>(2)?,
+                            players(row, 3)?,
+                        ))
+                    },
                 )
                 .optional()?;
-            let Some((variant, outcome)) = head else {
+            let Some((variant, outcome, rated, players)) = head else {
                 return Ok(None);
             };
             let turns = db
@@ -167,6 +188,8 @@ impl Sqlite {
                 .collect::<rusqlite::Result<Vec<Turn>>>()?;
             Ok(Some(StoredRecord {
                 variant: stored(&variant)?,
+                players,
+                rated,
                 turns,
                 outcome: outcome.as_deref().map(stored).transpose()?,
             }))
@@ -181,8 +204,9 @@ impl Sqlite {
         self.call(move |db| {
             Ok(db
                 .prepare_cached(&format!(
-                    "{ROW_SELECT} WHERE r.outcome IS NULL AND r.visibility = ?1
-                 ORDER BY r.created_at, r.id LIMIT ?2"
+                    "{} WHERE r.outcome IS NULL AND r.visibility = ?1
+                     ORDER BY r.created_at, r.id LIMIT ?2",
+                    sql::room_rows()
                 ))?
                 .query_map(params![public, limit], room_row)?
                 .collect::<rusqlite::Result<_>>()?)
@@ -289,6 +313,7 @@ impl Sqlite {
                 }
                 match room.end {
                     StaleEnd::Expire => {
+                        db.execute(sql::DELETE_CHAT, params![room.id])?;
                         db.execute("DELETE FROM turns WHERE room = ?1", params![room.id])?;
                         db.execute("DELETE FROM rooms WHERE id = ?1", params![room.id])?;
                     }
@@ -307,42 +332,43 @@ impl Sqlite {
         &self,
         after: Option<ArchiveCursor>,
         limit: usize,
+        player: Option<AccountId>,
     ) -> Result<Vec<ArchivedGame>, StoreError> {
         let (finished_at, room) =
             after.map_or((None, None), |c| (Some(c.finished_at), Some(c.room)));
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let public = text(&Visibility::Public);
         self.call(move |db| {
-            let mut query = db.prepare_cached(
-                "SELECT id, variant, outcome, finished_at,
-                        (SELECT COUNT(*) FROM turns WHERE turns.room = rooms.id)
-                 FROM rooms
-                 WHERE outcome IS NOT NULL AND visibility = ?1
-                   AND (?2 IS NULL OR (finished_at, id) < (?2, ?3))
-                 ORDER BY finished_at DESC, id DESC
-                 LIMIT ?4",
-            )?;
-            let games = query.query_map(params![public, finished_at, room, limit], |row| {
-                Ok(ArchivedGame {
-                    room: row.get(0)?,
-                    variant: stored(&row.get::<_, String>(1)?)?,
-                    outcome: stored(&row.get::<_, String>(2)?)?,
-                    finished_at: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
-                    turns: count(row.get(4)?),
-                })
-            })?;
+            let mut query = db.prepare_cached(&format!(
+                "SELECT r.id, r.variant, r.outcome, r.finished_at,
+                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.rated,
+                        {PLAYERS_COLUMNS}
+                 FROM rooms r {PLAYERS_JOIN}
+                 WHERE r.outcome IS NOT NULL AND r.visibility = ?1
+                   AND (?2 IS NULL OR (r.finished_at, r.id) < (?2, ?3))
+                   AND (?5 IS NULL OR r.white_account = ?5 OR r.black_account = ?5)
+                 ORDER BY r.finished_at DESC, r.id DESC
+                 LIMIT ?4"
+            ))?;
+            let games =
+                query.query_map(params![public, finished_at, room, limit, player], |row| {
+                    let [white, black] = players(row, 6)?;
+                    Ok(ArchivedGame {
+                        room: row.get(0)?,
+                        variant: stored(&row.get::<_, String>(1)?)?,
+                        outcome: stored(&row.get::<_, String>(2)?)?,
+                        finished_at: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
+                        turns: count(row.get(4)?),
+                        rated: row.get(5)?,
+                        white: white.view(),
+                        black: black.view(),
+                    })
+                })?;
             Ok(games.collect::<rusqlite::Result<_>>()?)
         })
         .await
     }
 }
-
-/// The columns of a [`RoomRow`], read by [`room_row`].
-const ROW_SELECT: &str = "SELECT r.id, r.variant, r.visibility,
-        r.white_token IS NOT NULL, r.black_token IS NOT NULL,
-        r.computer_color, r.computer_level,
-        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome
-    FROM rooms r";
 
 fn room_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RoomRow> {
     Ok(RoomRow {
@@ -357,7 +383,21 @@ fn room_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RoomRow> {
             .as_deref()
             .map(stored)
             .transpose()?,
+        rated: row.get(9)?,
+        players: players(row, 10)?,
     })
+}
+
+/// Both seats' players, read from the [`PLAYERS_COLUMNS`] starting at column `first`.
+fn players(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<[Player; 2]> {
+    let seat = |at: usize| -> rusqlite::Result<Player> {
+        Ok(Player::read(
+            row.get(at)?,
+            row.get(at + 1)?,
+            row.get(at + 2)?,
+        ))
+    };
+    Ok([seat(first)?, seat(first + 3)?])
 }
 
 /// Refuses a room's own write once the room has been loaded again (elsewhere): the
@@ -385,25 +425,38 @@ fn finish(db: &Connection, room: &str, outcome: Outcome) -> rusqlite::Result<()>
 fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>> {
     let row = db
         .query_row(
-            "SELECT variant, visibility, white_token, black_token, incarnation, outcome,
-                    clock_base_ms, clock_increment_ms, computer_color, computer_level
-             FROM rooms WHERE id = ?1",
+            &format!(
+                "SELECT r.variant, r.visibility, r.white_token, r.black_token, r.incarnation,
+                        r.outcome, r.clock_base_ms, r.clock_increment_ms, r.computer_color,
+                        r.computer_level, r.rated, {PLAYERS_COLUMNS}
+                 FROM rooms r {PLAYERS_JOIN} WHERE r.id = ?1"
+            ),
             params![room],
             |row| {
                 Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, Option<TokenHash>>(2)?,
-                    row.get::<_, Option<TokenHash>>(3)?,
-                    row.get::<_, u32>(4)?,
-                    row.get::<_, Option<String>>(5)?,
+                    (
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<TokenHash>>(2)?,
+                        row.get::<_, Option<TokenHash>>(3)?,
+                        row.get::<_, u32>(4)?,
+                        row.get::<_, Option<String>>(5)?,
+                    ),
                     both(row.get::<_, Option<i64>>(6)?, row.get::<_, Option<i64>>(7)?),
                     computer(row.get(8)?, row.get(9)?)?,
+                    row.get::<_, bool>(10)?,
+                    players(row, 11)?,
                 ))
             },
         )
         .optional()?;
-    let Some((variant, visibility, white, black, incarnation, outcome, clock, computer)) = row
+    let Some((
+        (variant, visibility, white, black, incarnation, outcome),
+        clock,
+        computer,
+        rated,
+        players,
+    )) = row
     else {
         return Ok(None);
     };
@@ -428,6 +481,15 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
         variant: stored(&variant)?,
         visibility: stored(&visibility)?,
         seats: [white, black],
+        players,
+        rated,
+        ratings: if rated {
+            super::ratings::game_ratings(db, room)?
+        } else {
+            None
+        },
+        chat: super::chat::room_chat(db, room)?,
+        muted: super::chat::room_mutes(db, room)?,
         incarnation,
         turns,
         clock,
@@ -451,7 +513,7 @@ fn parse_turn(text: &str) -> rusqlite::Result<Turn> {
 }
 
 /// A value written by [`text`], read back.
-fn stored<T: serde::de::DeserializeOwned>(value: &str) -> rusqlite::Result<T> {
+pub(super) fn stored<T: serde::de::DeserializeOwned>(value: &str) -> rusqlite::Result<T> {
     from_text(value).map_err(corrupt)
 }
 

@@ -1,0 +1,393 @@
+//! Accounts, sessions, and the names players give.
+//!
+//! - A username is 3 to 20 ASCII letters, digits, `-` and `_`, starting with a letter.
+//!   Two usernames that differ only in case, `-` or `_` are the same account
+//!   ([`username_key`]), so nobody can register a look-alike of someone else's.
+//! - A password is hashed with Argon2id (the `argon2` crate's defaults, OWASP's
+//!   recommended 19 MiB, two passes) on a blocking thread, and never logged.
+//! - Signing in is rate-limited per address and per username, before any hashing. A
+//!   username nobody has is checked against a dummy hash, so a failure takes as long
+//!   whether the account exists or not.
+//! - A session is a 128-bit random secret; the database keeps its SHA-256, as for seat
+//!   tokens. It expires after `--session-lifetime`, and signing out deletes it.
+//! - A name (what an anonymous player plays under) is 1 to 24 printable characters, and
+//!   may not look like an account's username or the computer's name: compared by the
+//!   same key, whatever its case, spacing, or letters from other scripts that look
+//!   Latin.
+//!
+//! `http` has the routes and how a request is authenticated (cookie or bearer token).
+
+pub(crate) mod http;
+
+use std::net::IpAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use punct_protocol::{ErrorCode, Session};
+
+use crate::limits::Throttle;
+use crate::secret;
+use crate::store::{Account, NewAccount, Store, StoreError, hash_token, now};
+
+/// Longest username.
+const MAX_USERNAME: usize = 20;
+/// Shortest username.
+const MIN_USERNAME: usize = 3;
+/// Shortest password: NIST's floor for a password chosen by its user.
+const MIN_PASSWORD: usize = 8;
+/// Longest password: enough for any passphrase, short enough that hashing one costs
+/// no more than any other.
+const MAX_PASSWORD: usize = 128;
+/// Longest name, in characters.
+const MAX_NAME: usize = 24;
+
+/// Why an account request was refused: its code and a message for people.
+#[derive(Debug)]
+pub(crate) struct Refused(pub(crate) ErrorCode, pub(crate) String);
+
+impl Refused {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
+        Refused(code, message.into())
+    }
+}
+
+impl From<StoreError> for Refused {
+    fn from(e: StoreError) -> Refused {
+        let error: &dyn std::error::Error = &e;
+        tracing::error!(error, "accounts");
+        Refused::new(
+            ErrorCode::StorageFailed,
+            "the database could not answer; try again",
+        )
+    }
+}
+
+/// Accounts and sessions, over the store.
+#[derive(Debug)]
+pub(crate) struct Accounts {
+    store: Store,
+    /// How long a session lasts.
+    lifetime: Duration,
+    /// Sign-in attempts per address.
+    per_address: Throttle<IpAddr>,
+    /// Sign-in attempts per username (by its key).
+    per_account: Throttle<String>,
+}
+
+impl Accounts {
+    /// Accounts on `store`; sessions last `lifetime`; an address may try to sign in
+    /// `per_address` times a minute, and anyone may try one username `per_account` times
+    /// a minute (0: no limit).
+    pub(crate) fn new(
+        store: Store,
+        lifetime: Duration,
+        per_address: u32,
+        per_account: u32,
+    ) -> Arc<Accounts> {
+        Arc::new(Accounts {
+            store,
+            lifetime,
+            per_address: Throttle::per_minute(per_address),
+            per_account: Throttle::per_minute(per_account),
+        })
+    }
+
+    /// Registers `username` with `password`, and signs in to it.
+    pub(crate) async fn register(
+        &self,
+        username: &str,
+        password: &str,
+        from: IpAddr,
+    ) -> Result<Session, Refused> {
+        check_username(username)?;
+        check_password(password)?;
+        // Registering hashes a password: it counts against the address like signing in.
+        if !self.per_address.allow(from) {
+            return Err(too_many());
+        }
+        let hash = hash_password(password.to_owned()).await?;
+        let account = NewAccount {
+            id: secret::uuid_v7(),
+            username: username.to_owned(),
+            key: username_key(username),
+            password: hash,
+        };
+        let id = account.id.clone();
+        if !self.store.create_account(account).await? {
+            return Err(Refused::new(
+                ErrorCode::UsernameTaken,
+                format!("an account named {username} (or nearly so) exists already"),
+            ));
+        }
+        tracing::info!(account = %id, "account registered");
+        self.start_session(Account {
+            id,
+            username: username.to_owned(),
+        })
+        .await
+    }
+
+    /// Signs in to `username` with `password`.
+    pub(crate) async fn sign_in(
+        &self,
+        username: &str,
+        password: &str,
+        from: IpAddr,
+    ) -> Result<Session, Refused> {
+        let key = username_key(username);
+        // Both limits are counted whether or not the account exists, and before any
+        // hashing: a flood costs the server nothing and tells nothing.
+        let address_ok = self.per_address.allow(from);
+        let account_ok = self.per_account.allow(key.clone());
+        if !(address_ok && account_ok) {
+            return Err(too_many());
+        }
+        let found = self.store.account_by_key(&key).await?;
+        let (account, hash) = match found {
+            Some((account, hash)) => (Some(account), hash),
+            None => (None, dummy_hash().to_owned()),
+        };
+        let right = verify_password(password.to_owned(), hash).await;
+        match account {
+            Some(account) if right => self.start_session(account).await,
+            _ => Err(Refused::new(
+                ErrorCode::BadCredentials,
+                "no account has this username and password",
+            )),
+        }
+    }
+
+    async fn start_session(&self, account: Account) -> Result<Session, Refused> {
+        let token = secret::token();
+        let lifetime = i64::try_from(self.lifetime.as_millis()).unwrap_or(i64::MAX);
+        let expires_at = now().saturating_add(lifetime);
+        self.store
+            .create_session(hash_token(&token), &account.id, expires_at)
+            .await?;
+        Ok(Session {
+            username: account.username,
+            token,
+            expires_at: u64::try_from(expires_at).unwrap_or(0),
+        })
+    }
+
+    /// The account of the session whose secret is `token`, if it has not expired or been
+    /// signed out.
+    pub(crate) async fn session(&self, token: &str) -> Result<Option<Account>, Refused> {
+        Ok(self.store.session(hash_token(token), now()).await?)
+    }
+
+    /// Signs the session of `token` out: it is deleted.
+    pub(crate) async fn sign_out(&self, token: &str) -> Result<(), Refused> {
+        Ok(self.store.end_session(hash_token(token)).await?)
+    }
+
+    /// `name`, trimmed, if a player may play under it.
+    pub(crate) async fn check_name(&self, name: &str) -> Result<String, Refused> {
+        let name = name.trim();
+        let bad = |why: &str| Refused::new(ErrorCode::BadName, why);
+        let length = name.chars().count();
+        if length == 0 || length > MAX_NAME {
+            return Err(bad("a name is 1 to 24 characters"));
+        }
+        if name.chars().any(hidden) {
+            return Err(bad("a name may not hold control or invisible characters"));
+        }
+        let key = username_key(name);
+        if key.is_empty() {
+            return Err(bad("a name needs a letter or a digit"));
+        }
+        if key.starts_with(&username_key("computer")) {
+            return Err(bad("the computer's names are its own"));
+        }
+        if self.store.account_by_key(&key).await?.is_some() {
+            return Err(bad("this name is an account's; sign in to play under it"));
+        }
+        Ok(name.to_owned())
+    }
+}
+
+/// What no two usernames may share, and what a name is compared with them by: its
+/// letters and digits in lower case, each character from outside ASCII first read as the
+/// one it is mistaken for (its confusable skeleton, UTS #39: Cyrillic `а` is `a`, Greek
+/// `Κ` is `K`). ASCII is left as it is, where the skeleton would make `I` an `l`.
+pub(crate) fn username_key(text: &str) -> String {
+    let mut key = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            key.push(c);
+        } else {
+            key.extend(unicode_security::skeleton(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+    key.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Characters a name may not hold: controls, and the invisible ones that could make two
+/// names look alike or reorder the text around them (zero-width, bidirectional).
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{00AD}')
+}
+
+fn check_username(username: &str) -> Result<(), Refused> {
+    let ok = (MIN_USERNAME..=MAX_USERNAME).contains(&username.len())
+        && username.starts_with(|c: char| c.is_ascii_alphabetic())
+        && username
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Refused::new(
+            ErrorCode::BadUsername,
+            "a username is 3 to 20 ASCII letters, digits, - and _, starting with a letter",
+        ))
+    }
+}
+
+fn check_password(password: &str) -> Result<(), Refused> {
+    if (MIN_PASSWORD..=MAX_PASSWORD).contains(&password.chars().count()) {
+        Ok(())
+    } else {
+        Err(Refused::new(
+            ErrorCode::BadPassword,
+            "a password is 8 to 128 characters",
+        ))
+    }
+}
+
+fn too_many() -> Refused {
+    Refused::new(
+        ErrorCode::RateLimited,
+        "too many attempts to sign in; wait a minute",
+    )
+}
+
+/// `password` hashed with Argon2id and a fresh salt, as a PHC string.
+async fn hash_password(password: String) -> Result<String, Refused> {
+    let hashed = tokio::task::spawn_blocking(move || {
+        let salt = secret::salt();
+        Argon2::default()
+            .hash_password_with_salt(password.as_bytes(), &salt)
+            .map(|hash| hash.to_string())
+    })
+    .await;
+    match hashed {
+        Ok(Ok(hash)) => Ok(hash),
+        _ => Err(Refused::new(
+            ErrorCode::StorageFailed,
+            "the password could not be hashed; try again",
+        )),
+    }
+}
+
+/// Whether `password` is the one `hash` was made from.
+async fn verify_password(password: String, hash: String) -> bool {
+    tokio::task::spawn_blocking(move || {
+        Argon2::default()
+            .verify_password(password.as_bytes(), hash.as_str())
+            .is_ok()
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// A hash of a password nobody knows, made once: what a sign-in to a username nobody has
+/// is checked against, so that it takes as long as one to an account.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| {
+        Argon2::default()
+            .hash_password_with_salt(secret::token().as_bytes(), &secret::salt())
+            .expect("Argon2 hashes with its default parameters")
+            .to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_alike_usernames_share_a_key() {
+        assert_eq!(username_key("Kris_Burm"), username_key("krisburm"));
+        assert_eq!(username_key("kris-burm"), username_key("krisburm"));
+        assert_ne!(username_key("kris"), username_key("krisb"));
+        // Letters from other scripts that look Latin.
+        assert_eq!(
+            username_key("\u{430}nna"),
+            username_key("anna"),
+            "Cyrillic а"
+        );
+        assert_eq!(username_key("\u{39a}ris"), username_key("kris"), "Greek Κ");
+        assert_ne!(username_key("anna"), username_key("anne"));
+    }
+
+    #[test]
+    fn usernames_and_passwords_are_checked() {
+        for good in ["abc", "Kris_Burm-2", "a2345678901234567890"] {
+            assert!(check_username(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "ab",
+            "2abc",
+            "_abc",
+            "a b c",
+            "kr\u{00ef}s",
+            "a23456789012345678901",
+        ] {
+            assert!(check_username(bad).is_err(), "{bad}");
+        }
+        assert!(check_password("12345678").is_ok());
+        assert!(check_password("1234567").is_err());
+        assert!(check_password(&"x".repeat(129)).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_password_verifies_against_its_own_hash_only() {
+        let hash = hash_password("correct horse".into()).await.unwrap();
+        assert!(hash.starts_with("$argon2id$"), "{hash}");
+        assert!(!hash.contains("correct horse"));
+        assert!(verify_password("correct horse".into(), hash.clone()).await);
+        assert!(!verify_password("correct horsf".into(), hash.clone()).await);
+        // Salted: the same password hashes differently each time.
+        assert_ne!(hash, hash_password("correct horse".into()).await.unwrap());
+        assert!(!verify_password("anything".into(), dummy_hash().to_owned()).await);
+    }
+
+    #[tokio::test]
+    async fn names_are_checked_against_usernames_and_the_computer() {
+        let accounts = Accounts::new(Store::empty().await, Duration::from_secs(60), 0, 0);
+        let from = IpAddr::from([127, 0, 0, 1]);
+        accounts
+            .register("Kris_Burm", "a fine password", from)
+            .await
+            .unwrap();
+        assert_eq!(accounts.check_name("  Anna  ").await.unwrap(), "Anna");
+        assert_eq!(accounts.check_name("Jürgen").await.unwrap(), "Jürgen");
+        for bad in [
+            "",
+            "   ",
+            "krisburm",
+            "KRIS BURM",
+            "kris.burm!",
+            "Kr\u{456}s Burm",
+            "\u{39a}ris_\u{412}urm",
+            "Computer (level 4)",
+            "C\u{43e}mputer",
+            "a\u{200B}b",
+            "tab\there",
+            "---",
+            "abcdefghijklmnopqrstuvwxy",
+        ] {
+            let refused = accounts.check_name(bad).await.unwrap_err();
+            assert_eq!(refused.0, ErrorCode::BadName, "{bad:?}");
+        }
+    }
+}

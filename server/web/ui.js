@@ -1,0 +1,95 @@
+// Building the page from data: DOM helpers and the pieces several pages show (player
+// names, ratings, results, a list of games).
+//
+// Whatever a player typed (names, usernames) reaches the page only as text: nodes are
+// made with `createElement` and filled with `textContent` or text children, never with
+// `innerHTML`.
+
+/** Makes an element. `props` are set as properties (`className`, `href`, `hidden`…),
+ * except `dataset`, merged into the element's; `children` are nodes or strings (text). */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null) continue;
+    if (key === 'dataset') Object.assign(node.dataset, value);
+    else node[key] = value;
+  }
+  node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+/** The page of the account `username`. */
+export function playerHref(username) {
+  return `/player/${encodeURIComponent(username)}`;
+}
+
+export function roomHref(room) {
+  return `/room/${encodeURIComponent(room)}`;
+}
+
+/** Who plays a seat (`{name?, account?}`): a link to their page when an account holds
+ * it, the name they gave otherwise, `fallback` when they gave none. */
+export function playerNode(player, fallback = 'anonymous') {
+  if (player?.account) {
+    return el('a', { className: 'name player-link', href: playerHref(player.account) }, player.name || player.account);
+  }
+  if (player?.name) return el('span', { className: 'name' }, player.name);
+  return el('span', { className: 'name anonymous' }, fallback);
+}
+
+/** A rating as players read it: rounded, `?` while provisional. */
+export function ratingText(rating) {
+  return `${Math.round(rating.rating)}${rating.provisional ? '?' : ''}`;
+}
+
+/** A rating change with its sign: `+162`, `−12`, `±0`. */
+export function changeText(before, after) {
+  const diff = Math.round(after.rating) - Math.round(before.rating);
+  if (diff === 0) return '±0';
+  return diff > 0 ? `+${diff}` : `−${-diff}`;
+}
+
+export function cap(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+/** An outcome (`{result, winner?, reason}`) in words. */
+export function outcomeText(outcome) {
+  if (outcome.result === 'win') return `${cap(outcome.winner)} wins (${outcome.reason})`;
+  return `Draw (${outcome.reason})`;
+}
+
+/** A date and time in the reader's locale, from milliseconds since the epoch. */
+export function when(ms) {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The rows of a list of archived games (`ArchivedGame`), as a table's body. With
+ * `player`, each row says how that account fared. */
+export function gameRows(games, player) {
+  return games.map((game) => {
+    const is = (seat) => Boolean(player && seat.account && seat.account.toLowerCase() === player.toLowerCase());
+    const mine = is(game.white) ? 'white' : is(game.black) ? 'black' : null;
+    let result = outcomeText(game.outcome);
+    let kind = 'other';
+    if (mine) {
+      kind = game.outcome.result === 'draw' ? 'draw' : game.outcome.winner === mine ? 'win' : 'loss';
+      result = `${{ win: 'Won', loss: 'Lost', draw: 'Drew' }[kind]} (${game.outcome.reason})`;
+    }
+    return el(
+      'tr',
+      { dataset: { room: game.room } },
+      el('td', {}, when(game.finished_at)),
+      el('td', {}, game.variant, game.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
+      el('td', { className: 'vs' }, playerNode(game.white), ' – ', playerNode(game.black)),
+      el('td', { className: `result ${kind}` }, result),
+      el('td', { className: 'turns' }, String(game.turns)),
+      el('td', {}, el('a', { href: roomHref(game.room) }, 'view')),
+    );
+  });
+}
+
+/** The head of a table of `gameRows`. */
+export function gamesHead() {
+  return el('thead', {}, el('tr', {}, ...['Ended', 'Game', 'White – Black', 'Result', 'Turns', ''].map((h) => el('th', {}, h))));
+}
