@@ -367,9 +367,10 @@ async fn a_failed_sign_in_takes_as_long_whether_or_not_the_account_exists() {
     unknown.sort();
     let (known, unknown) = (known[3].as_secs_f64(), unknown[3].as_secs_f64());
     // Without the dummy hash an unknown username fails a hundred times faster (a
-    // lookup against an Argon2 verification).
+    // lookup against an Argon2 verification). The bounds are wide: a busy machine (a
+    // build beside the tests) has been seen to slow either side more than twice.
     assert!(
-        unknown > known * 0.5 && unknown < known * 2.0,
+        unknown > known * 0.25 && unknown < known * 4.0,
         "median failure: {known:.4} s for an account, {unknown:.4} s for nobody"
     );
 }
