@@ -137,6 +137,11 @@ impl App {
             .map(|(clock, _)| Duration::from_millis(clock.increment_ms))
     }
 
+    /// The days per move, in a correspondence game.
+    pub fn days_per_move(&self) -> Option<u8> {
+        self.clock.and_then(|(clock, _)| clock.days)
+    }
+
     /// Whose clock runs.
     pub fn running(&self) -> Option<Color> {
         self.clock.and_then(|(clock, _)| clock.running)

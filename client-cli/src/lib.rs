@@ -21,6 +21,7 @@
 pub mod account;
 pub mod app;
 pub mod bot;
+pub mod games;
 pub mod lobby;
 pub mod script;
 pub mod seats;

@@ -169,9 +169,23 @@ impl CreateForm {
 }
 
 /// Reads a time control as `BASE+INC` or `BASE`: each a number of seconds, or with a
-/// unit `s`, `m` or `h` (`5m+2s`, `300+2`, `10m`).
+/// unit `s`, `m` or `h` (`5m+2s`, `300+2`, `10m`); or days per move for correspondence
+/// play, as `Nd` (`3d`).
 pub fn parse_time_control(text: &str) -> Result<TimeControl, String> {
-    let bad = |why: &str| format!("'{text}': {why} (as BASE+INC, such as 5m+2s or 300+2)");
+    let bad = |why: &str| {
+        format!("'{text}': {why} (as BASE+INC, such as 5m+2s or 300+2, or days per move: 3d)")
+    };
+    if let Some(days) = text.trim().strip_suffix('d') {
+        let days: u8 = days
+            .trim()
+            .parse()
+            .map_err(|_| bad("not a number of days"))?;
+        let control = TimeControl::days(days);
+        return match control.refusal() {
+            Some(why) => Err(bad(&why)),
+            None => Ok(control),
+        };
+    }
     let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
     let seconds = |part: &str| -> Result<u32, String> {
         let part = part.trim();
@@ -191,10 +205,7 @@ pub fn parse_time_control(text: &str) -> Result<TimeControl, String> {
     if base == 0 {
         return Err(bad("the base time must be at least one second"));
     }
-    Ok(TimeControl {
-        base,
-        increment: seconds(increment)?,
-    })
+    Ok(TimeControl::clock(base, seconds(increment)?))
 }
 
 #[cfg(test)]
@@ -203,7 +214,7 @@ mod tests {
 
     #[test]
     fn time_controls_read_with_and_without_units() {
-        let tc = |base, increment| Ok(TimeControl { base, increment });
+        let tc = |base, increment| Ok(TimeControl::clock(base, increment));
         assert_eq!(parse_time_control("5m+2s"), tc(300, 2));
         assert_eq!(parse_time_control("300+2"), tc(300, 2));
         assert_eq!(parse_time_control("1h"), tc(3600, 0));
@@ -211,5 +222,9 @@ mod tests {
         assert!(parse_time_control("0+5").is_err());
         assert!(parse_time_control("5x+2").is_err());
         assert!(parse_time_control("+2").is_err());
+        assert_eq!(parse_time_control("3d"), Ok(TimeControl::days(3)));
+        assert_eq!(parse_time_control(" 14 d"), Ok(TimeControl::days(14)));
+        assert!(parse_time_control("4d").unwrap_err().contains("one of"));
+        assert!(parse_time_control("xd").is_err());
     }
 }

@@ -57,6 +57,9 @@ enum Command {
     Logout(ServerArgs),
     /// Print the username signed in to on a server, or "not signed in".
     Whoami(ServerArgs),
+    /// List your unfinished games on a server (signed in with punct login), those
+    /// waiting for your move first; punct play --room ROOM continues one.
+    Games(ServerArgs),
 }
 
 /// `punct login`.
@@ -153,8 +156,9 @@ struct SeatArgs {
     #[arg(long, value_enum, default_value = "random", requires = "create")]
     color: ColorChoice,
     /// With --create: a time control, as BASE+INC (such as 5m+2s, or 300+2 in
-    /// seconds); none without it.
-    #[arg(long, value_name = "BASE+INC", requires = "create", value_parser = lobby::parse_time_control)]
+    /// seconds), or days per move for a correspondence game (1d, 2d, 3d, 5d, 7d or
+    /// 14d); none without it.
+    #[arg(long, value_name = "BASE+INC|DAYSd", requires = "create", value_parser = lobby::parse_time_control)]
     clock: Option<TimeControl>,
     /// With --create: keep the room out of the lobby.
     #[arg(long, requires = "create")]
@@ -339,6 +343,7 @@ fn main() -> ExitCode {
         Command::Login(args) => online(login(args)),
         Command::Logout(args) => online(logout(args)),
         Command::Whoami(args) => online(whoami(args)),
+        Command::Games(args) => online(games(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -721,6 +726,24 @@ async fn whoami(args: ServerArgs) -> anyhow::Result<()> {
             println!("not signed in");
         }
         Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}
+
+/// `punct games`.
+async fn games(args: ServerArgs) -> anyhow::Result<()> {
+    let (server, account) = args.client()?;
+    if account.is_none() {
+        anyhow::bail!("not signed in: punct login signs in");
+    }
+    let games = match server.my_games().await {
+        Err(punct_client::Error::Refused { status: 401, .. }) => {
+            anyhow::bail!("the saved session has ended; punct login signs in again")
+        }
+        answer => answer?,
+    };
+    for line in punct_cli::games::lines(&games) {
+        println!("{line}");
     }
     Ok(())
 }

@@ -307,7 +307,9 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
             "{color:<5}: {who:<width$}{state:<9}{clock}{muted}"
         )));
     }
-    if let Some(increment) = app.increment() {
+    if let Some(days) = app.days_per_move() {
+        lines.push(Line::from(format!("clocks: {days} days a move")));
+    } else if let Some(increment) = app.increment() {
         lines.push(Line::from(format!(
             "clocks: +{}s a turn",
             increment.as_secs()
@@ -389,7 +391,7 @@ fn rating_text(rating: &RatingView) -> String {
 
 /// Text from others (names, chat) without control characters, which a terminal would
 /// obey rather than show.
-fn plain(text: &str) -> String {
+pub fn plain(text: &str) -> String {
     text.chars().filter(|c| !c.is_control()).collect()
 }
 
@@ -410,10 +412,16 @@ fn chat_rows(chat: &[ChatLine], width: usize) -> Vec<String> {
     rows
 }
 
-/// Time left as minutes and seconds, with tenths under ten seconds, when they count.
-fn clock_text(ms: u64) -> String {
+/// Time left as minutes and seconds, with tenths under ten seconds, when they count;
+/// days and hours, or hours and minutes, for a correspondence game's days.
+pub fn clock_text(ms: u64) -> String {
+    const HOUR: u64 = 3_600_000;
     if ms < 10_000 {
         format!("0:{:02}.{}", ms / 1000, ms % 1000 / 100)
+    } else if ms >= 24 * HOUR {
+        format!("{}d {:02}h", ms / (24 * HOUR), ms % (24 * HOUR) / HOUR)
+    } else if ms >= HOUR {
+        format!("{}h {:02}m", ms / HOUR, ms % HOUR / 60_000)
     } else {
         let seconds = ms / 1000;
         format!("{}:{:02}", seconds / 60, seconds % 60)

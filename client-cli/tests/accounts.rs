@@ -11,8 +11,8 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_cli::app::App;
 use punct_cli::seats::{SeatRequest, obtain};
-use punct_client::{Client, Link};
-use punct_protocol::{CreateRoom, SeatChoice};
+use punct_client::{Client, Link, NetEvent};
+use punct_protocol::{CreateRoom, SeatChoice, ServerMessage, TimeControl};
 use punct_rules::Color;
 use serde_json::Value;
 
@@ -182,6 +182,78 @@ fn a_signed_in_player_comes_back_to_the_seat_without_its_token() {
     );
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("punct login first"));
+}
+
+#[test]
+fn games_lists_a_correspondence_game_as_your_move_for_the_one_to_move() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = server.url.as_str();
+    let (anna, bert) = (dir.path().join("anna"), dir.path().join("bert"));
+    let refused = punct(&anna, &["games", "--server", url], "");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("punct login"));
+    let session = |config: &Path, username: &str| {
+        let login = [
+            "login",
+            "--server",
+            url,
+            "--register",
+            "--username",
+            username,
+        ];
+        stdout(&punct(config, &login, &format!("{PASSWORD}\n")));
+        let text = std::fs::read_to_string(config.join("sessions.json")).expect("saved");
+        let saved: Value = serde_json::from_str(&text).expect("JSON");
+        let token = saved[url]["token"].as_str().expect("a token").to_owned();
+        Client::new(url.parse().expect("URL"))
+            .expect("client")
+            .with_session(&token)
+    };
+    let (anna_client, bert_client) = (session(&anna, "anna"), session(&bert, "bert"));
+    // Anna plays White's first turn; Black's three days run.
+    let room = tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(async move {
+            let create = CreateRoom {
+                color: SeatChoice::White,
+                clock: Some(TimeControl::days(3)),
+                ..CreateRoom::default()
+            };
+            let white = anna_client.create_room(&create).await.expect("created");
+            bert_client.take_seat(&white.room).await.expect("seated");
+            let entry = punct_client::Entry::Seat {
+                room: white.room.clone(),
+                token: Some(white.token),
+            };
+            let mut link = punct_client::connect(anna_client, entry);
+            let turn = "C4:C5,D5".parse().expect("a turn");
+            while let Some(event) = link.events.recv().await {
+                match event {
+                    NetEvent::Message(ServerMessage::Snapshot { .. }) => link
+                        .requests
+                        .send(punct_protocol::Action::Play(turn).into())
+                        .expect("sent"),
+                    NetEvent::Message(ServerMessage::TurnPlayed { .. }) => break,
+                    _ => {}
+                }
+            }
+            white.room
+        });
+
+    let listed = |config: &Path| stdout(&punct(config, &["games", "--server", url], ""));
+    let bert_sees = listed(&bert);
+    assert!(
+        bert_sees.starts_with("your move   black vs anna "),
+        "{bert_sees}"
+    );
+    assert!(bert_sees.contains("3d a move   2d 23h left"), "{bert_sees}");
+    assert!(bert_sees.trim_end().ends_with(&room), "{bert_sees}");
+    let anna_sees = listed(&anna);
+    assert!(
+        anna_sees.starts_with("their move  white vs bert "),
+        "{anna_sees}"
+    );
 }
 
 fn key(c: char) -> KeyEvent {

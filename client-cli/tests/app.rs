@@ -394,10 +394,7 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
             variant: Variant::Basic,
             color: SeatChoice::Black,
             visibility: Visibility::Public,
-            clock: Some(TimeControl {
-                base: 300,
-                increment: 2
-            }),
+            clock: Some(TimeControl::clock(300, 2)),
             computer: None,
             ..CreateRoom::default()
         }))

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use punct_protocol::{
-    ApiError, CreateRoom, Credentials, Leaderboard, Lobby, PlayerProfile, Record, RoomSummary,
-    SeatGranted, Session, SignedIn, TakeSeat,
+    ApiError, CreateRoom, Credentials, Leaderboard, Lobby, MyGames, PlayerProfile, Record,
+    RoomSummary, SeatGranted, Session, SignedIn, TakeSeat,
 };
 use punct_rules::Variant;
 use reqwest::Method;
@@ -269,6 +269,12 @@ impl Client {
             String::new(),
         )
         .await
+    }
+
+    /// `GET /api/me/games`: the signed-in player's unfinished games, those waiting for
+    /// their move first.
+    pub async fn my_games(&self) -> Result<MyGames, Error> {
+        self.json(Method::GET, "api/me/games", String::new()).await
     }
 
     /// `GET /api/leaderboard?variant=V`: the best-rated players of `variant`.

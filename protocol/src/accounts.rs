@@ -154,3 +154,29 @@ pub struct RatingChanges {
     /// Black's.
     pub black: RatingChange,
 }
+
+/// `GET` and `PUT /api/me/notifications`: whether and how a player hears by email that a
+/// correspondence game waits for their move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Notifications {
+    /// The address mail goes to; none for no mail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// How often.
+    pub mode: NotifyMode,
+}
+
+/// How often a player is mailed about their correspondence games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NotifyMode {
+    /// Never (the default, and what the unsubscribe link sets).
+    #[default]
+    Off,
+    /// One message for each move that waits for the player, unless they have the game
+    /// open when it is played.
+    Each,
+    /// At most one message a day, listing the games that wait for the player's move.
+    Digest,
+}

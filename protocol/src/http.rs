@@ -46,16 +46,63 @@ pub struct TakeSeat {
     pub name: Option<String>,
 }
 
-/// A time control: each player has `base` seconds for the game and gains `increment`
-/// seconds with each turn they play. A player whose time runs out loses.
+/// A time control. A clock: each player has `base` seconds for the game and gains
+/// `increment` seconds with each turn they play. Or correspondence: `days` for each move,
+/// the mover's time set back to them after every turn. A player whose time runs out
+/// loses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
-    /// Seconds each player has for the game (at least 1).
+    /// Seconds each player has for the game (at least 1); 0 or left out with `days`.
+    #[serde(default)]
     pub base: u32,
-    /// Seconds added to a player's clock with each turn they play.
+    /// Seconds added to a player's clock with each turn they play; 0 with `days`.
     #[serde(default)]
     pub increment: u32,
+    /// Correspondence: the days each move may take, one of
+    /// [`TimeControl::CORRESPONDENCE_DAYS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<u8>,
+}
+
+impl TimeControl {
+    /// The days per move a correspondence game may have.
+    pub const CORRESPONDENCE_DAYS: [u8; 6] = [1, 2, 3, 5, 7, 14];
+
+    /// A clock of `base` seconds a game, `increment` more per turn.
+    pub fn clock(base: u32, increment: u32) -> TimeControl {
+        TimeControl {
+            base,
+            increment,
+            days: None,
+        }
+    }
+
+    /// Correspondence, `days` for each move.
+    pub fn days(days: u8) -> TimeControl {
+        TimeControl {
+            base: 0,
+            increment: 0,
+            days: Some(days),
+        }
+    }
+
+    /// Why the server refuses this time control, if it does.
+    pub fn refusal(&self) -> Option<String> {
+        match self.days {
+            Some(days) if !Self::CORRESPONDENCE_DAYS.contains(&days) => Some(format!(
+                "days per move are one of {:?}, not {days}",
+                Self::CORRESPONDENCE_DAYS
+            )),
+            Some(_) if self.base != 0 || self.increment != 0 => {
+                Some("days per move take no base or increment".to_owned())
+            }
+            None if self.base == 0 => {
+                Some("a time control needs a base of at least 1 second".to_owned())
+            }
+            _ => None,
+        }
+    }
 }
 
 fn standard() -> Variant {
@@ -154,6 +201,32 @@ pub struct RoomSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::OutcomeDef>")]
     pub outcome: Option<Outcome>,
+    /// The time control; none for a game without clocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TimeControl>,
+}
+
+/// `GET /api/me/games`: the signed-in player's unfinished games, those waiting for
+/// their move first (the least time left first), then the others (the same order).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MyGames {
+    /// The games.
+    pub games: Vec<MyGame>,
+}
+
+/// One of a player's unfinished games.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MyGame {
+    /// The room, as the lobby shows it.
+    pub summary: RoomSummary,
+    /// The player's seat.
+    #[schemars(with = "crate::schema::ColorDef")]
+    pub color: Color,
+    /// Whether the game waits for the player's move (both seats taken).
+    pub your_move: bool,
+    /// The time the player to move has left, in milliseconds, once their clock runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_left_ms: Option<u64>,
 }
 
 /// `GET /api/rooms`: the public rooms that are open or live.

@@ -40,13 +40,14 @@ mod schema;
 mod server;
 
 pub use accounts::{
-    Credentials, Leaderboard, LeaderboardEntry, PlayerProfile, RatingChange, RatingChanges,
-    RatingPoint, RatingView, Results, Session, SignedIn, VariantRating,
+    Credentials, Leaderboard, LeaderboardEntry, Notifications, NotifyMode, PlayerProfile,
+    RatingChange, RatingChanges, RatingPoint, RatingView, Results, Session, SignedIn,
+    VariantRating,
 };
 pub use client::{Action, ClientMessage, DecodeError};
 pub use http::{
-    ApiError, Archive, ArchivedGame, CreateRoom, Lobby, Record, RoomStatus, RoomSummary,
-    SeatChoice, SeatGranted, TakeSeat, TimeControl, Visibility,
+    ApiError, Archive, ArchivedGame, CreateRoom, Lobby, MyGame, MyGames, Record, RoomStatus,
+    RoomSummary, SeatChoice, SeatGranted, TakeSeat, TimeControl, Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
 pub use server::{

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 
 use crate::{
-    ApiError, Archive, ClientMessage, CreateRoom, Lobby, Record, RoomSummary, SeatGranted,
+    ApiError, Archive, ClientMessage, CreateRoom, Lobby, MyGames, Record, RoomSummary, SeatGranted,
     ServerMessage,
 };
 
@@ -36,6 +36,8 @@ enum Protocol {
     Record(Record),
     /// `GET /api/games` answer.
     Archive(Archive),
+    /// `GET /api/me/games` answer.
+    MyGames(MyGames),
     /// Body of every HTTP error.
     ApiError(ApiError),
 }

@@ -512,6 +512,10 @@ pub struct ClockView {
     pub running: Option<Color>,
     /// Milliseconds added to a player's clock with each turn they play.
     pub increment_ms: u64,
+    /// In a correspondence game, the days each move may take: a player's time is set
+    /// back to them after each of their turns (`increment_ms` is 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<u8>,
 }
 
 /// The dots on one cell, topmost first.

@@ -3,7 +3,7 @@
 //!
 //! White's first turn is not timed; from then on the clock of the player to move runs
 //! from the moment the opponent's turn was accepted. A turn adds the increment to its
-//! player's clock.
+//! player's clock, or in a correspondence game sets it back to the days per move.
 
 use std::time::Duration;
 
@@ -18,6 +18,9 @@ pub(crate) struct Clock {
     control: TimeControl,
     /// Added to a player's time with each turn they play.
     increment: Duration,
+    /// In a correspondence game, the time each move may take: a player's time is set
+    /// back to it after each of their turns.
+    per_move: Option<Duration>,
     /// White's and Black's time left when the running clock started.
     left: [Duration; 2],
     /// Whose clock runs, and since when; `None` before the first turn and once stopped.
@@ -27,33 +30,36 @@ pub(crate) struct Clock {
 impl Clock {
     /// Fresh clocks for `control`.
     pub(crate) fn new(control: TimeControl) -> Clock {
-        let base = Duration::from_secs(control.base.into());
+        let [base, increment] = Clock::control_ms(control).map(Duration::from_millis);
         Clock {
             control,
-            increment: Duration::from_secs(control.increment.into()),
+            increment,
+            per_move: control.days.map(|_| base),
             left: [base; 2],
             running: None,
         }
     }
 
     /// Clocks as stored: the time control and the times left after the last turn, the
-    /// clock of `to_move` starting now (the time the server was down is not charged).
+    /// clock of `to_move` starting now. The time the room was not running is not
+    /// charged (the server was down), except in a correspondence game: its room sleeps
+    /// between moves, and the `slept` since the last turn count.
     pub(crate) fn resumed(
-        control_ms: [u64; 2],
+        control: TimeControl,
         left_ms: Option<[u64; 2]>,
         to_move: Color,
+        slept: Duration,
     ) -> Clock {
-        let left = left_ms.unwrap_or([control_ms[0]; 2]);
-        let seconds = |ms: u64| u32::try_from(ms / 1000).unwrap_or(u32::MAX);
-        Clock {
-            control: TimeControl {
-                base: seconds(control_ms[0]),
-                increment: seconds(control_ms[1]),
-            },
-            increment: Duration::from_millis(control_ms[1]),
-            left: left.map(Duration::from_millis),
-            running: left_ms.map(|_| (to_move, Instant::now())),
+        let mut clock = Clock::new(control);
+        if let Some(left) = left_ms {
+            clock.left = left.map(Duration::from_millis);
+            if clock.per_move.is_some() {
+                let mover = &mut clock.left[to_move as usize];
+                *mover = mover.saturating_sub(slept);
+            }
+            clock.running = Some((to_move, Instant::now()));
         }
+        clock
     }
 
     /// The time control the clocks started with.
@@ -61,9 +67,19 @@ impl Clock {
         self.control
     }
 
-    /// The time control, in milliseconds: base and increment (for the store).
+    /// Whether this is a correspondence game's clock, days per move.
+    pub(crate) fn is_correspondence(&self) -> bool {
+        self.per_move.is_some()
+    }
+
+    /// The time control, in milliseconds: base and increment (for the store). Days per
+    /// move are a base of those days and no increment.
     pub(crate) fn control_ms(control: TimeControl) -> [u64; 2] {
-        [control.base, control.increment].map(|s| u64::from(s) * 1000)
+        const DAY_MS: u64 = 24 * 3600 * 1000;
+        match control.days {
+            Some(days) => [u64::from(days) * DAY_MS, 0],
+            None => [control.base, control.increment].map(|s| u64::from(s) * 1000),
+        }
     }
 
     /// Time left for `color` at `now`.
@@ -92,11 +108,11 @@ impl Clock {
     /// the opponent's starts.
     pub(crate) fn punch(&mut self, mover: Color, now: Instant) {
         let left = self.left(mover, now);
-        self.left[mover as usize] = if self.running.is_some() {
-            left + self.increment
-        } else {
+        self.left[mover as usize] = match self.per_move {
             // White's first turn is not timed.
-            left
+            _ if self.running.is_none() => left,
+            Some(per_move) => per_move,
+            None => left + self.increment,
         };
         self.running = Some((mover.opponent(), now));
     }
@@ -122,6 +138,7 @@ impl Clock {
             black_ms,
             running: self.running.map(|(color, _)| color),
             increment_ms: millis(self.increment),
+            days: self.control.days,
         }
     }
 }
@@ -136,10 +153,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_player_to_move_spends_time_and_gains_the_increment() {
-        let mut clock = Clock::new(TimeControl {
-            base: 60,
-            increment: 5,
-        });
+        let mut clock = Clock::new(TimeControl::clock(60, 5));
         let start = Instant::now();
         assert_eq!(clock.deadline(), None, "nothing runs before the first turn");
         // White's first turn, ten seconds in, costs nothing and earns nothing.
@@ -170,11 +184,37 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn resumed_clocks_do_not_charge_the_downtime() {
-        let clock = Clock::resumed([60_000, 1_000], Some([12_000, 30_000]), Color::Black);
+        let control = TimeControl::clock(60, 1);
+        let hour = Duration::from_secs(3600);
+        let clock = Clock::resumed(control, Some([12_000, 30_000]), Color::Black, hour);
         let now = Instant::now();
         assert_eq!(clock.left(Color::Black, now), Duration::from_secs(30));
         assert_eq!(clock.deadline(), Some(now + Duration::from_secs(30)));
-        let fresh = Clock::resumed([60_000, 1_000], None, Color::White);
+        let fresh = Clock::resumed(control, None, Color::White, hour);
         assert_eq!(fresh.deadline(), None, "no turn yet: nothing runs");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn days_per_move_set_the_time_back_and_count_while_the_room_sleeps() {
+        const DAY: Duration = Duration::from_secs(24 * 3600);
+        let control = TimeControl::days(3);
+        assert_eq!(Clock::control_ms(control), [3 * 86_400_000, 0]);
+        let mut clock = Clock::new(control);
+        assert!(clock.is_correspondence());
+        let start = Instant::now();
+        clock.punch(Color::White, start);
+        // Black takes two days, and has three again for the next move.
+        clock.punch(Color::Black, start + 2 * DAY);
+        assert_eq!(clock.left(Color::Black, start), 3 * DAY);
+        assert_eq!(clock.deadline(), Some(start + 5 * DAY));
+        assert_eq!(clock.view(start).days, Some(3));
+        // Loaded again one day after Black's turn: White has two days left, not three.
+        let left = clock.left_ms(start + 2 * DAY);
+        let resumed = Clock::resumed(control, Some(left), Color::White, DAY);
+        let now = Instant::now();
+        assert_eq!(resumed.left(Color::White, now), 2 * DAY);
+        // More than three days asleep: the flag falls at once.
+        let late = Clock::resumed(control, Some(left), Color::White, 4 * DAY);
+        assert_eq!(late.flagged(now), Some(Color::White));
     }
 }

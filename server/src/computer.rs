@@ -225,25 +225,16 @@ mod tests {
         let second = Duration::from_secs(1);
         assert_eq!(budget(second, None, Color::White, now), second);
         // Five minutes and two seconds a turn: the think time is the smaller.
-        let roomy = Clock::new(TimeControl {
-            base: 300,
-            increment: 2,
-        });
+        let roomy = Clock::new(TimeControl::clock(300, 2));
         assert_eq!(budget(second, Some(&roomy), Color::White, now), second);
         // Ten seconds: half a second.
-        let short = Clock::new(TimeControl {
-            base: 10,
-            increment: 0,
-        });
+        let short = Clock::new(TimeControl::clock(10, 0));
         assert_eq!(
             budget(second, Some(&short), Color::White, now),
             Duration::from_millis(500)
         );
         // One second: never under the floor.
-        let tiny = Clock::new(TimeControl {
-            base: 1,
-            increment: 0,
-        });
+        let tiny = Clock::new(TimeControl::clock(1, 0));
         assert_eq!(budget(second, Some(&tiny), Color::White, now), MIN_THINK);
     }
 

@@ -108,6 +108,21 @@ pub struct Config {
     /// address; more are refused with 429. 0 for no cap.
     #[arg(long, env = "PUNCT_SIGN_INS_PER_ACCOUNT", default_value_t = Config::DEFAULT.sign_ins_per_account)]
     pub sign_ins_per_account: u32,
+    /// The SMTP server that mails correspondence players, as `smtp://host:25` (plain, for
+    /// a relay beside the server), `smtp://user:password@host:587?tls=required`
+    /// (STARTTLS) or `smtps://user:password@host:465` (TLS). Without it, no mail.
+    #[arg(long, env = "PUNCT_SMTP_URL", value_parser = parse_smtp_url)]
+    pub smtp_url: Option<String>,
+    /// The sender of the mail, as `Name <address>` [default: PÜNCT <punct@localhost>].
+    #[arg(long, env = "PUNCT_MAIL_FROM")]
+    pub mail_from: Option<String>,
+    /// Where players reach the server, for the links in mail (such as
+    /// `https://punct.example.org`) [default: http://localhost:8080].
+    #[arg(long, env = "PUNCT_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// How often the server looks for daily digests to send.
+    #[arg(long, env = "PUNCT_DIGEST_CHECK", value_parser = parse_duration, default_value = "10m")]
+    pub digest_check: Duration,
 }
 
 impl Config {
@@ -137,6 +152,10 @@ impl Config {
         insecure_cookies: false,
         sign_ins_per_minute: 10,
         sign_ins_per_account: 5,
+        smtp_url: None,
+        mail_from: None,
+        public_url: None,
+        digest_check: Duration::from_secs(600),
     };
 }
 
@@ -156,6 +175,13 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
             format!("'{text}' is not a duration such as 500ms, 20s, 2m, 1h or 7d: {e}")
         }),
     }
+}
+
+/// Checks an SMTP server's URL as the mailer will read it.
+fn parse_smtp_url(text: &str) -> Result<String, String> {
+    crate::mail::transport(text)
+        .map(|_| text.to_owned())
+        .map_err(|e| format!("'{text}' is not an SMTP URL such as smtp://host:25: {e}"))
 }
 
 #[cfg(test)]

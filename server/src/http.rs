@@ -199,10 +199,8 @@ async fn create_room(
             punct_engine::Level::STRONGEST
         )));
     }
-    if request.clock.is_some_and(|clock| clock.base == 0) {
-        return Err(Failure::bad_request(
-            "a time control needs a base of at least 1 second",
-        ));
+    if let Some(why) = request.clock.and_then(|clock| clock.refusal()) {
+        return Err(Failure::bad_request(why));
     }
     if request.rated {
         if account.is_none() {

@@ -45,6 +45,7 @@ mod connection;
 mod http;
 mod lease;
 mod limits;
+mod mail;
 mod metrics;
 mod players;
 mod rating;

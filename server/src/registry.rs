@@ -467,6 +467,7 @@ impl Registry {
             .stale(
                 before(self.shared.open_room_expiry),
                 before(self.shared.abandoned_game_expiry),
+                now,
             )
             .await?;
         let mut idle = Vec::new();
@@ -549,6 +550,7 @@ mod tests {
     use punct_protocol::{CreateRoom, Visibility};
 
     use super::*;
+    use crate::room::Start;
 
     async fn registry(config: Config) -> Registry {
         Registry::new(&config, Store::empty().await, None)
@@ -630,6 +632,87 @@ mod tests {
             rooms.enter(&granted.room).await.unwrap().leave(conn);
             drop(handle);
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_correspondence_game_sleeps_out_of_memory_and_ends_when_the_days_run_out() {
+        const DAY: Duration = Duration::from_secs(24 * 3600);
+        let config = Config {
+            abandoned_game_expiry: 7 * DAY,
+            ..idle_in(60)
+        };
+        let store = Store::empty().await;
+        let rooms = Registry::new(&config, store.clone(), None);
+        let request = CreateRoom {
+            color: punct_protocol::SeatChoice::White,
+            clock: Some(punct_protocol::TimeControl::days(14)),
+            ..CreateRoom::default()
+        };
+        let white = rooms.create(request, Player::default()).await.unwrap();
+        let black = rooms
+            .take_seat(&white.room, Player::default())
+            .await
+            .unwrap();
+        let room = white.room.clone();
+        let handle = rooms.enter(&room).await.unwrap();
+        for (conn, token) in [(1, &white.token), (2, &black.token)] {
+            handle
+                .join(conn, token.clone(), None, false)
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        handle
+            .play(1, "C4:C5,D5".parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        handle.leave(1);
+        handle.leave(2);
+        drop(handle);
+        // Black's fourteen days run, yet nobody is in the room: it closes, and holds no
+        // memory while Black thinks.
+        tokio::time::sleep(Duration::from_secs(61)).await;
+        assert!(rooms.running(&room).is_none(), "the room sleeps");
+        // The server restarts after three days: Black has eleven left, not fourteen.
+        tokio::time::sleep(3 * DAY).await;
+        let rooms = Registry::new(&config, store.clone(), None);
+        assert_eq!(
+            rooms.restore().await.unwrap(),
+            0,
+            "no timer needs it in memory"
+        );
+        let handle = rooms.enter(&room).await.unwrap();
+        let Start::Snapshot(snapshot) = handle.watch(9, None).await.unwrap().start else {
+            unreachable!("no `since` was given");
+        };
+        let clock = snapshot.clock.unwrap();
+        let left = Duration::from_millis(clock.black_ms);
+        assert!(
+            left <= 11 * DAY && left > 11 * DAY - Duration::from_secs(120),
+            "{left:?}"
+        );
+        assert_eq!((clock.running, clock.days), (Some(Color::Black), Some(14)));
+        handle.leave(9);
+        drop(handle);
+        // (The spectator count is told first, then the idle timeout starts.)
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        assert!(rooms.running(&room).is_none());
+        // A week and more of silence is no abandonment: the clock decides.
+        tokio::time::sleep(5 * DAY).await;
+        assert_eq!(rooms.sweep().await.unwrap(), 0);
+        assert_eq!(rooms.summary(&room).await.unwrap().outcome, None);
+        // Past the fourteenth day, the sweep ends the game without loading the room.
+        tokio::time::sleep(6 * DAY).await;
+        assert_eq!(rooms.sweep().await.unwrap(), 1);
+        assert!(rooms.running(&room).is_none());
+        assert_eq!(
+            rooms.summary(&room).await.unwrap().outcome,
+            Some(punct_rules::Outcome::Win {
+                winner: Color::White,
+                reason: punct_rules::WinReason::Time,
+            })
+        );
     }
 
     #[tokio::test]

@@ -43,6 +43,10 @@ pub(crate) fn routes() -> Router<AppState> {
             "/games",
             get(|| async { Html(include_str!("../web/games.html")) }),
         )
+        .route(
+            "/mine",
+            get(|| async { Html(include_str!("../web/mine.html")) }),
+        )
         .route("/assets/{file}", get(asset))
         .route("/api/rooms/{id}/position/{after}", get(position))
 }
@@ -84,6 +88,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/javascript",
         include_str!("../web/games.js"),
     ),
+    ("mine.js", "text/javascript", include_str!("../web/mine.js")),
 ];
 
 async fn asset(Path(file): Path<String>) -> Response {

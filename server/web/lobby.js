@@ -2,7 +2,7 @@
 
 import { createRoom, takeSeat, api, displayName, setDisplayName } from './api.js';
 import { mountAccount } from './account.js';
-import { el, playerNode, roomHref } from './ui.js';
+import { el, playerNode, roomHref, timeControlText } from './ui.js';
 
 const REFRESH_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -57,6 +57,7 @@ function row(room) {
     // A UUIDv7 begins with its time, the same for rooms made together: show its random end.
     el('td', {}, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
     el('td', {}, room.variant, room.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
+    el('td', { className: 'clock' }, timeControlText(room.clock)),
     el('td', { className: 'seats' }, seat(room.players.white, 'white'), ' ', seat(room.players.black, 'black')),
     el('td', { className: 'turns' }, String(room.turns + 1)),
     el('td', { className: 'spectators' }, String(room.spectators)),
@@ -68,8 +69,13 @@ async function refresh() {
   const status = $('lobby-status');
   try {
     const lobby = await api('GET', '/api/rooms');
-    document.querySelector('#rooms tbody').replaceChildren(...lobby.rooms.map(row));
-    $('no-rooms').hidden = lobby.rooms.length > 0;
+    // Games over days have a section of their own: nobody waits at their board.
+    const slow = lobby.rooms.filter((room) => room.clock?.days);
+    const live = lobby.rooms.filter((room) => !room.clock?.days);
+    document.querySelector('#rooms tbody').replaceChildren(...live.map(row));
+    document.querySelector('#correspondence tbody').replaceChildren(...slow.map(row));
+    $('no-rooms').hidden = live.length > 0;
+    $('no-correspondence').hidden = slow.length > 0;
     status.textContent = '';
   } catch (e) {
     status.textContent = `cannot reach the server (${e.message})`;
@@ -82,6 +88,7 @@ function showSignedIn() {
   $('playing-as').hidden = me === null;
   $('playing-as').textContent = me ? `You play as ${me}.` : '';
   $('rated-field').hidden = me === null;
+  $('my-games-link').hidden = me === null;
   if (!me) $('rated').checked = false;
   updateRated();
 }
@@ -104,8 +111,11 @@ $('create').addEventListener('submit', async (event) => {
   const request = Object.fromEntries(new FormData(event.target));
   // The name goes with every request of an anonymous player (`createRoom`).
   delete request.name;
-  // The clock option reads "base+increment" in seconds; none leaves the field out.
-  if (request.clock) {
+  // The clock option reads "base+increment" in seconds, or "Nd" for days a move; none
+  // leaves the field out.
+  if (request.clock?.endsWith('d')) {
+    request.clock = { days: Number(request.clock.slice(0, -1)) };
+  } else if (request.clock) {
     const [base, increment] = request.clock.split('+').map(Number);
     request.clock = { base, increment };
   } else delete request.clock;

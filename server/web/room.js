@@ -14,7 +14,7 @@
 import { seatToken, takeSeat, api, displayName, setDisplayName } from './api.js';
 import { mountAccount } from './account.js';
 import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, piecesOf } from './board.js';
-import { el, playerNode, ratingText, changeText, outcomeText, cap } from './ui.js';
+import { el, playerNode, ratingText, changeText, outcomeText, cap, timeLeftText } from './ui.js';
 import { mountChat } from './chat.js';
 
 const roomId = decodeURIComponent(location.pathname.split('/')[2] || '');
@@ -311,6 +311,8 @@ function setClaim(color, ms) {
 }
 
 function formatClock(ms) {
+  // A correspondence game's days read as days and hours.
+  if (ms >= 3_600_000) return timeLeftText(ms);
   const seconds = Math.ceil(ms / 1000);
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }

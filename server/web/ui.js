@@ -23,6 +23,23 @@ export function playerHref(username) {
   return `/player/${encodeURIComponent(username)}`;
 }
 
+/** A time control (`{base, increment}` or `{days}`) as players read it. */
+export function timeControlText(clock) {
+  if (!clock) return '—';
+  if (clock.days) return clock.days === 1 ? '1 day a move' : `${clock.days} days a move`;
+  const minutes = clock.base % 60 === 0 ? `${clock.base / 60} min` : `${clock.base} s`;
+  return clock.increment ? `${minutes} + ${clock.increment} s` : minutes;
+}
+
+/** Time left as players read it: days and hours, hours and minutes, or m:ss. */
+export function timeLeftText(ms) {
+  const hour = 3_600_000;
+  if (ms >= 24 * hour) return `${Math.floor(ms / (24 * hour))} d ${Math.floor((ms % (24 * hour)) / hour)} h`;
+  if (ms >= hour) return `${Math.floor(ms / hour)} h ${Math.floor((ms % hour) / 60_000)} min`;
+  const seconds = Math.floor(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
 export function roomHref(room) {
   return `/room/${encodeURIComponent(room)}`;
 }

@@ -13,8 +13,10 @@
 //! - [`Postgres`]: one server per test process ([`Postgres::shared`]), a fresh database
 //!   per test ([`Postgres::database`]).
 //! - [`Nats`]: a NATS server with JetStream, one per test that needs one.
+//! - [`smtp`]: a mail server that keeps what it is sent, refuses it, or hangs.
 
 pub mod glicko2;
+pub mod smtp;
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

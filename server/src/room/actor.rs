@@ -143,7 +143,10 @@ impl Room {
             loop {
                 self.think_if_due();
                 let flag = self.flag_falls();
-                let idle = self.is_empty() && flag.is_none() && self.thinking.is_none();
+                // A correspondence game's room sleeps between moves: its flag, days
+                // away, is the sweep's to see (`Registry::sweep`).
+                let timed = flag.is_some() && !self.clock.as_ref().is_some_and(Clock::is_correspondence);
+                let idle = self.is_empty() && !timed && self.thinking.is_none();
                 let (audience, retry) = (self.audience_due(), self.retry.until());
                 let wake = tokio::select! {
                     // Requests first: a join queued when the idle timeout fires is served.

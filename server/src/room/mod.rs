@@ -49,6 +49,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use crate::Config;
 use crate::cluster::NodeTag;
 use crate::computer::Computers;
+use crate::mail::Mailer;
 use crate::metrics::Metrics;
 use crate::store::{AccountId, Player, Store};
 
@@ -133,6 +134,8 @@ pub(crate) struct Context {
     pub(crate) timings: Timings,
     /// Where the computer thinks.
     pub(crate) computers: Computers,
+    /// Where notices to correspondence players go.
+    pub(crate) mail: Mailer,
 }
 
 impl Context {
@@ -140,6 +143,7 @@ impl Context {
     pub(crate) fn new(config: &Config, store: Store) -> Context {
         Context {
             metrics: Metrics::new(store.commit_times()),
+            mail: Mailer::start(config, store.clone()),
             store,
             timings: Timings {
                 event_buffer: config.room_event_buffer,

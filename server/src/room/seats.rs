@@ -12,6 +12,7 @@ use tokio::time::Instant;
 
 use super::actor::Room;
 use super::{ConnId, Joined, Key, Refusal, Resynced};
+use crate::clock::Clock;
 use crate::secret;
 use crate::store::{Player, TokenHash, hash_token};
 
@@ -226,8 +227,12 @@ impl Room {
     }
 
     /// While the game goes on and `color`'s player is away: the time until the opponent
-    /// may claim the win.
+    /// may claim the win. Never in a correspondence game, where players come and go
+    /// between moves and only the days per move decide.
     pub(super) fn claim_in(&self, color: Color) -> Option<Duration> {
+        if self.clock.as_ref().is_some_and(Clock::is_correspondence) {
+            return None;
+        }
         let away = self.seats[color as usize].away?;
         let grace = self.context.timings.grace_period;
         self.outcome()

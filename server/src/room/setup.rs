@@ -1,6 +1,7 @@
 //! What a room's actor starts from: a new room, or one loaded from the store.
 
 use std::fmt;
+use std::time::Duration;
 
 use punct_protocol::{ChatLine, RatingChanges, TimeControl, Visibility};
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, Variant, WinReason};
@@ -8,7 +9,7 @@ use tokio::time::Instant;
 
 use crate::clock::Clock;
 use crate::secret;
-use crate::store::{NewRoom, Player, Rated, StoredRoom, TokenHash, hash_token};
+use crate::store::{NewRoom, Player, Rated, StoredRoom, TokenHash, hash_token, now, time_control};
 
 /// A room about to be made: its settings and the seats given out.
 #[derive(Clone, Debug)]
@@ -70,6 +71,7 @@ impl Fresh {
             variant: self.variant,
             visibility: self.visibility,
             clock: self.control.map(Clock::control_ms),
+            days: self.control.and_then(|control| control.days),
             seats: self.seats,
             players: self.players.clone(),
             rated: self.rated,
@@ -160,7 +162,7 @@ impl std::error::Error for CorruptRoom {
 impl Setup {
     /// A room loaded from the store, its game rebuilt by replaying its turns. The clock
     /// of the player to move starts again now: the time the room was not running is not
-    /// charged.
+    /// charged, except in a correspondence game (see [`Clock::resumed`]).
     pub(crate) fn stored(id: String, room: StoredRoom) -> Result<Setup, CorruptRoom> {
         let mut game = Game::new(room.variant);
         for (number, &turn) in room.turns.iter().enumerate() {
@@ -182,8 +184,10 @@ impl Setup {
             )
         };
         let over = room.outcome.is_some();
-        let clock = room.clock.map(|control| {
-            let mut clock = Clock::resumed(control, room.clocks_left, game.to_move());
+        let slept = room.last_turn_at.map_or(0, |at| now().saturating_sub(at));
+        let slept = Duration::from_millis(u64::try_from(slept).unwrap_or(0));
+        let clock = time_control(room.clock, room.days).map(|control| {
+            let mut clock = Clock::resumed(control, room.clocks_left, game.to_move(), slept);
             if over {
                 clock.stop(Instant::now());
             }

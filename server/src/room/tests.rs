@@ -190,10 +190,7 @@ async fn presence_does_not_push_turns_out_of_the_replay_buffer() {
 
 #[tokio::test(start_paused = true)]
 async fn a_player_whose_time_runs_out_loses() {
-    let control = TimeControl {
-        base: 60,
-        increment: 5,
-    };
+    let control = TimeControl::clock(60, 5);
     let Table { room, .. } = table(Some(control)).await;
     let mut events = room.watch(3, None).await.unwrap().events;
     // White's first turn is free; then Black's minute runs.
@@ -242,10 +239,7 @@ async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop(
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("punct.db");
     let store = Store::open(path.to_str()).await.unwrap();
-    let control = TimeControl {
-        base: 1,
-        increment: 0,
-    };
+    let control = TimeControl::clock(1, 0);
     let Table { room, context, .. } = table_on(&Config::default(), store, Some(control)).await;
     room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
     // Black's second starts; the disk fails before it is over: no result can be stored.

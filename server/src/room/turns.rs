@@ -12,6 +12,7 @@ use super::actor::Room;
 use super::{ConnId, Fresh, Refusal};
 use crate::clock::Clock;
 use crate::computer::Chosen;
+use crate::mail::YourMove;
 use crate::store::{Rated, StoreError};
 
 /// The first wait after a storage failure; each failure in a row doubles it.
@@ -134,6 +135,27 @@ impl Room {
         }
     }
 
+    /// In a correspondence game, mails the player to move about `turn` (number
+    /// `number`) unless they have the game open (see `mail`).
+    fn tell_if_away(&self, turn: Turn, number: usize) {
+        let Some(days) = self.clock.as_ref().and_then(|c| c.control().days) else {
+            return;
+        };
+        let to_move = self.game.to_move();
+        let waiting = &self.seats[to_move as usize];
+        let (None, Some(account)) = (&waiting.holder, &waiting.player.account) else {
+            return;
+        };
+        let mover = &self.seats[to_move.opponent() as usize].player;
+        self.context.mail.your_move(YourMove {
+            account: account.id.clone(),
+            room: self.id.clone(),
+            opponent: mover.view().name.unwrap_or_else(|| "a guest".to_owned()),
+            turn: (turn, number),
+            days,
+        });
+    }
+
     /// Plays `turn` for the player of `color`.
     async fn play_as(&mut self, color: Color, turn: Turn) -> Result<Seq, Refusal> {
         // A flag that has fallen ends the game first; if that cannot be stored, nothing
@@ -192,6 +214,9 @@ impl Room {
             },
             your_turn,
         );
+        if outcome.is_none() {
+            self.tell_if_away(turn, number);
+        }
         if let Some(outcome) = outcome {
             tracing::info!(%outcome, "game over");
             self.history
@@ -277,6 +302,12 @@ impl Room {
                         left.as_millis().div_ceil(1000)
                     ),
                 )),
+                None if self.clock.as_ref().is_some_and(Clock::is_correspondence) => {
+                    Err(Refusal::new(
+                        ErrorCode::NotClaimable,
+                        "a correspondence game is won on time, not by the opponent's absence",
+                    ))
+                }
                 None => Err(Refusal::new(
                     ErrorCode::NotClaimable,
                     "the opponent is connected",

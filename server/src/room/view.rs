@@ -10,6 +10,7 @@ use tokio::time::Instant;
 
 use super::actor::Room;
 use super::millis;
+use crate::clock::Clock;
 use crate::store::{RoomRow, to_move};
 
 impl Room {
@@ -88,6 +89,7 @@ impl Room {
             turns: self.game.turns().len(),
             to_move: self.game.to_move(),
             outcome,
+            clock: self.clock.as_ref().map(Clock::control),
         }
     }
 
@@ -138,6 +140,7 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
         turns: row.turns,
         to_move: to_move(row.turns),
         outcome: row.outcome,
+        clock: row.clock,
     }
 }
 

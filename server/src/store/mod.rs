@@ -38,8 +38,9 @@ use crate::rating::Standing;
 use crate::lease::Lease;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, NewAccount, NewRoom, Player, PlayerRecord, Rated, RoomRow,
-    Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now, rating_view, to_move,
+    Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Player,
+    PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now,
+    rating_view, time_control, to_move,
 };
 
 use postgres::Postgres;
@@ -278,6 +279,11 @@ impl Store {
         on_db!(self, db => db.lobby(limit))
     }
 
+    /// The unfinished games in which `account` holds a seat, oldest first.
+    pub(crate) async fn games_of(&self, account: &str) -> Result<Vec<RoomRow>, StoreError> {
+        on_db!(self, db => db.games_of(account.to_owned()))
+    }
+
     /// The rooms whose game is not over and that need a timer running: a timed game whose
     /// clock runs (the first turn is played), or a game where the computer is to move.
     pub(crate) async fn with_timers(&self) -> Result<Vec<String>, StoreError> {
@@ -285,13 +291,14 @@ impl Store {
     }
 
     /// The unfinished rooms gone stale (see `model::Activity::stale`), given the times of
-    /// `open_before` and `abandoned_before` (milliseconds since the Unix epoch).
+    /// `open_before`, `abandoned_before` and `now` (milliseconds since the Unix epoch).
     pub(crate) async fn stale(
         &self,
         open_before: i64,
         abandoned_before: i64,
+        now: i64,
     ) -> Result<Vec<Stale>, StoreError> {
-        on_db!(self, db => db.stale(open_before, abandoned_before))
+        on_db!(self, db => db.stale(open_before, abandoned_before, now))
     }
 
     /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
@@ -355,6 +362,45 @@ impl Store {
     /// Ends session `token`.
     pub(crate) async fn end_session(&self, token: TokenHash) -> Result<(), StoreError> {
         on_db!(self, db => db.end_session(token))
+    }
+
+    /// Account `account`'s mail settings; `None` if there is no such account.
+    pub(crate) async fn mail_settings(
+        &self,
+        account: &str,
+    ) -> Result<Option<MailSettings>, StoreError> {
+        on_db!(self, db => db.mail_settings(account.to_owned()))
+    }
+
+    /// Sets account `account`'s mail settings.
+    pub(crate) async fn set_mail_settings(
+        &self,
+        account: &str,
+        settings: MailSettings,
+    ) -> Result<(), StoreError> {
+        on_db!(self, db => db.set_mail_settings(account.to_owned(), settings))
+    }
+
+    /// Turns off the mail of the account whose unsubscribe secret is `secret`; false if
+    /// no account has it.
+    pub(crate) async fn unsubscribe(&self, secret: &str) -> Result<bool, StoreError> {
+        on_db!(self, db => db.unsubscribe(secret.to_owned()))
+    }
+
+    /// The accounts that take a daily digest and had none since `since`.
+    pub(crate) async fn digests_due(&self, since: i64) -> Result<Vec<DigestDue>, StoreError> {
+        on_db!(self, db => db.digests_due(since))
+    }
+
+    /// Marks `account`'s digest sent at `now` if it had none since `since`; false if it
+    /// had (another node sent it).
+    pub(crate) async fn claim_digest(
+        &self,
+        account: &str,
+        since: i64,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        on_db!(self, db => db.claim_digest(account.to_owned(), since, now))
     }
 
     /// Rates `room` if it is a finished rated game between two accounts, both of whom

@@ -1,7 +1,7 @@
 //! What is stored of a room, the same in every database, and the decisions both
 //! databases make alike (whose turn a count of turns means, which rooms went stale).
 
-use punct_protocol::{ChatLine, RatingChange, RatingChanges, RatingView, Visibility};
+use punct_protocol::{ChatLine, RatingChange, RatingChanges, RatingView, TimeControl, Visibility};
 use punct_rules::{Color, Outcome, Turn, Variant, WinReason};
 use sha2::{Digest, Sha256};
 
@@ -25,6 +25,28 @@ pub(crate) struct Account {
     pub(crate) id: AccountId,
     /// Its username, as registered.
     pub(crate) username: String,
+}
+
+/// An account's mail settings, as stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MailSettings {
+    /// Where mail goes.
+    pub(crate) email: Option<String>,
+    /// How often.
+    pub(crate) mode: punct_protocol::NotifyMode,
+    /// The secret of the link that turns mail off, set with the address.
+    pub(crate) unsubscribe: Option<String>,
+}
+
+/// An account whose daily digest is due, claimed for sending.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DigestDue {
+    /// The account.
+    pub(crate) account: Account,
+    /// Where the digest goes.
+    pub(crate) email: String,
+    /// The secret of the link that turns mail off.
+    pub(crate) unsubscribe: Option<String>,
 }
 
 /// An account to create.
@@ -147,6 +169,8 @@ pub(crate) struct NewRoom {
     pub(crate) visibility: Visibility,
     /// The time control in milliseconds, base and increment.
     pub(crate) clock: Option<[u64; 2]>,
+    /// In a correspondence game, the days each move may take (the clock's base).
+    pub(crate) days: Option<u8>,
     /// White's and Black's token hashes, for the seats given out (at least one).
     pub(crate) seats: [Option<TokenHash>; 2],
     /// White's and Black's players, for the seats given out.
@@ -182,8 +206,12 @@ pub(crate) struct StoredRoom {
     pub(crate) turns: Vec<Turn>,
     /// The time control, in milliseconds: base and increment.
     pub(crate) clock: Option<[u64; 2]>,
+    /// In a correspondence game, the days each move may take.
+    pub(crate) days: Option<u8>,
     /// White's and Black's time left after the last turn, if it was timed.
     pub(crate) clocks_left: Option<[u64; 2]>,
+    /// When the last turn was played, in milliseconds since the Unix epoch.
+    pub(crate) last_turn_at: Option<i64>,
     /// The result, if the game is over (including ends decided off the board).
     pub(crate) outcome: Option<Outcome>,
     /// The seat the computer plays, and its level.
@@ -211,6 +239,41 @@ pub(crate) struct RoomRow {
     pub(crate) turns: usize,
     /// The result, once the game is over.
     pub(crate) outcome: Option<Outcome>,
+    /// The time control, as the room was created with it.
+    pub(crate) clock: Option<TimeControl>,
+    /// When the last turn was played and both clocks after it, if it was timed.
+    pub(crate) last_turn: Option<(i64, [u64; 2])>,
+}
+
+impl RoomRow {
+    /// The time the player to move has left at `now` (milliseconds since the Unix
+    /// epoch), once their clock runs.
+    pub(crate) fn time_left(&self, now: i64) -> Option<u64> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let (at, left) = self.last_turn?;
+        Some(running_left(left, to_move(self.turns), at, now))
+    }
+}
+
+/// Time left for `mover` at `now`, their clock running since `since` with `left` of it.
+fn running_left(left: [u64; 2], mover: Color, since: i64, now: i64) -> u64 {
+    let spent = u64::try_from(now.saturating_sub(since)).unwrap_or(0);
+    left[mover as usize].saturating_sub(spent)
+}
+
+/// A time control from its stored columns: base and increment in milliseconds, and the
+/// days per move of a correspondence game.
+pub(crate) fn time_control(clock: Option<[u64; 2]>, days: Option<u8>) -> Option<TimeControl> {
+    let seconds = |ms: u64| u32::try_from(ms / 1000).unwrap_or(u32::MAX);
+    match (clock, days) {
+        (_, Some(days)) => Some(TimeControl::days(days)),
+        (Some([base, increment]), None) => {
+            Some(TimeControl::clock(seconds(base), seconds(increment)))
+        }
+        (None, None) => None,
+    }
 }
 
 /// A game's record as stored.
@@ -261,6 +324,10 @@ pub(crate) struct Activity {
     pub(crate) computer: Option<Color>,
     /// Turns played.
     pub(crate) turns: usize,
+    /// In a correspondence game, the days each move may take.
+    pub(crate) days: Option<u8>,
+    /// Both clocks after the last turn, if it was timed.
+    pub(crate) clocks_left: Option<[u64; 2]>,
 }
 
 impl Activity {
@@ -268,10 +335,25 @@ impl Activity {
     /// whose seat nobody took is deleted; a game with both seats taken in which nobody
     /// played since `abandoned_before` ends as if the player waited for had been claimed
     /// against (the player to move loses by abandonment). A game where the computer is
-    /// to move is never stale: the computer plays on.
-    pub(crate) fn stale(&self, open_before: i64, abandoned_before: i64) -> Option<StaleEnd> {
+    /// to move is never stale: the computer plays on. A correspondence game whose clock
+    /// runs ends by it instead: the player to move loses on time once out of days at
+    /// `now` (the room is not in memory, so no timer of its own sees it).
+    pub(crate) fn stale(
+        &self,
+        open_before: i64,
+        abandoned_before: i64,
+        now: i64,
+    ) -> Option<StaleEnd> {
         let waited_for = to_move(self.turns);
         let active = self.last_turn_at.unwrap_or(self.created_at);
+        if let (Some(_), Some(left), Some(at)) = (self.days, self.clocks_left, self.last_turn_at) {
+            return (running_left(left, waited_for, at, now) == 0).then_some(StaleEnd::Finish(
+                Outcome::Win {
+                    winner: waited_for.opponent(),
+                    reason: WinReason::Time,
+                },
+            ));
+        }
         if !self.seated && self.created_at < open_before {
             Some(StaleEnd::Expire)
         } else if self.seated && active < abandoned_before && self.computer != Some(waited_for) {
@@ -306,7 +388,29 @@ pub(crate) fn to_move(turns: usize) -> Color {
 }
 
 /// Milliseconds since the Unix epoch.
+#[cfg(not(test))]
 pub(crate) fn now() -> i64 {
+    system_now()
+}
+
+/// Milliseconds since the Unix epoch, as the system's time when first asked and tokio's
+/// clock from then on: a unit test that pauses time and advances it by days moves the
+/// stored times with it (a correspondence game's days). Called off the runtime (the
+/// SQLite thread), it follows the real time.
+#[cfg(test)]
+pub(crate) fn now() -> i64 {
+    static START: std::sync::OnceLock<(i64, std::time::Instant)> = std::sync::OnceLock::new();
+    let (wall, start) = *START.get_or_init(|| (system_now(), std::time::Instant::now()));
+    let now = tokio::time::Instant::now().into_std();
+    let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+    if now >= start {
+        wall + ms(now - start)
+    } else {
+        wall - ms(start - now)
+    }
+}
+
+fn system_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

@@ -4,18 +4,94 @@
 //! before `$2`): then both bind alike. (`SET x = $2 WHERE id = $1` would swap them in
 //! SQLite.)
 
+/// The migration that adds correspondence games, the same in both databases: the days
+/// each move may take (the clock's base is then those days, its increment 0), and the
+/// index of the games that sweeping looks through for a player out of days.
+pub(crate) const CORRESPONDENCE: &str = "ALTER TABLE rooms ADD COLUMN clock_days SMALLINT;
+    CREATE INDEX rooms_correspondence ON rooms(id) WHERE outcome IS NULL AND clock_days IS NOT NULL;
+    -- Mail about correspondence games: where to, how often (off, each, digest), the secret
+    -- of the link that turns it off, and when the last daily digest went.
+    ALTER TABLE accounts ADD COLUMN email TEXT;
+    ALTER TABLE accounts ADD COLUMN notify TEXT NOT NULL DEFAULT 'off';
+    ALTER TABLE accounts ADD COLUMN unsubscribe TEXT;
+    ALTER TABLE accounts ADD COLUMN last_digest_at BIGINT;
+    CREATE UNIQUE INDEX accounts_unsubscribe ON accounts(unsubscribe);";
+
+/// Account `$1`'s mail settings: address, how often, the unsubscribe secret.
+pub(crate) const NOTIFICATIONS: &str =
+    "SELECT email, notify, unsubscribe FROM accounts WHERE id = $1";
+
+/// Sets the mail settings (address, how often, the unsubscribe secret) of account `$4`.
+pub(crate) const SET_NOTIFICATIONS: &str =
+    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = $3 WHERE id = $4";
+
+/// Turns off the mail of the account whose unsubscribe secret is `$1`.
+pub(crate) const UNSUBSCRIBE: &str = "UPDATE accounts SET notify = 'off' WHERE unsubscribe = $1";
+
+/// The accounts that take a daily digest and had none since `$1`: id, username,
+/// address, unsubscribe secret.
+pub(crate) const DIGESTS_DUE: &str = "SELECT id, username, email, unsubscribe FROM accounts
+     WHERE notify = 'digest' AND email IS NOT NULL
+       AND (last_digest_at IS NULL OR last_digest_at < $1)";
+
+/// Marks account `$2`'s digest sent at `$1`, if it had none since `$3`: a digest claimed
+/// by one node is not sent by another.
+pub(crate) const CLAIM_DIGEST: &str = "UPDATE accounts SET last_digest_at = $1
+     WHERE id = $2 AND (last_digest_at IS NULL OR last_digest_at < $3)";
+
+/// The unfinished rooms that may need a timer in memory: id, whether a clock (not days
+/// per move: sweeping ends those) is set, the computer's colour, turns played.
+pub(crate) const WITH_TIMERS: &str =
+    "SELECT r.id, r.clock_base_ms IS NOT NULL AND r.clock_days IS NULL, r.computer_color,
+        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
+     FROM rooms r
+     WHERE r.outcome IS NULL
+       AND (r.clock_base_ms IS NOT NULL OR r.computer_color IS NOT NULL)
+     ORDER BY r.created_at, r.id";
+
+/// The unfinished rooms that may have gone stale: those created before `$1`, and every
+/// correspondence game. Id, incarnation, when created, whether both seats are taken, the
+/// computer's colour, turns played, then of the last turn: when, and both clocks after
+/// it; and the days per move.
+pub(crate) const STALE: &str = "SELECT r.id, r.incarnation, r.created_at,
+        r.white_token IS NOT NULL AND r.black_token IS NOT NULL,
+        r.computer_color,
+        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id),
+        lt.played_at, lt.white_ms, lt.black_ms, r.clock_days
+     FROM rooms r LEFT JOIN turns lt ON lt.room = r.id
+         AND lt.number = (SELECT MAX(t.number) FROM turns t WHERE t.room = r.id)
+     WHERE r.outcome IS NULL AND (r.created_at < $1 OR r.clock_days IS NOT NULL)
+     ORDER BY r.created_at, r.id";
+
 /// The columns of a room's row as the lobby shows it (`RoomRow`): id, variant,
 /// visibility, whether each seat is taken, the computer's colour and level, turns played,
-/// the outcome, whether it is rated, then both players (see [`PLAYERS_COLUMNS`]). Its
-/// caller adds the `WHERE`.
+/// the outcome, whether it is rated, both players (see [`PLAYERS_COLUMNS`]), the time
+/// control (base and increment in milliseconds, days per move), then of the last turn:
+/// when, and both clocks after it. Its caller adds the `WHERE`.
 pub(crate) fn room_rows() -> String {
     format!(
         "SELECT r.id, r.variant, r.visibility,
             r.white_token IS NOT NULL, r.black_token IS NOT NULL,
             r.computer_color, r.computer_level,
             (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome, r.rated,
-            {PLAYERS_COLUMNS}
-        FROM rooms r {PLAYERS_JOIN}"
+            {PLAYERS_COLUMNS},
+            r.clock_base_ms, r.clock_increment_ms, r.clock_days,
+            lt.played_at, lt.white_ms, lt.black_ms
+        FROM rooms r {PLAYERS_JOIN} {LAST_TURN_JOIN}"
+    )
+}
+
+/// Joins rooms `r` to their last turn `lt`, if one was played.
+const LAST_TURN_JOIN: &str = "LEFT JOIN turns lt ON lt.room = r.id
+     AND lt.number = (SELECT MAX(t.number) FROM turns t WHERE t.room = r.id)";
+
+/// The unfinished games in which account `$1` holds a seat, as [`room_rows`], oldest
+/// first.
+pub(crate) fn games_of() -> String {
+    format!(
+        "{} WHERE r.outcome IS NULL AND (r.white_account = $1 OR r.black_account = $1)
+         ORDER BY r.created_at, r.id",
+        room_rows()
     )
 }
 

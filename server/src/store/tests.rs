@@ -12,6 +12,7 @@ fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
         variant: Variant::Standard,
         visibility: Visibility::Public,
         clock: None,
+        days: None,
         seats,
         players: Default::default(),
         rated: false,
@@ -204,10 +205,10 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
         .await
         .unwrap();
     // Nothing is stale yet.
-    assert!(store.stale(0, 0).await.unwrap().is_empty());
+    assert!(store.stale(0, 0, now()).await.unwrap().is_empty());
     std::thread::sleep(std::time::Duration::from_millis(5));
     let later = now();
-    let stale = store.stale(later, later).await.unwrap();
+    let stale = store.stale(later, later, later).await.unwrap();
     let ids: Vec<(&str, StaleEnd)> = stale.iter().map(|s| (s.id.as_str(), s.end)).collect();
     let abandoned_by = |loser: Color| {
         StaleEnd::Finish(Outcome::Win {
@@ -241,6 +242,56 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
         store.summary("c-loaded").await.unwrap().unwrap().outcome,
         None
     );
+}
+
+#[tokio::test]
+async fn a_correspondence_game_ends_when_the_days_run_out_and_not_before() {
+    const DAY: i64 = 86_400_000;
+    let store = Store::empty().await;
+    let seats = [Some(hash_token("w")), Some(hash_token("b"))];
+    let one_day = |id: &str| NewRoom {
+        clock: Some([86_400_000, 0]),
+        days: Some(1),
+        ..new_room(id, seats)
+    };
+    store.create_room(one_day("a-unplayed")).await.unwrap();
+    store.create_room(one_day("b-waiting")).await.unwrap();
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    let left = [86_400_000; 2];
+    store
+        .turn("b-waiting", 0, 1, turn, Some(left), None)
+        .await
+        .unwrap();
+    let waiting = store.summary("b-waiting").await.unwrap().unwrap();
+    assert_eq!(waiting.clock, Some(punct_protocol::TimeControl::days(1)));
+    let (at, stored_left) = waiting.last_turn.expect("a timed turn was played");
+    assert_eq!(stored_left, left);
+    let eighteen_hours = 18 * 3_600_000;
+    assert_eq!(waiting.time_left(at + DAY / 4), Some(eighteen_hours));
+    // A moment before Black's day is out, long after the abandonment expiry: only the
+    // game whose clock never started is abandoned; the other is the clock's to end.
+    let stale = store.stale(0, at + 30 * DAY, at + DAY - 1).await.unwrap();
+    let ids: Vec<(&str, StaleEnd)> = stale.iter().map(|s| (s.id.as_str(), s.end)).collect();
+    assert_eq!(
+        ids,
+        [(
+            "a-unplayed",
+            StaleEnd::Finish(Outcome::Win {
+                winner: Color::Black,
+                reason: WinReason::Abandonment,
+            })
+        )]
+    );
+    let stale = store.stale(0, 0, at + DAY).await.unwrap();
+    let on_time = Outcome::Win {
+        winner: Color::White,
+        reason: WinReason::Time,
+    };
+    let ids: Vec<(&str, StaleEnd)> = stale.iter().map(|s| (s.id.as_str(), s.end)).collect();
+    assert_eq!(ids, [("b-waiting", StaleEnd::Finish(on_time))]);
+    assert_eq!(store.expire(stale).await.unwrap(), 1);
+    let over = store.summary("b-waiting").await.unwrap().unwrap();
+    assert_eq!((over.outcome, over.time_left(at)), (Some(on_time), None));
 }
 
 #[tokio::test]

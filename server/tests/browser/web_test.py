@@ -278,6 +278,7 @@ def main():
         hostile_names(base, white, black, watcher, shots)
         room_chat(base, white, black, watcher, shots)
         rated_game(base, white, black, watcher, shots)
+        correspondence(base, watcher, black, shots)
         player_pages(base, white, black, shots)
         print(f"browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
     finally:
@@ -820,6 +821,48 @@ def rated_game(base, white, black, third, shots):
     wait_until("it shows the ratings", lambda: white.text('#ratings .change[data-color="white"]') == ratings["black"][0])
     for b in (white, black, third):
         not_pwned(b)
+
+
+def correspondence(base, anna, bert, shots):
+    # Anna (signed in, on a phone) offers a game of three days a move from the lobby.
+    anna.go(base + "/")
+    anna.find("#create")
+    anna.js("document.querySelector('select[name=clock]').value = '3d';"
+            "document.querySelector('select[name=color]').value = 'white';")
+    anna.click("#create-room")
+    wait_until("anna in the correspondence room", lambda: anna.text("#you") == "You play white")
+    room = anna.js("return location.pathname.split('/')[2];")
+    # The lobby lists it among the correspondence games, with its days, not the others.
+    bert.go(base + "/")
+    row = f'#correspondence tr[data-room="{room}"]'
+    bert.find(row)
+    assert bert.text(f"{row} td.clock") == "3 days a move", bert.text(f"{row} td.clock")
+    assert bert.js("return document.querySelector(arguments[0]) === null;", f'#rooms tr[data-room="{room}"]')
+    bert.screenshot(os.path.join(shots, "lobby-correspondence.png"))
+    bert.click(f"{row} button.join")
+    wait_until("bert in the room", lambda: bert.text("#you") == "You play black")
+    game = Game(base, anna, bert, [])
+    game.room = room
+    game.typed(WHITE_CONNECTS[0])
+    wait_until("bert's clock in days", lambda: bert.text("#player-black .clock") == "2 d 23 h")
+
+    # Bert's games: this one waits for his move, with three days less a moment.
+    bert.go(base + "/mine")
+    mine = f'#mine tr[data-room="{room}"]'
+    bert.find(mine)
+    assert bert.text(f"{mine} td.state") == "your move"
+    assert bert.text(f"{mine} td.left") == "2 d 23 h", bert.text(f"{mine} td.left")
+    assert bert.js("return document.title;") == "(1) your move — PÜNCT"
+    # He asks for mail about each move; the setting is kept.
+    bert.find("#mail-panel:not([hidden])")
+    bert.type("#email", "bert@example.org")
+    bert.js("document.getElementById('mode').value = 'each';")
+    bert.click("#mail button[type=submit]")
+    wait_until("mail settings saved", lambda: bert.text("#mail-status") == "Saved.")
+    bert.screenshot(os.path.join(shots, "my-games.png"))
+    bert.call("POST", "/refresh")
+    wait_until("mail settings kept", lambda: bert.js("return document.getElementById('email').value;") == "bert@example.org")
+    assert bert.js("return document.getElementById('mode').value;") == "each"
 
 
 def player_pages(base, white, black, shots):

@@ -5,7 +5,8 @@
 use tokio_postgres::error::SqlState;
 
 use super::Postgres;
-use crate::store::model::{Account, NewAccount, TokenHash, now};
+use super::queries::stored;
+use crate::store::model::{Account, DigestDue, MailSettings, NewAccount, TokenHash, now, text};
 use crate::store::{StoreError, sql};
 
 impl Postgres {
@@ -88,5 +89,78 @@ impl Postgres {
         db.execute(sql::DELETE_SESSION, &[&token.as_slice()])
             .await?;
         Ok(())
+    }
+
+    /// Account `account`'s mail settings.
+    pub(crate) async fn mail_settings(
+        &self,
+        account: String,
+    ) -> Result<Option<MailSettings>, StoreError> {
+        let db = self.reader().await?;
+        let Some(row) = db.query_opt(sql::NOTIFICATIONS, &[&account]).await? else {
+            return Ok(None);
+        };
+        Ok(Some(MailSettings {
+            email: row.get(0),
+            mode: stored(row.get(1))?,
+            unsubscribe: row.get(2),
+        }))
+    }
+
+    /// Sets account `account`'s mail settings.
+    pub(crate) async fn set_mail_settings(
+        &self,
+        account: String,
+        settings: MailSettings,
+    ) -> Result<(), StoreError> {
+        let db = self.reader().await?;
+        db.execute(
+            sql::SET_NOTIFICATIONS,
+            &[
+                &settings.email,
+                &text(&settings.mode),
+                &settings.unsubscribe,
+                &account,
+            ],
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Turns off the mail of the account whose unsubscribe secret is `secret`.
+    pub(crate) async fn unsubscribe(&self, secret: String) -> Result<bool, StoreError> {
+        let db = self.reader().await?;
+        Ok(db.execute(sql::UNSUBSCRIBE, &[&secret]).await? > 0)
+    }
+
+    /// The accounts that take a daily digest and had none since `since`.
+    pub(crate) async fn digests_due(&self, since: i64) -> Result<Vec<DigestDue>, StoreError> {
+        let db = self.reader().await?;
+        let rows = db.query(sql::DIGESTS_DUE, &[&since]).await?;
+        Ok(rows
+            .iter()
+            .map(|row| DigestDue {
+                account: Account {
+                    id: row.get(0),
+                    username: row.get(1),
+                },
+                email: row.get(2),
+                unsubscribe: row.get(3),
+            })
+            .collect())
+    }
+
+    /// Marks `account`'s digest sent at `now` if it had none since `since`.
+    pub(crate) async fn claim_digest(
+        &self,
+        account: String,
+        since: i64,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let db = self.reader().await?;
+        Ok(db
+            .execute(sql::CLAIM_DIGEST, &[&now, &account, &since])
+            .await?
+            > 0)
     }
 }

@@ -17,7 +17,8 @@ use super::Postgres;
 use crate::store::StoreError;
 use crate::store::model::{
     AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
-    StoredRoom, TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
+    StoredRoom, TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, time_control,
+    to_move,
 };
 use crate::store::sql::{self, PLAYERS_COLUMNS, PLAYERS_JOIN};
 
@@ -127,8 +128,9 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
                 "INSERT INTO rooms (id, variant, visibility, created_at, white_token,
                                     black_token, clock_base_ms, clock_increment_ms,
                                     computer_color, computer_level, white_name, white_account,
-                                    black_name, black_account, rated)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                                    black_name, black_account, rated, clock_days)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                         $16)",
                 &[
                     &room.id,
                     &text(&room.variant),
@@ -145,6 +147,7 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
                     &black_player.name,
                     &black_player.account_id(),
                     &room.rated,
+                    &room.days.map(i16::from),
                 ],
             )
             .await?;
@@ -345,7 +348,7 @@ impl Postgres {
                 "UPDATE rooms SET incarnation = incarnation + 1 WHERE id = $1
                  RETURNING variant, visibility, white_token, black_token, incarnation,
                            outcome, clock_base_ms, clock_increment_ms, computer_color,
-                           computer_level",
+                           computer_level, clock_days",
                 &[&room],
             )
             .await?
@@ -354,16 +357,19 @@ impl Postgres {
         };
         let (rated, players) = players_of(&db, room).await?;
         let mut clocks_left = None;
+        let mut last_turn_at = None;
         let mut turns = Vec::new();
         for turn in db
             .query(
-                "SELECT turn, white_ms, black_ms FROM turns WHERE room = $1 ORDER BY number",
+                "SELECT turn, white_ms, black_ms, played_at FROM turns WHERE room = $1
+                 ORDER BY number",
                 &[&room],
             )
             .await?
         {
             turns.push(parse_turn(turn.get(0))?);
             clocks_left = both(turn.get(1), turn.get(2));
+            last_turn_at = Some(turn.get(3));
         }
         Ok(Some(StoredRoom {
             variant: stored(row.get(0))?,
@@ -381,7 +387,9 @@ impl Postgres {
             incarnation: u32::try_from(row.get::<_, i64>(4)).map_err(corrupt)?,
             turns,
             clock: both(row.get(6), row.get(7)),
+            days: days(row.get(10))?,
             clocks_left,
+            last_turn_at,
             outcome: row.get::<_, Option<&str>>(5).map(stored).transpose()?,
             computer: computer(row.get(8), row.get(9))?,
         }))
@@ -442,20 +450,20 @@ impl Postgres {
         .collect()
     }
 
+    /// The unfinished games in which `account` holds a seat, oldest first.
+    pub(crate) async fn games_of(&self, account: AccountId) -> Result<Vec<RoomRow>, StoreError> {
+        let db = self.reader().await?;
+        db.query(&sql::games_of(), &[&account])
+            .await?
+            .iter()
+            .map(room_row)
+            .collect()
+    }
+
     /// The rooms whose game is not over and that need a timer running.
     pub(crate) async fn with_timers(&self) -> Result<Vec<String>, StoreError> {
         let db = self.reader().await?;
-        let rows = db
-            .query(
-                "SELECT r.id, r.clock_base_ms IS NOT NULL, r.computer_color,
-                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
-                 FROM rooms r
-                 WHERE r.outcome IS NULL
-                   AND (r.clock_base_ms IS NOT NULL OR r.computer_color IS NOT NULL)
-                 ORDER BY r.created_at, r.id",
-                &[],
-            )
-            .await?;
+        let rows = db.query(sql::WITH_TIMERS, &[]).await?;
         let mut ids = Vec::new();
         for row in rows {
             let timed: bool = row.get(1);
@@ -477,20 +485,11 @@ impl Postgres {
         &self,
         open_before: i64,
         abandoned_before: i64,
+        now: i64,
     ) -> Result<Vec<Stale>, StoreError> {
         let db = self.reader().await?;
         let rows = db
-            .query(
-                "SELECT r.id, r.incarnation, r.created_at,
-                        r.white_token IS NOT NULL AND r.black_token IS NOT NULL,
-                        r.computer_color,
-                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id),
-                        (SELECT MAX(t.played_at) FROM turns t WHERE t.room = r.id)
-                 FROM rooms r
-                 WHERE r.outcome IS NULL AND r.created_at < GREATEST($1::BIGINT, $2::BIGINT)
-                 ORDER BY r.created_at, r.id",
-                &[&open_before, &abandoned_before],
-            )
+            .query(sql::STALE, &[&open_before.max(abandoned_before)])
             .await?;
         let mut stale = Vec::new();
         for row in rows {
@@ -500,8 +499,10 @@ impl Postgres {
                 computer: row.get::<_, Option<&str>>(4).map(stored).transpose()?,
                 turns: count(row.get(5)),
                 last_turn_at: row.get(6),
+                clocks_left: both(row.get(7), row.get(8)),
+                days: days(row.get(9))?,
             };
-            if let Some(end) = activity.stale(open_before, abandoned_before) {
+            if let Some(end) = activity.stale(open_before, abandoned_before, now) {
                 stale.push(Stale {
                     id: row.get(0),
                     incarnation: u32::try_from(row.get::<_, i64>(1)).map_err(corrupt)?,
@@ -594,6 +595,10 @@ fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
         outcome: row.get::<_, Option<&str>>(8).map(stored).transpose()?,
         rated: row.get(9),
         players: players(row, 10),
+        clock: time_control(both(row.get(16), row.get(17)), days(row.get(18))?),
+        last_turn: row
+            .get::<_, Option<i64>>(19)
+            .zip(both(row.get(20), row.get(21))),
     })
 }
 
@@ -603,6 +608,11 @@ fn computer(color: Option<&str>, level: Option<i16>) -> Result<Option<(Color, u8
         .zip(level)
         .map(|(color, level)| Ok((stored(color)?, u8::try_from(level).map_err(corrupt)?)))
         .transpose()
+}
+
+/// A correspondence game's days per move as stored.
+fn days(stored: Option<i16>) -> Result<Option<u8>, StoreError> {
+    stored.map(|d| u8::try_from(d).map_err(corrupt)).transpose()
 }
 
 /// A token hash as stored.

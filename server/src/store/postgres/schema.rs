@@ -116,7 +116,12 @@ pub(super) const MIGRATIONS: &[&str] = &[
     CREATE INDEX chat_room ON chat(room, id);
     ALTER TABLE rooms ADD COLUMN white_mutes BOOLEAN NOT NULL DEFAULT FALSE;
     ALTER TABLE rooms ADD COLUMN black_mutes BOOLEAN NOT NULL DEFAULT FALSE;",
+    // 4: correspondence games' days per move (SQLite's eighth).
+    CORRESPONDENCE,
 ];
+
+/// Migration 4, SQLite's eighth: the same statements in both.
+const CORRESPONDENCE: &str = crate::store::sql::CORRESPONDENCE;
 
 /// The advisory lock the migrations run under: `punct` in ASCII.
 const LOCK: i64 = 0x0070_756e_6374;

@@ -20,6 +20,7 @@ fn new_room(id: &str) -> NewRoom {
         variant: punct_rules::Variant::Standard,
         visibility: punct_protocol::Visibility::Public,
         clock: None,
+        days: None,
         seats: [Some(hash_token("w")), None],
         players: Default::default(),
         rated: false,

@@ -3,7 +3,8 @@
 use rusqlite::{ErrorCode, OptionalExtension, params};
 
 use super::Sqlite;
-use crate::store::model::{Account, NewAccount, TokenHash, now};
+use super::queries::stored;
+use crate::store::model::{Account, DigestDue, MailSettings, NewAccount, TokenHash, now, text};
 use crate::store::{StoreError, sql};
 
 impl Sqlite {
@@ -103,5 +104,83 @@ impl Sqlite {
             Ok(())
         })
         .await
+    }
+
+    /// Account `account`'s mail settings.
+    pub(crate) async fn mail_settings(
+        &self,
+        account: String,
+    ) -> Result<Option<MailSettings>, StoreError> {
+        self.call(move |db| {
+            Ok(db
+                .query_row(sql::NOTIFICATIONS, params![account], |row| {
+                    Ok(MailSettings {
+                        email: row.get(0)?,
+                        mode: stored(&row.get::<_, String>(1)?)?,
+                        unsubscribe: row.get(2)?,
+                    })
+                })
+                .optional()?)
+        })
+        .await
+    }
+
+    /// Sets account `account`'s mail settings.
+    pub(crate) async fn set_mail_settings(
+        &self,
+        account: String,
+        settings: MailSettings,
+    ) -> Result<(), StoreError> {
+        self.call(move |db| {
+            db.execute(
+                sql::SET_NOTIFICATIONS,
+                params![
+                    settings.email,
+                    text(&settings.mode),
+                    settings.unsubscribe,
+                    account
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Turns off the mail of the account whose unsubscribe secret is `secret`.
+    pub(crate) async fn unsubscribe(&self, secret: String) -> Result<bool, StoreError> {
+        self.call(move |db| Ok(db.execute(sql::UNSUBSCRIBE, params![secret])? > 0))
+            .await
+    }
+
+    /// The accounts that take a daily digest and had none since `since`.
+    pub(crate) async fn digests_due(&self, since: i64) -> Result<Vec<DigestDue>, StoreError> {
+        self.call(move |db| {
+            let mut query = db.prepare(sql::DIGESTS_DUE)?;
+            let due = query
+                .query_map(params![since], |row| {
+                    Ok(DigestDue {
+                        account: Account {
+                            id: row.get(0)?,
+                            username: row.get(1)?,
+                        },
+                        email: row.get(2)?,
+                        unsubscribe: row.get(3)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            Ok(due)
+        })
+        .await
+    }
+
+    /// Marks `account`'s digest sent at `now` if it had none since `since`.
+    pub(crate) async fn claim_digest(
+        &self,
+        account: String,
+        since: i64,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        self.call(move |db| Ok(db.execute(sql::CLAIM_DIGEST, params![now, account, since])? > 0))
+            .await
     }
 }

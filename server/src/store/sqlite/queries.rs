@@ -13,7 +13,8 @@ use super::Sqlite;
 use crate::store::StoreError;
 use crate::store::model::{
     AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
-    StoredRoom, TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, to_move,
+    StoredRoom, TokenHash, both, count, from_text, now, outcome_text, sql_ms, text, time_control,
+    to_move,
 };
 use crate::store::sql::{self, PLAYERS_COLUMNS, PLAYERS_JOIN};
 
@@ -30,18 +31,20 @@ impl Sqlite {
             .computer
             .map(|(color, level)| (text(&color), level))
             .unzip();
+        let created_at = now();
         self.call(move |db| {
             let [white_player, black_player] = &room.players;
             db.execute(
                 "INSERT INTO rooms (id, variant, visibility, created_at, white_token, black_token,
                                     clock_base_ms, clock_increment_ms, computer_color, computer_level,
-                                    white_name, white_account, black_name, black_account, rated)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                                    white_name, white_account, black_name, black_account, rated,
+                                    clock_days)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![
                     room.id,
                     variant,
                     visibility,
-                    now(),
+                    created_at,
                     white,
                     black,
                     base,
@@ -53,6 +56,7 @@ impl Sqlite {
                     black_player.name,
                     black_player.account_id(),
                     room.rated,
+                    room.days,
                 ],
             )?;
             Ok(())
@@ -99,13 +103,16 @@ impl Sqlite {
         let [white, black] = clocks
             .map(|c| c.map(sql_ms))
             .map_or([None, None], |c| c.map(Some));
+        // The time is read here, on the runtime, not on the database's thread: the
+        // clock a test pauses is the runtime's.
+        let played_at = now();
         self.call(move |db| {
             fence(db, &room, incarnation)?;
             db.prepare_cached(
                 "INSERT INTO turns (room, number, turn, played_at, white_ms, black_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![room, number, turn, now(), white, black])?;
+            .execute(params![room, number, turn, played_at, white, black])?;
             if let Some(outcome) = outcome {
                 finish(db, &room, outcome)?;
             }
@@ -214,18 +221,22 @@ impl Sqlite {
         .await
     }
 
+    /// The unfinished games in which `account` holds a seat, oldest first.
+    pub(crate) async fn games_of(&self, account: AccountId) -> Result<Vec<RoomRow>, StoreError> {
+        self.call(move |db| {
+            Ok(db
+                .prepare_cached(&sql::games_of())?
+                .query_map(params![account], room_row)?
+                .collect::<rusqlite::Result<_>>()?)
+        })
+        .await
+    }
+
     /// The rooms whose game is not over and that need a timer running: a timed game whose
     /// clock runs (the first turn is played), or a game where the computer is to move.
     pub(crate) async fn with_timers(&self) -> Result<Vec<String>, StoreError> {
         self.call(|db| {
-            let mut query = db.prepare(
-                "SELECT r.id, r.clock_base_ms IS NOT NULL, r.computer_color,
-                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
-                 FROM rooms r
-                 WHERE r.outcome IS NULL
-                   AND (r.clock_base_ms IS NOT NULL OR r.computer_color IS NOT NULL)
-                 ORDER BY r.created_at, r.id",
-            )?;
+            let mut query = db.prepare(sql::WITH_TIMERS)?;
             let rows = query.query_map([], |row| {
                 let id: String = row.get(0)?;
                 let timed: bool = row.get(1)?;
@@ -250,19 +261,11 @@ impl Sqlite {
         &self,
         open_before: i64,
         abandoned_before: i64,
+        now: i64,
     ) -> Result<Vec<Stale>, StoreError> {
         self.call(move |db| {
-            let mut query = db.prepare(
-                "SELECT r.id, r.incarnation, r.created_at,
-                        r.white_token IS NOT NULL AND r.black_token IS NOT NULL,
-                        r.computer_color,
-                        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id),
-                        (SELECT MAX(t.played_at) FROM turns t WHERE t.room = r.id)
-                 FROM rooms r
-                 WHERE r.outcome IS NULL AND r.created_at < MAX(?1, ?2)
-                 ORDER BY r.created_at, r.id",
-            )?;
-            let rows = query.query_map(params![open_before, abandoned_before], |row| {
+            let mut query = db.prepare(sql::STALE)?;
+            let rows = query.query_map(params![open_before.max(abandoned_before)], |row| {
                 let (id, incarnation): (String, u32) = (row.get(0)?, row.get(1)?);
                 let activity = Activity {
                     created_at: row.get(2)?,
@@ -273,8 +276,10 @@ impl Sqlite {
                         .transpose()?,
                     turns: count(row.get(5)?),
                     last_turn_at: row.get(6)?,
+                    clocks_left: both(row.get(7)?, row.get(8)?),
+                    days: row.get(9)?,
                 };
-                let end = activity.stale(open_before, abandoned_before);
+                let end = activity.stale(open_before, abandoned_before, now);
                 Ok(end.map(|end| Stale {
                     id,
                     incarnation,
@@ -385,6 +390,10 @@ fn room_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RoomRow> {
             .transpose()?,
         rated: row.get(9)?,
         players: players(row, 10)?,
+        clock: time_control(both(row.get(16)?, row.get(17)?), row.get(18)?),
+        last_turn: row
+            .get::<_, Option<i64>>(19)?
+            .zip(both(row.get(20)?, row.get(21)?)),
     })
 }
 
@@ -428,7 +437,7 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
             &format!(
                 "SELECT r.variant, r.visibility, r.white_token, r.black_token, r.incarnation,
                         r.outcome, r.clock_base_ms, r.clock_increment_ms, r.computer_color,
-                        r.computer_level, r.rated, {PLAYERS_COLUMNS}
+                        r.computer_level, r.rated, r.clock_days, {PLAYERS_COLUMNS}
                  FROM rooms r {PLAYERS_JOIN} WHERE r.id = ?1"
             ),
             params![room],
@@ -445,7 +454,8 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
                     both(row.get::<_, Option<i64>>(6)?, row.get::<_, Option<i64>>(7)?),
                     computer(row.get(8)?, row.get(9)?)?,
                     row.get::<_, bool>(10)?,
-                    players(row, 11)?,
+                    row.get::<_, Option<u8>>(11)?,
+                    players(row, 12)?,
                 ))
             },
         )
@@ -455,25 +465,29 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
         clock,
         computer,
         rated,
+        days,
         players,
     )) = row
     else {
         return Ok(None);
     };
     let mut query = db.prepare_cached(
-        "SELECT turn, white_ms, black_ms FROM turns WHERE room = ?1 ORDER BY number",
+        "SELECT turn, white_ms, black_ms, played_at FROM turns WHERE room = ?1 ORDER BY number",
     )?;
     let mut clocks_left = None;
+    let mut last_turn_at = None;
     let turns = query
         .query_map(params![room], |row| {
             Ok((
                 parse_turn(&row.get::<_, String>(0)?)?,
                 both(row.get(1)?, row.get(2)?),
+                row.get(3)?,
             ))
         })?
         .map(|row| {
-            let (turn, left) = row?;
+            let (turn, left, at) = row?;
             clocks_left = left;
+            last_turn_at = Some(at);
             Ok(turn)
         })
         .collect::<rusqlite::Result<Vec<Turn>>>()?;
@@ -493,7 +507,9 @@ fn read_room(db: &Connection, room: &str) -> rusqlite::Result<Option<StoredRoom>
         incarnation,
         turns,
         clock,
+        days,
         clocks_left,
+        last_turn_at,
         outcome: outcome.as_deref().map(stored).transpose()?,
         computer,
     }))

@@ -67,6 +67,8 @@ pub(super) fn migrations() -> Migrations<'static> {
     ALTER TABLE rooms ADD COLUMN white_mutes INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE rooms ADD COLUMN black_mutes INTEGER NOT NULL DEFAULT 0;",
         ),
+        // 8: correspondence games' days per move.
+        M::up(crate::store::sql::CORRESPONDENCE),
     ])
 }
 
