@@ -10,6 +10,8 @@ if [ -x docker/prebuilt/punct-server ]; then
     exit 0
 fi
 target=$(rustc -vV | sed -n 's/^host: //p')
+# The server embeds the web page's rules engine, built for WebAssembly (server/build.rs).
+rustup target add wasm32-unknown-unknown
 # crt-static links the C library in, so the binary runs on an empty base image; the
 # explicit --target keeps build scripts and proc-macros dynamically linked.
 RUSTFLAGS="-C target-feature=+crt-static" \

@@ -30,6 +30,9 @@ pub enum Mode {
     Destination(Vec<Turn>),
     /// A destination is chosen: its legal turns, one shown at a time.
     Rotation(Vec<Turn>, usize),
+    /// `R` was pressed: `y` or Enter resigns, any other key does not, so that a slip
+    /// from `r` (rotate) does not lose the game.
+    ConfirmResign,
 }
 
 /// The room view.
@@ -110,12 +113,13 @@ impl App {
             }
             _ => {}
         }
-        // A half-picked turn belongs to the position it was picked in; a line of chat
-        // being typed does not.
-        if self.session().map(|s| s.game.turns().len()) != before
-            && !matches!(self.mode, Mode::Chat(_))
-        {
-            self.mode = Mode::Board;
+        // A half-picked turn and the notices about it belong to the position they were
+        // made in; a line of chat being typed and a resignation being confirmed do not.
+        if self.session().map(|s| s.game.turns().len()) != before {
+            self.status.clear();
+            if !matches!(self.mode, Mode::Chat(_) | Mode::ConfirmResign) {
+                self.mode = Mode::Board;
+            }
         }
     }
 
@@ -153,6 +157,17 @@ impl App {
         let session = self.session()?;
         session.color()?;
         session.rematch.as_deref()
+    }
+
+    /// Whether the opponent's takeback request stands.
+    fn takeback_asked(&self) -> bool {
+        self.session()
+            .is_some_and(|s| s.takeback_offer.is_some_and(|by| Some(by) != s.color()))
+    }
+
+    /// Whether we hold a seat here (not while the room is still unknown).
+    fn plays(&self) -> bool {
+        self.session().and_then(Session::color).is_some()
     }
 
     /// The legal turns we may send now: none unless it is our turn.
@@ -225,6 +240,13 @@ impl App {
 
     fn step(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Request>) {
         match (mode, key) {
+            (Mode::ConfirmResign, KeyCode::Char('y') | KeyCode::Enter) => {
+                (Mode::Board, Some(Action::Resign.into()))
+            }
+            (Mode::ConfirmResign, _) => {
+                self.status = "not resigned: the game goes on".into();
+                (Mode::Board, None)
+            }
             (Mode::Chat(_), KeyCode::Esc) => (Mode::Board, None),
             (Mode::Chat(mut text), KeyCode::Backspace) => {
                 text.pop();
@@ -301,15 +323,29 @@ impl App {
 
     /// Keys of the board and destination modes: cursor, picking, game requests.
     fn board_key(&mut self, mode: Mode, key: KeyCode) -> (Mode, Option<Request>) {
-        let action = match key {
+        // A spectator's keys (as `ui` lists them).
+        match key {
             KeyCode::Up | KeyCode::Down | KeyCode::Left | KeyCode::Right => {
                 self.cursor = step_cursor(self.cursor, key);
-                None
+                return (mode, None);
             }
             KeyCode::Char('g') => return (Mode::Goto(String::new(), Box::new(mode)), None),
-            KeyCode::Char('t') => return (Mode::Typing(String::new()), None),
             KeyCode::Char('c') => return (Mode::Chat(String::new()), None),
-            KeyCode::Char('m') => return (mode, self.mute()),
+            KeyCode::Char('q') => {
+                self.quit = true;
+                return (mode, None);
+            }
+            KeyCode::Esc => return (Mode::Board, None),
+            _ if !self.plays() => {
+                self.status =
+                    "spectators move the cursor (arrows, g), chat (c) and quit (q)".into();
+                return (mode, None);
+            }
+            _ => {}
+        }
+        let action = match key {
+            KeyCode::Char('t') => return (Mode::Typing(String::new()), None),
+            KeyCode::Char('m') => return (mode, Some(self.mute())),
             KeyCode::Char(digit @ '1'..='6') => {
                 let kind = Kind::ALL[usize::from(digit as u8 - b'1')];
                 let drops: Vec<Turn> = self
@@ -338,44 +374,38 @@ impl App {
             KeyCode::Char('p') if self.legal().contains(&Turn::Pass) => {
                 Some(Action::Play(Turn::Pass))
             }
-            KeyCode::Char('R') => Some(Action::Resign),
+            KeyCode::Char('R') => return (Mode::ConfirmResign, None),
             KeyCode::Char('D') => Some(Action::OfferDraw),
+            // A and X answer the opponent's takeback request if one stands (it is about
+            // this very turn), else the draw offer.
+            KeyCode::Char('A') if self.takeback_asked() => Some(Action::AcceptTakeback),
+            KeyCode::Char('X') if self.takeback_asked() => Some(Action::DeclineTakeback),
             KeyCode::Char('A') => Some(Action::AcceptDraw),
             KeyCode::Char('X') => Some(Action::DeclineDraw),
+            KeyCode::Char('U') => Some(Action::Takeback),
             KeyCode::Char('C') => Some(Action::ClaimWin),
-            KeyCode::Char('M') => {
-                let player = self.session().and_then(Session::color).is_some();
-                if player && self.tracker.is_over() {
-                    self.status = "rematch asked for".into();
-                    Some(Action::Rematch)
-                } else {
-                    self.status = "a rematch is for the players, after the game".into();
-                    None
-                }
+            KeyCode::Char('M') if self.tracker.is_over() => {
+                self.status = "rematch asked for".into();
+                Some(Action::Rematch)
             }
-            KeyCode::Char('q') => {
-                self.quit = true;
+            KeyCode::Char('M') => {
+                self.status = "a rematch is asked for after the game".into();
                 None
             }
-            KeyCode::Esc => return (Mode::Board, None),
             _ => None,
         };
         (mode, action.map(Request::Action))
     }
 
     /// `m`: a player stops hearing the opponent's chat, or hears it again.
-    fn mute(&mut self) -> Option<Request> {
-        if self.session().and_then(Session::color).is_none() {
-            self.status = "muting is for the players".into();
-            return None;
-        }
+    fn mute(&mut self) -> Request {
         self.muted = !self.muted;
         self.status = if self.muted {
             "the opponent's chat is muted (m: hear it again)".into()
         } else {
             "the opponent's chat is heard again".into()
         };
-        Some(Request::Mute(self.muted))
+        Request::Mute(self.muted)
     }
 }
 

@@ -15,11 +15,14 @@
 //! - [`lobby`]: the lobby's state and key handling (list, create, join, watch), free of
 //!   any terminal.
 //! - [`app`]: the interactive room view's state and key handling, free of any terminal.
+//! - [`board`]: the board on screen, full size or compact: where cells go, how pieces,
+//!   the last turn and bridges are marked, and the legend.
 //! - [`ui`]: drawing the lobby and the room view with ratatui.
 //! - [`tui`]: the terminal itself: raw mode, the event loop, restoring on exit or panic.
 
 pub mod account;
 pub mod app;
+pub mod board;
 pub mod bot;
 pub mod games;
 pub mod lobby;

@@ -28,6 +28,10 @@ pub enum Field {
     Color,
     /// The time control, typed as `BASE+INC`.
     Clock,
+    /// A person or the computer.
+    Opponent,
+    /// Listed in the lobby or reached by its id only.
+    Room,
 }
 
 /// The form that creates a room.
@@ -41,6 +45,10 @@ pub struct CreateForm {
     pub color: SeatChoice,
     /// The time control as typed; empty for none.
     pub clock: String,
+    /// The computer's level (1, easy, to 4), or none for a person.
+    pub computer: Option<u8>,
+    /// Whether the lobby lists the room.
+    pub visibility: Visibility,
 }
 
 impl Default for CreateForm {
@@ -50,6 +58,8 @@ impl Default for CreateForm {
             variant: Variant::Standard,
             color: SeatChoice::Random,
             clock: String::new(),
+            computer: None,
+            visibility: Visibility::Public,
         }
     }
 }
@@ -116,7 +126,13 @@ impl Lobby {
     }
 
     fn form_key(&mut self, mut form: CreateForm, key: KeyCode) -> Option<Action> {
-        const FIELDS: [Field; 3] = [Field::Variant, Field::Color, Field::Clock];
+        const FIELDS: [Field; 5] = [
+            Field::Variant,
+            Field::Color,
+            Field::Clock,
+            Field::Opponent,
+            Field::Room,
+        ];
         let at = FIELDS.iter().position(|&f| f == form.field).unwrap_or(0);
         match (form.field, key) {
             (_, KeyCode::Esc) => return None,
@@ -137,6 +153,23 @@ impl Lobby {
                 let i = order.iter().position(|&c| c == form.color).unwrap_or(0);
                 let step = if key == KeyCode::Left { 2 } else { 1 };
                 form.color = order[(i + step) % order.len()];
+            }
+            (Field::Opponent, KeyCode::Left | KeyCode::Right | KeyCode::Char(' ')) => {
+                // A person, then levels 1 to 4, round in either direction.
+                let order = [None, Some(1), Some(2), Some(3), Some(4)];
+                let i = order.iter().position(|&c| c == form.computer).unwrap_or(0);
+                let step = if key == KeyCode::Left {
+                    order.len() - 1
+                } else {
+                    1
+                };
+                form.computer = order[(i + step) % order.len()];
+            }
+            (Field::Room, KeyCode::Left | KeyCode::Right | KeyCode::Char(' ')) => {
+                form.visibility = match form.visibility {
+                    Visibility::Public => Visibility::Private,
+                    Visibility::Private => Visibility::Public,
+                };
             }
             (Field::Clock, KeyCode::Backspace) => {
                 form.clock.pop();
@@ -159,9 +192,9 @@ impl CreateForm {
         Ok(CreateRoom {
             variant: self.variant,
             color: self.color,
-            visibility: Visibility::Public,
+            visibility: self.visibility,
             clock,
-            computer: None,
+            computer: self.computer,
             name: None,
             rated: false,
         })

@@ -25,6 +25,8 @@ pub struct Session {
     pub spectators: usize,
     /// The player whose draw offer stands.
     pub draw_offer: Option<Color>,
+    /// The player whose takeback request stands.
+    pub takeback_offer: Option<Color>,
     /// After the game: the player whose rematch request stands.
     pub rematch_offer: Option<Color>,
     /// The rematch's room, once both players asked for it.
@@ -56,6 +58,7 @@ impl Session {
             players: room.players.clone(),
             spectators: room.spectators,
             draw_offer: room.draw_offer,
+            takeback_offer: room.takeback_offer,
             rematch_offer: room.rematch_offer,
             rematch: room.rematch.clone(),
             rated: room.rated,
@@ -89,8 +92,23 @@ impl Session {
                 self.game
                     .play(*turn)
                     .with_context(|| format!("the server's turn {number} ({turn}) is illegal"))?;
-                // A turn played withdraws its player's draw offer.
+                // A turn played withdraws its player's draw offer, and any takeback
+                // request lapses.
                 self.draw_offer = None;
+                self.takeback_offer = None;
+            }
+            ServerMessage::TakebackOffered { by, .. } => self.takeback_offer = Some(*by),
+            ServerMessage::TakebackDeclined { .. } => self.takeback_offer = None,
+            ServerMessage::TakenBack { number, .. } if *number < self.game.turns().len() => {
+                // The game goes on from an earlier position: replay up to it.
+                let kept = self.game.turns()[..*number].to_vec();
+                let mut game = Game::new(self.game.variant());
+                for turn in kept {
+                    game.play(turn)
+                        .context("a turn played before is legal again")?;
+                }
+                self.game = game;
+                self.takeback_offer = None;
             }
             ServerMessage::GameOver { outcome, .. } => {
                 self.outcome = Some(*outcome);

@@ -1,22 +1,25 @@
-//! Drawing the room view with ratatui: the board where the rules crate's diagram puts
-//! it, and a panel with the players, reserves, the inspected stack, turns and help.
+//! Drawing the lobby and the room view with ratatui. The room view is the board (see
+//! [`crate::board`]) beside a panel with the players, the reserves, the inspected stack
+//! and the turns; under them the legend, the status line and the keys that work now.
+//! Where the rules crate's drawing of the board does not fit, the compact one is used;
+//! where neither does, the view says how large the terminal must be.
 
-use punct_protocol::{ChatLine, RatingView, RoomStatus, SeatChoice, SeatView};
-use punct_rules::{BoardLayout, Cell, Color, Kind, Turn, cell_symbol};
+use punct_protocol::{ChatLine, RatingView, RoomStatus, SeatChoice, SeatView, Visibility};
+use punct_rules::{Color, Kind, Position, Turn};
 use ratatui::Frame;
-use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color as Paint, Modifier, Style};
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::app::{App, Mode};
+use crate::board::{self, COMPACT, FULL, Geometry, Marks};
 use crate::lobby::{Field, Lobby};
+use crate::session::Session;
 
-/// The keys, shown on the last line.
-const HELP: &str = "arrows/g: cursor  1-6: drop kind  Enter: piece/destination/confirm  r: rotate  \
-                    t: type  p: pass  R: resign  D/A/X: offer/accept/decline draw  C: claim win  M: rematch  \
-                    c: chat  m: mute  q: quit";
+/// Columns the panel needs, its left border included: the stack's lines take 40, and a
+/// seat's, with a name and a clock, about as many.
+const PANEL_WIDTH: u16 = 44;
 
 /// The lines of chat shown at most, in the pane under the panel.
 const CHAT_SHOWN: u16 = 5;
@@ -26,12 +29,13 @@ const LOBBY_HELP: &str =
     "Up/Down: select  Enter/j: join  w: watch  c: create a room  r: refresh  q: quit";
 
 /// The form's keys.
-const FORM_HELP: &str =
-    "Up/Down/Tab: field  Left/Right: change  type the clock  Enter: create  Esc: cancel";
+const FORM_HELP: &str = "Up/Down/Tab: field  Left/Right: change  Enter: create  Esc: cancel";
 
-/// Draws the lobby: the rooms, the one selected, and the creation form when open.
+/// Draws the lobby: the rooms, the one selected, and the creation form when open. The
+/// players come last on a room's line, so that on a narrow terminal only long names are
+/// cut.
 pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
-    let form_height = if lobby.form.is_some() { 5 } else { 0 };
+    let form_height = if lobby.form.is_some() { 7 } else { 0 };
     let [list, form, help] = Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(form_height),
@@ -39,8 +43,8 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
     ])
     .areas(frame.area());
     let mut lines = vec![Line::from(format!(
-        "  {:<22}{:<10}{:<26}{:>6}{:>12}  status",
-        "room", "variant", "players", "turns", "spectators"
+        "  {:<21}{:<9}{:<5}{:>6}{:>9}  players",
+        "room", "variant", "state", "turns", "watching"
     ))];
     if lobby.rooms.is_empty() {
         lines.push(Line::from("  no open or live rooms: c creates one"));
@@ -53,7 +57,7 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
                 (true, false) => "away",
             };
             match &view.player.name {
-                Some(name) => format!("{name} ({color}, {state})"),
+                Some(name) => format!("{} ({color}, {state})", plain(name)),
                 None => format!("{color} {state}"),
             }
         };
@@ -69,11 +73,10 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
         };
         let selected = i == lobby.selected;
         let text = format!(
-            "{}{:<22}{:<10}{:<26}{:>6}{:>12}  {status}",
+            "{}{:<21}{:<9}{status:<5}{:>6}{:>9}  {players}",
             if selected { "> " } else { "  " },
             room.room,
             room.variant.name(),
-            players,
             room.turns,
             room.spectators
         );
@@ -100,17 +103,27 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
         } else {
             f.clock.clone()
         };
+        let opponent = match f.computer {
+            None => "a person".to_owned(),
+            Some(level) => format!("the computer, level {level} (1 easy, 4 strong)"),
+        };
+        let room = match f.visibility {
+            Visibility::Public => "public, listed here",
+            Visibility::Private => "private, reached by its id only",
+        };
         let lines = vec![
             Line::from(format!(
-                "{}variant: {}",
+                "{}variant:  {}",
                 mark(Field::Variant),
                 f.variant.name()
             )),
-            Line::from(format!("{}colour:  {color}", mark(Field::Color))),
+            Line::from(format!("{}colour:   {color}", mark(Field::Color))),
             Line::from(format!(
-                "{}clock:   {clock}   (BASE+INC, such as 5m+2s or 300+2; empty: none)",
+                "{}clock:    {clock}   (such as 5m+2s, 300+2, or 3d a move; empty: none)",
                 mark(Field::Clock)
             )),
+            Line::from(format!("{}opponent: {opponent}", mark(Field::Opponent))),
+            Line::from(format!("{}room:     {room}", mark(Field::Room))),
         ];
         frame.render_widget(
             Paragraph::new(lines).block(Block::bordered().title(" new room ")),
@@ -128,34 +141,154 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
     );
 }
 
-/// Draws the whole view.
+/// Draws the room view with the larger drawing of the board that fits, or says how
+/// large the terminal must be.
 pub fn render(app: &App, frame: &mut Frame<'_>) {
-    let layout = BoardLayout::new();
-    let [main, help] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(3)]).areas(frame.area());
-    let [board, panel] = Layout::horizontal([
-        Constraint::Length(layout.width() as u16 + 1),
-        Constraint::Min(0),
-    ])
-    .areas(main);
-    draw_board(app, &layout, board, frame.buffer_mut());
+    let area = frame.area();
+    for geometry in [&*FULL, &*COMPACT] {
+        let footer = footer(app, geometry, area.width);
+        if area.width >= geometry.width + 1 + PANEL_WIDTH
+            && usize::from(area.height) >= usize::from(geometry.height) + footer.len()
+        {
+            return room_view(app, geometry, footer, frame);
+        }
+    }
+    // Drawn cut off, the board would mislead: say what is missing instead.
+    let width = COMPACT.width + 1 + PANEL_WIDTH;
+    let height = usize::from(COMPACT.height) + footer(app, &COMPACT, width).len();
+    let text = format!(
+        "This terminal is {}×{}: the room needs at least {width}×{height}. \
+         Make it larger, or press q to quit.",
+        area.width, area.height
+    );
+    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+}
+
+/// The lines under the board and panel at `width`: the legend of `geometry`, the status
+/// or input line, and the keys that work now.
+fn footer(app: &App, geometry: &Geometry, width: u16) -> Vec<Line<'static>> {
+    let mut lines = flow(board::legend(geometry), width);
+    lines.push(Line::from(input_line(app)));
+    let keys = keys(app).into_iter().map(|k| vec![Span::raw(k)]).collect();
+    lines.extend(flow(keys, width));
+    lines
+}
+
+/// Entries laid out in lines of at most `width` columns, two spaces apart, never one
+/// split across lines.
+fn flow(entries: Vec<Vec<Span<'static>>>, width: u16) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for entry in entries {
+        let size: usize = entry.iter().map(Span::width).sum();
+        match lines.last_mut() {
+            Some(line) if line.width() + 2 + size <= usize::from(width) => {
+                line.spans.push(Span::raw("  "));
+                line.spans.extend(entry);
+            }
+            _ => lines.push(Line::from(entry)),
+        }
+    }
+    lines
+}
+
+/// The keys that work now: a spectator's few, or a player's while the game goes on
+/// (the draw keys that fit the offer standing, the claim while the opponent is away)
+/// and after it.
+fn keys(app: &App) -> Vec<&'static str> {
+    let mut keys = vec!["arrows/g: cursor"];
+    let seat = app.session().and_then(|s| Some((s, s.color()?)));
+    if let Some((s, me)) = seat {
+        if app.tracker.is_over() {
+            keys.push("M: rematch");
+        } else {
+            keys.extend([
+                "1-6: drop",
+                "Enter: pick/play",
+                "r: rotate",
+                "t: type",
+                "p: pass",
+                "R: resign",
+            ]);
+            match (s.takeback_offer, s.draw_offer) {
+                (Some(by), _) if by != me => keys.push("A/X: accept/decline takeback"),
+                (_, None) => keys.push("D: offer draw"),
+                (_, Some(by)) if by != me => keys.push("A/X: accept/decline draw"),
+                _ => {}
+            }
+            if s.takeback_offer.is_none() && !s.game.turns().is_empty() {
+                keys.push("U: take back");
+            }
+            let opponent = s.players.get(me.opponent());
+            if opponent.taken && !opponent.connected {
+                keys.push("C: claim win");
+            }
+        }
+    }
+    keys.push("c: chat");
+    if seat.is_some() {
+        keys.push("m: mute");
+    }
+    keys.push("q: quit");
+    keys
+}
+
+/// The status line: what is being typed or picked, else the last notice.
+fn input_line(app: &App) -> String {
+    match &app.mode {
+        Mode::Typing(text) => format!("turn> {text}   {}", app.typing_hint(text)),
+        Mode::Chat(text) => format!("say> {}   Enter sends, Esc cancels", plain(text)),
+        Mode::Goto(text, _) => format!("go to cell> {text}"),
+        Mode::Destination(turns) => format!(
+            "{} legal turns: pick a highlighted cell, Enter",
+            turns.len()
+        ),
+        Mode::Rotation(turns, i) => format!(
+            "{} ({}/{}): r rotates, Enter plays, Esc",
+            turns[*i],
+            i + 1,
+            turns.len()
+        ),
+        Mode::ConfirmResign => "Resign the game? y or Enter resigns; any other key plays on".into(),
+        Mode::Board => app.status.clone(),
+    }
+}
+
+/// The board, the panel and the chat above `footer`.
+fn room_view(app: &App, geometry: &Geometry, footer: Vec<Line<'static>>, frame: &mut Frame<'_>) {
+    let [main, foot] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(footer.len() as u16)])
+            .areas(frame.area());
+    let [board, panel] =
+        Layout::horizontal([Constraint::Length(geometry.width + 1), Constraint::Min(0)])
+            .areas(main);
+    let marks = Marks {
+        cursor: Some(app.cursor),
+        targets: app.destinations(),
+        preview: app.preview(),
+        last: app.session().and_then(|s| s.game.turns().last().copied()),
+    };
+    let position = app.session().map(|s| s.game.position());
+    board::draw(geometry, position, &marks, board, frame.buffer_mut());
     let chat = app.session().map_or(&[][..], |s| &s.chat[..]);
-    // The chat pane shows once there is chat, or while a line is typed.
-    let chat_height = if chat.is_empty() && !matches!(app.mode, Mode::Chat(_)) {
+    // The chat pane shows once there is chat, or while a line is typed; on a small
+    // terminal with fewer lines, so that the panel keeps the stack.
+    let chat_lines = if chat.is_empty() && !matches!(app.mode, Mode::Chat(_)) {
         0
     } else {
-        CHAT_SHOWN + 2
+        CHAT_SHOWN.min(panel.height / 6).max(1)
     };
-    let [panel, chat_pane] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(chat_height)]).areas(panel);
+    let [panel, chat_pane] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(if chat_lines == 0 { 0 } else { chat_lines + 1 }),
+    ])
+    .areas(panel);
     frame.render_widget(
-        Paragraph::new(panel_lines(app))
-            .block(Block::bordered().title(" punct "))
-            .wrap(Wrap { trim: false }),
+        Paragraph::new(panel_lines(app, usize::from(panel.height)))
+            .block(Block::new().borders(Borders::LEFT)),
         panel,
     );
-    let rows = chat_rows(chat, usize::from(chat_pane.width.saturating_sub(2)));
-    let shown = rows.len().saturating_sub(usize::from(CHAT_SHOWN));
+    let rows = chat_rows(chat, usize::from(chat_pane.width.saturating_sub(1)));
+    let shown = rows.len().saturating_sub(usize::from(chat_lines));
     frame.render_widget(
         Paragraph::new(
             rows[shown..]
@@ -164,96 +297,66 @@ pub fn render(app: &App, frame: &mut Frame<'_>) {
                 .map(Line::from)
                 .collect::<Vec<_>>(),
         )
-        .block(Block::bordered().title(" chat ")),
+        .block(
+            Block::new()
+                .borders(Borders::LEFT | Borders::TOP)
+                .title(" chat "),
+        ),
         chat_pane,
     );
-    let input = match &app.mode {
-        Mode::Typing(text) => format!("turn> {text}   {}", app.typing_hint(text)),
-        Mode::Chat(text) => format!("say> {}   Enter sends, Esc cancels", plain(text)),
-        Mode::Goto(text, _) => format!("go to cell> {text}"),
-        Mode::Destination(turns) => format!(
-            "{} legal turns: pick a highlighted cell, Enter",
-            turns.len()
-        ),
-        Mode::Rotation(turns, i) => {
-            format!(
-                "{} ({}/{}): r rotates, Enter plays, Esc",
-                turns[*i],
-                i + 1,
-                turns.len()
-            )
-        }
-        Mode::Board => app.status.clone(),
-    };
-    frame.render_widget(
-        Paragraph::new(vec![Line::from(input), Line::from(HELP)]).wrap(Wrap { trim: true }),
-        help,
-    );
+    frame.render_widget(Paragraph::new(footer), foot);
 }
 
-/// The board: cells with their top dot and level, labels, cursor and highlights.
-fn draw_board(app: &App, layout: &BoardLayout, area: Rect, buf: &mut Buffer) {
-    let put = |buf: &mut Buffer, x: usize, y: usize, text: [char; 2], style: Style| {
-        let (x, y) = (area.x + x as u16, area.y + y as u16);
-        if x + 1 < area.right() && y < area.bottom() {
-            buf.set_string(x, y, text.iter().collect::<String>(), style);
-        }
-    };
-    for (x, y, text) in layout.labels() {
-        put(buf, x, y, text, Style::new().fg(Paint::DarkGray));
-    }
-    let Some(session) = app.session() else { return };
-    let position = session.game.position();
-    let targets = app.destinations();
-    let preview = app.preview().map(preview_cells).unwrap_or_default();
-    for cell in Cell::all() {
-        let (x, y) = layout.cell_origin(cell);
-        let mut style = match position.top(cell) {
-            None if cell.is_central() => Style::new().fg(Paint::Yellow),
-            None => Style::new().fg(Paint::DarkGray),
-            Some(dot) => {
-                let style = match dot.piece.color() {
-                    Color::White => Style::new().fg(Paint::Black).bg(Paint::White),
-                    Color::Black => Style::new().fg(Paint::White).bg(Paint::Black),
-                };
-                if dot.is_punct {
-                    style.add_modifier(Modifier::BOLD)
-                } else {
-                    style
-                }
-            }
-        };
-        if targets.contains(&cell) {
-            style = style.bg(Paint::Green);
-        }
-        if preview.contains(&cell) {
-            style = style.bg(Paint::Magenta);
-        }
-        if cell == app.cursor {
-            style = style.add_modifier(Modifier::REVERSED);
-        }
-        put(buf, x, y, cell_symbol(position, cell), style);
+/// A short name of `kind`: the rules' names are too long for a small terminal.
+fn kind_label(kind: Kind) -> &'static str {
+    match kind {
+        Kind::StraightMiddle => "straight mid",
+        Kind::StraightEnd => "straight end",
+        Kind::AngularCorner => "angle corner",
+        Kind::AngularLeft => "angle left",
+        Kind::AngularRight => "angle right",
+        Kind::Triangle => "triangle",
     }
 }
 
-/// The cells a turn covers, for its preview.
-fn preview_cells(turn: Turn) -> Vec<Cell> {
-    match turn {
-        Turn::Drop { punct, minors }
-        | Turn::Move {
-            to: punct, minors, ..
-        } => {
-            vec![punct, minors[0], minors[1]]
-        }
-        Turn::Pass => Vec::new(),
-    }
-}
-
-/// The side panel's text.
-fn panel_lines(app: &App) -> Vec<Line<'static>> {
+/// The panel's text in `rows` lines: the room, the reserves, the stack under the cursor,
+/// and as many of the last turns as fit, with blank lines between when there is room.
+fn panel_lines(app: &App, rows: usize) -> Vec<Line<'static>> {
     let Some(s) = app.session() else {
         return vec![Line::from("connecting…"), Line::from(app.status.clone())];
     };
+    let position = s.game.position();
+    let sections = [
+        header_lines(app, s),
+        reserve_lines(position),
+        stack_lines(app, position),
+    ];
+    let used: usize = sections.iter().map(Vec::len).sum();
+    // Gaps before each section after the first and before the turns, and a few turns.
+    let spacious = used + sections.len() + 5 <= rows;
+    let mut lines = Vec::new();
+    for section in sections {
+        if spacious && !lines.is_empty() {
+            lines.push(Line::from(""));
+        }
+        lines.extend(section);
+    }
+    if spacious {
+        lines.push(Line::from(""));
+    }
+    let turns = s.game.turns();
+    let shown = rows.saturating_sub(lines.len() + 1).min(turns.len());
+    if shown > 0 {
+        lines.push(Line::from("turns:"));
+        for (i, turn) in turns.iter().enumerate().skip(turns.len() - shown) {
+            lines.push(Line::from(format!("{:>4}. {turn}", i + 1)));
+        }
+    }
+    lines
+}
+
+/// The room, the seats, the clocks, the state of the game and its last turn.
+fn header_lines(app: &App, s: &Session) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let connection = if app.tracker.connected {
         "connected"
@@ -334,51 +437,79 @@ fn panel_lines(app: &App) -> Vec<Line<'static>> {
     if let Some(by) = s.draw_offer {
         lines.push(Line::from(format!("{by} offers a draw")));
     }
+    if let Some(by) = s.takeback_offer {
+        lines.push(Line::from(format!("{by} asks to take back")));
+    }
     match (&s.rematch, s.rematch_offer) {
         (Some(room), _) => lines.push(Line::from(format!("rematch in room {room}"))),
         (None, Some(by)) => lines.push(Line::from(format!("{by} asks for a rematch (M)"))),
         (None, None) => {}
     }
-    lines.push(Line::from(""));
-    let width = Kind::ALL
-        .iter()
-        .map(|k| k.name().chars().count())
-        .max()
-        .unwrap_or(0);
-    lines.push(Line::from(format!("  {:<width$} white black", "reserve")));
-    let position = s.game.position();
+    let turns = s.game.turns();
+    if let Some(last) = turns.last() {
+        // White plays the odd turns: passes are turns too.
+        let by = if turns.len() % 2 == 1 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        lines.push(Line::from(format!(
+            "last turn: {}. {last} by {by}",
+            turns.len()
+        )));
+    }
+    lines
+}
+
+/// Both reserves, a line per kind with its key.
+fn reserve_lines(position: &Position) -> Vec<Line<'static>> {
     let [white, black] = Color::ALL.map(|c| position.reserve(c));
+    let mut lines = vec![Line::from(format!("  {:<12} white black", "reserve"))];
     for (i, kind) in Kind::ALL.into_iter().enumerate() {
         lines.push(Line::from(format!(
-            "{} {:<width$} {:>5} {:>5}",
+            "{} {:<12} {:>5} {:>5}",
             i + 1,
-            kind.name(),
+            kind_label(kind),
             white.count(kind),
             black.count(kind)
         )));
     }
-    lines.push(Line::from(""));
-    lines.push(Line::from(format!("stack at {}, top first:", app.cursor)));
+    lines
+}
+
+/// Every dot in the cursor's cell, top first, with the piece it belongs to (its PÜNCT
+/// and minor cells), so that covered pieces can be found; and the levels left empty
+/// under a bridge.
+fn stack_lines(app: &App, position: &Position) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(format!(
+        "stack at {}, by level, top first:",
+        app.cursor
+    ))];
     let stack = position.stack(app.cursor);
     if stack.is_empty() {
         lines.push(Line::from("  empty"));
     }
-    for dot in stack {
-        let what = if dot.is_punct { "PÜNCT" } else { "dot" };
+    for (i, dot) in stack.iter().enumerate() {
+        let Some(placed) = position.placed(dot.piece) else {
+            continue;
+        };
+        let placement = placed.placement;
+        let piece = Turn::Drop {
+            punct: placement.punct(),
+            minors: placement.minors(),
+        };
+        let what = if dot.is_punct { "PÜNCT" } else { "minor" };
         lines.push(Line::from(format!(
-            "  level {}: {} {} {what}",
+            "{:>3} {:<5} {what} {:<11} {}",
             dot.level,
             dot.piece.color(),
-            dot.piece.kind().name()
+            piece.to_string(),
+            kind_label(dot.piece.kind())
         )));
-    }
-    lines.push(Line::from(""));
-    lines.push(Line::from("turns:"));
-    let turns = s.game.turns();
-    let shown = 8;
-    let start = turns.len().saturating_sub(shown);
-    for (i, turn) in turns.iter().enumerate().skip(start) {
-        lines.push(Line::from(format!("{:>4}. {turn}", i + 1)));
+        let below = stack.get(i + 1).map_or(0, |d| d.level);
+        if below + 1 < dot.level {
+            lines.push(Line::from("    (a gap: under a bridge)"));
+        }
     }
     lines
 }

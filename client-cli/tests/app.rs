@@ -2,23 +2,28 @@
 //! rendered screen out. Screens are compared with golden files under `tests/golden/`;
 //! `PUNCT_BLESS=1 cargo test -p punct-cli --test app` rewrites them.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use punct_cli::app::{App, Mode};
+use punct_cli::board::{COMPACT, FULL, Geometry};
 use punct_cli::lobby::{Action as LobbyAction, Lobby};
 use punct_client::{NetEvent, Request};
 use punct_engine::{Engine, Level};
 use punct_protocol::Action;
 use punct_protocol::{
-    CreateRoom, Reserves, SeatChoice, ServerMessage, StackView, TimeControl, Visibility,
+    CreateRoom, Reserves, RoomSummary, SeatChoice, ServerMessage, StackView, TimeControl,
+    Visibility,
 };
-use punct_rules::{Cell, Color, Game, Turn, Variant};
+use punct_rules::{Cell, Color, Game, Kind, Turn, Variant, cell_symbol};
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color as RatatuiColor, Modifier};
 use serde_json::{Value, json};
 
 mod common;
 
-use common::{drawn, screen};
+use common::{buffer_at, drawn, drawn_at, screen, screen_at};
 
 /// The snapshot a server sends for `game`, as it would arrive on the wire.
 fn snapshot(game: &Game, you: &str) -> NetEvent {
@@ -140,8 +145,9 @@ fn the_opening_screen() {
     assert_golden("opening", &screen(&app));
 }
 
-#[test]
-fn a_stacked_mid_game_with_a_bridge() {
+/// The first game, of a fixed stride through the legal turns, that has a stack and a
+/// bridge: the same on every run.
+fn stacked_game() -> Game {
     let stacked = |g: &Game| {
         let p = g.position();
         p.pieces().any(|(id, _)| p.is_bridge(id)) && Cell::all().any(|c| p.height(c) >= 2)
@@ -177,22 +183,67 @@ fn a_stacked_mid_game_with_a_bridge() {
             .unwrap_or(legal[(game.turns().len() * 7919) % legal.len()]);
         game.play(turn).expect("legal");
     }
+    game
+}
+
+#[test]
+fn a_stacked_mid_game_with_a_bridge() {
+    let game = stacked_game();
     let mut app = app_for(&game, "spectator");
-    // Inspect a stack: the panel lists every dot of the cursor's cell, top first.
+    // Inspect a stack: the panel lists every dot of the cursor's cell, top first, with
+    // the cells of its piece, so that a covered piece can be found on the board.
     let p = game.position();
-    let tallest = Cell::all().max_by_key(|&c| p.height(c)).expect("cells");
-    press(&mut app, &goto(tallest));
+    let deepest = Cell::all()
+        .max_by_key(|&c| p.stack(c).len())
+        .expect("cells");
+    press(&mut app, &goto(deepest));
     let text = screen(&app);
-    assert!(text.contains(&format!("stack at {tallest}, top first:")));
-    for dot in p.stack(tallest) {
-        assert!(text.contains(&format!(
-            "level {}: {} {}",
+    assert!(text.contains(&format!("stack at {deepest}, by level, top first:")));
+    let stack = p.stack(deepest);
+    assert!(stack.len() >= 2, "a covered dot");
+    for dot in stack {
+        let placement = p.placed(dot.piece).expect("in play").placement;
+        let piece = Turn::Drop {
+            punct: placement.punct(),
+            minors: placement.minors(),
+        };
+        let what = if dot.is_punct { "PÜNCT" } else { "minor" };
+        let line = format!(
+            "{:>3} {:<5} {what} {piece:<11} ",
             dot.level,
-            dot.piece.color(),
-            dot.piece.kind().name()
-        )));
+            dot.piece.color()
+        );
+        assert!(text.contains(&line), "{line:?} in\n{text}");
     }
+    // The words of a line are not the kinds' names run together with the dot's.
+    assert!(
+        !text.contains("PÜNCT PÜNCT") && !text.contains("PÜNCT dot"),
+        "{text}"
+    );
     assert_golden("mid-game", &text);
+}
+
+#[test]
+fn the_stack_view_shows_the_gap_under_a_bridge() {
+    let game = stacked_game();
+    let p = game.position();
+    // A bridge whose middle dot is on top.
+    let (bridge, gap) = p
+        .pieces()
+        .find_map(|(id, _)| {
+            let gap = p.bridge_gap(id)?;
+            (p.top(gap)?.piece == id).then_some((id, gap))
+        })
+        .expect("a bridge");
+    let mut app = app_for(&game, "white");
+    press(&mut app, &goto(gap));
+    let text = screen(&app);
+    let middle = p.stack(gap)[0];
+    assert!(
+        text.contains(&format!("{:>3} {:<5} minor", middle.level, bridge.color())),
+        "{text}"
+    );
+    assert!(text.contains("(a gap: under a bridge)"), "{text}");
 }
 
 #[test]
@@ -339,13 +390,13 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
     let text = lobby_screen(&lobby);
     assert!(
         text.contains(
-            "> a1a1a1a1a1a1a1a1a1a1  standard  white online, black free       0           0  open"
+            "> a1a1a1a1a1a1a1a1a1a1 standard open      0        0  white online, black free"
         ),
         "{text}"
     );
     assert!(
         text.contains(
-            "  b2b2b2b2b2b2b2b2b2b2  basic     white online, black away      17           3  live"
+            "  b2b2b2b2b2b2b2b2b2b2 basic    live     17        3  white online, black away"
         ),
         "{text}"
     );
@@ -380,9 +431,9 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
         assert_eq!(lobby.on_key(key(k)), None);
     }
     let text = lobby_screen(&lobby);
-    assert!(text.contains("  variant: basic"), "{text}");
-    assert!(text.contains("  colour:  black"), "{text}");
-    assert!(text.contains("> clock:   5m+2x"), "{text}");
+    assert!(text.contains("  variant:  basic"), "{text}");
+    assert!(text.contains("  colour:   black"), "{text}");
+    assert!(text.contains("> clock:    5m+2x"), "{text}");
     // A clock that does not read is refused on the status line, the form kept.
     assert_eq!(lobby.on_key(key(KeyCode::Enter)), None);
     assert!(lobby_screen(&lobby).contains("'5m+2x': not a time"));
@@ -631,5 +682,465 @@ fn chat_is_typed_sent_shown_and_the_opponent_muted() {
     );
     let mut spectator = app_for(&Game::new(Variant::Standard), "spectator");
     assert!(press(&mut spectator, &[KeyCode::Char('m')]).is_empty());
-    assert_eq!(spectator.status, "muting is for the players");
+    assert!(!spectator.muted);
+}
+
+/// The sizes every view is checked at: the smallest common terminal, where the compact
+/// board is drawn, and a larger one, where the rules crate's full drawing fits.
+fn sizes() -> [(u16, u16, &'static Geometry); 2] {
+    [(80, 24, &*COMPACT), (120, 40, &*FULL)]
+}
+
+/// `width` characters of `buffer` from (`x`, `y`).
+fn read(buffer: &Buffer, x: u16, y: u16, width: usize) -> String {
+    (x..x + width as u16)
+        .map(|x| buffer[(x, y)].symbol())
+        .collect()
+}
+
+/// Checks that `buffer` shows the whole board drawn with `geometry` at its top left:
+/// every coordinate label, and every cell of `game`'s position as the rules draw it.
+fn assert_whole_board(buffer: &Buffer, geometry: &Geometry, game: &Game) {
+    let mut labels = BTreeSet::new();
+    for (x, y, label) in geometry.labels() {
+        assert_eq!(read(buffer, x, y, label.chars().count()), label);
+        labels.insert(label.trim().to_owned());
+    }
+    let all: BTreeSet<String> = (1..=17)
+        .map(|row| row.to_string())
+        .chain(('A'..='Q').map(String::from))
+        .collect();
+    assert_eq!(labels, all, "every row and column is labelled");
+    for cell in Cell::all() {
+        let (x, y) = geometry.origin(cell);
+        let symbol: String = cell_symbol(game.position(), cell).iter().collect();
+        assert_eq!(read(buffer, x, y, 2), symbol, "{cell}");
+    }
+}
+
+/// The reserve table's lines as they must stand, each on one line.
+fn reserve_lines(game: &Game) -> Vec<String> {
+    let names = [
+        "straight mid",
+        "straight end",
+        "angle corner",
+        "angle left",
+        "angle right",
+        "triangle",
+    ];
+    let [white, black] = Color::ALL.map(|c| game.position().reserve(c));
+    let mut lines = vec!["  reserve      white black".to_owned()];
+    for (i, (kind, name)) in Kind::ALL.into_iter().zip(names).enumerate() {
+        lines.push(format!(
+            "{} {name:<12} {:>5} {:>5}",
+            i + 1,
+            white.count(kind),
+            black.count(kind)
+        ));
+    }
+    lines
+}
+
+#[test]
+fn the_play_and_watch_views_fit_80x24_and_120x40() {
+    let game = stacked_game();
+    for you in ["black", "spectator"] {
+        let mut app = app_for(&game, you);
+        app.on_net(&event(json!({"type": "chat", "channel": "players",
+            "color": "white", "name": "anna", "text": "nice bridge", "at": 3})));
+        for (width, height, geometry) in sizes() {
+            let buffer = buffer_at(width, height, |frame| punct_cli::ui::render(&app, frame));
+            let text = common::text(&buffer);
+            let context = format!("{you} at {width}×{height}:\n{text}");
+            assert_whole_board(&buffer, geometry, &game);
+            for line in reserve_lines(&game) {
+                assert!(
+                    text.lines().any(|l| l.contains(&format!("│{line}"))),
+                    "{line:?} whole, {context}"
+                );
+            }
+            for entry in ["W B PÜNCT", "w b minor dot", "2-9 level", "+ centre"] {
+                assert!(text.contains(entry), "legend {entry:?}, {context}");
+            }
+            for entry in ["last turn", "from", "w2 bridge"] {
+                assert!(text.contains(entry), "legend {entry:?}, {context}");
+            }
+            assert_eq!(
+                text.contains("│╱╲ one piece"),
+                geometry.links,
+                "links only where drawn, {context}"
+            );
+            assert!(
+                text.contains("stack at I9, by level, top first:"),
+                "{context}"
+            );
+            assert!(text.contains("anna (white): nice bridge"), "{context}");
+        }
+    }
+}
+
+#[test]
+fn a_terminal_too_small_is_told_the_size_needed_rather_than_shown_a_cut_board() {
+    let app = app_for(&stacked_game(), "white");
+    for (width, height) in [(79, 24), (100, 22), (40, 12)] {
+        let text = screen_at(&app, width, height);
+        // As one line: a narrow terminal wraps the words.
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(&format!("This terminal is {width}×{height}")),
+            "{text}"
+        );
+        assert!(words.contains("needs at least 80×23"), "{text}");
+        assert!(
+            !text.contains("reserve") && !text.contains("I J K"),
+            "{text}"
+        );
+    }
+    // The first size that fits gets the compact board.
+    assert!(screen_at(&app, 80, 23).starts_with("         I J K L M N O P Q"));
+}
+
+#[test]
+fn the_last_turn_is_marked_in_the_play_and_watch_views() {
+    // The stride game until its last turn moves a piece off the cell it came from, and
+    // the game after its first drop.
+    let mut game = Game::new(Variant::Standard);
+    let moved_off = |g: &Game| {
+        matches!(g.turns().last(), Some(&Turn::Move { from, to, minors })
+            if from != to && !minors.contains(&from))
+    };
+    while !moved_off(&game) {
+        assert!(!game.is_over(), "no such move");
+        let legal = game.legal_turns();
+        game.play(legal[(game.turns().len() * 7919) % legal.len()])
+            .expect("legal");
+    }
+    let mut dropped = Game::new(Variant::Standard);
+    dropped
+        .play("C4:C5,D5".parse().expect("notation"))
+        .expect("legal");
+    for game in [game, dropped] {
+        let last = *game.turns().last().expect("a turn");
+        let (piece, origin) = match last {
+            Turn::Move {
+                from, to, minors, ..
+            } => (vec![to, minors[0], minors[1]], Some(from)),
+            Turn::Drop { punct, minors } => (vec![punct, minors[0], minors[1]], None),
+            Turn::Pass => unreachable!(),
+        };
+        let by = if game.turns().len() % 2 == 1 {
+            "white"
+        } else {
+            "black"
+        };
+        for you in ["white", "spectator"] {
+            let app = app_for(&game, you);
+            for (width, height, geometry) in sizes() {
+                let buffer = buffer_at(width, height, |frame| punct_cli::ui::render(&app, frame));
+                let text = common::text(&buffer);
+                assert!(
+                    text.contains(&format!(
+                        "last turn: {}. {last} by {by}",
+                        game.turns().len()
+                    )),
+                    "{text}"
+                );
+                for cell in Cell::all() {
+                    let (x, y) = geometry.origin(cell);
+                    let background = buffer[(x, y)].bg;
+                    let expected = if piece.contains(&cell) {
+                        RatatuiColor::Yellow
+                    } else if origin == Some(cell) {
+                        RatatuiColor::Blue
+                    } else {
+                        assert!(
+                            ![RatatuiColor::Yellow, RatatuiColor::Blue].contains(&background),
+                            "{cell} is not marked, {you} at {width}×{height}"
+                        );
+                        continue;
+                    };
+                    assert_eq!(background, expected, "{cell}, {you} at {width}×{height}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bridge_is_underlined_on_either_board() {
+    let game = stacked_game();
+    let p = game.position();
+    let app = app_for(&game, "white");
+    for (width, height, geometry) in sizes() {
+        let buffer = buffer_at(width, height, |frame| punct_cli::ui::render(&app, frame));
+        for cell in Cell::all() {
+            let (x, y) = geometry.origin(cell);
+            let middle = p
+                .top(cell)
+                .is_some_and(|dot| p.bridge_gap(dot.piece) == Some(cell));
+            assert_eq!(
+                buffer[(x, y)].modifier.contains(Modifier::UNDERLINED),
+                middle,
+                "{cell} at {width}×{height}"
+            );
+        }
+    }
+}
+
+#[test]
+fn resigning_asks_for_a_confirmation() {
+    let mut app = app_for(&Game::new(Variant::Standard), "white");
+    // R alone sends nothing, and asks.
+    assert!(press(&mut app, &[KeyCode::Char('R')]).is_empty());
+    assert_eq!(app.mode, Mode::ConfirmResign);
+    for (width, height, _) in sizes() {
+        assert!(screen_at(&app, width, height).contains("Resign the game? y or Enter resigns"));
+    }
+    // Any other key, r (rotate) and R again included, keeps playing.
+    for other in [
+        KeyCode::Char('r'),
+        KeyCode::Char('R'),
+        KeyCode::Esc,
+        KeyCode::Char('n'),
+    ] {
+        app.mode = Mode::ConfirmResign;
+        assert!(press(&mut app, &[other]).is_empty(), "{other:?}");
+        assert_eq!(app.mode, Mode::Board);
+        assert_eq!(app.status, "not resigned: the game goes on");
+    }
+    // y or Enter resigns.
+    for yes in [KeyCode::Char('y'), KeyCode::Enter] {
+        assert_eq!(
+            press(&mut app, &[KeyCode::Char('R'), yes]),
+            [Request::from(Action::Resign)]
+        );
+        assert_eq!(app.mode, Mode::Board);
+    }
+}
+
+#[test]
+fn a_spectator_is_shown_and_given_only_a_spectator_s_keys() {
+    let game = stacked_game();
+    let mut spectator = app_for(&game, "spectator");
+    let mut player = app_for(&game, "white");
+    for (width, height, _) in sizes() {
+        let watching = screen_at(&spectator, width, height);
+        assert!(
+            watching
+                .lines()
+                .any(|l| l == "arrows/g: cursor  c: chat  q: quit"),
+            "{watching}"
+        );
+        let playing = screen_at(&player, width, height);
+        for key in ["1-6: drop", "R: resign", "D: offer draw", "m: mute"] {
+            assert!(!watching.contains(key), "{key}: {watching}");
+            assert!(playing.contains(key), "{key}: {playing}");
+        }
+    }
+    // The players' keys do nothing for a spectator but say which keys work.
+    let players_keys = ["1", "6", "R", "D", "A", "X", "C", "M", "p", "t", "m", "\n"];
+    for key in players_keys {
+        let code = match key {
+            "\n" => KeyCode::Enter,
+            key => KeyCode::Char(key.chars().next().expect("a key")),
+        };
+        assert!(press(&mut spectator, &[code]).is_empty(), "{key}");
+        assert_eq!(spectator.mode, Mode::Board, "{key}");
+        assert_eq!(
+            spectator.status,
+            "spectators move the cursor (arrows, g), chat (c) and quit (q)"
+        );
+    }
+    // Theirs work.
+    let at = spectator.cursor;
+    press(&mut spectator, &[KeyCode::Up]);
+    assert_ne!(spectator.cursor, at);
+    press(&mut spectator, &[KeyCode::Char('c')]);
+    assert_eq!(spectator.mode, Mode::Chat(String::new()));
+    press(&mut spectator, &[KeyCode::Esc, KeyCode::Char('q')]);
+    assert!(spectator.quit);
+    // After the game, a player is shown the rematch, not the game's keys.
+    player.on_net(&event(json!({"type": "game_over", "seq": 99,
+        "outcome": {"result": "win", "winner": "black", "reason": "resignation"}})));
+    let over = screen_at(&player, 80, 24);
+    assert!(
+        over.lines()
+            .any(|l| l == "arrows/g: cursor  M: rematch  c: chat  m: mute  q: quit"),
+        "{over}"
+    );
+}
+
+#[test]
+fn a_notice_goes_once_a_turn_is_played() {
+    let game = Game::new(Variant::Standard);
+    let mut app = app_for(&game, "white");
+    // A turn typed wrong leaves its notice once the typing is given up.
+    press(
+        &mut app,
+        &[KeyCode::Char('t'), KeyCode::Char('z'), KeyCode::Enter],
+    );
+    press(&mut app, &[KeyCode::Esc]);
+    assert_eq!(app.status, "no legal turn starts so");
+    assert!(screen(&app).contains("no legal turn starts so"));
+    // A good turn is picked and played; the server reports it.
+    let turn: Turn = "C4:C5,D5".parse().expect("notation");
+    let (_, sent) = pick(&mut app, turn, vec![KeyCode::Char('6')]);
+    assert_eq!(sent, [Request::from(Action::Play(turn))]);
+    app.on_net(&event(
+        json!({"type": "turn_played", "seq": 3, "turn": turn,
+        "by": "white", "number": 1, "to_move": "black"}),
+    ));
+    assert_eq!(app.status, "");
+    assert!(!screen(&app).contains("no legal turn starts so"));
+    // A notice of the server's about something else stays until the position changes.
+    app.on_net(&event(
+        json!({"type": "error", "id": 4, "code": "rate-limited",
+        "message": "too many chat lines"}),
+    ));
+    assert!(screen(&app).contains("too many chat lines (rate-limited)"));
+    let mut after = game.clone();
+    after.play(turn).expect("legal");
+    let reply = after.legal_turns()[0];
+    app.on_net(&event(
+        json!({"type": "turn_played", "seq": 5, "turn": reply,
+        "by": "black", "number": 2, "to_move": "white"}),
+    ));
+    assert!(!screen(&app).contains("too many chat lines"));
+}
+
+#[test]
+fn a_takeback_is_asked_for_answered_and_followed() {
+    let mut game = Game::new(Variant::Standard);
+    for turn in ["C4:C5,D5", "J14:J15,K15"] {
+        game.play(turn.parse().expect("notation")).expect("legal");
+    }
+    let mut white = app_for(&game, "white");
+    let mut black = app_for(&game, "black");
+    // U asks, once a turn has been played.
+    assert!(screen(&black).contains("U: take back"));
+    assert_eq!(
+        press(&mut black, &[KeyCode::Char('U')]),
+        [Request::from(Action::Takeback)]
+    );
+    let offered = event(json!({"type": "takeback_offered", "seq": 5, "by": "black"}));
+    white.on_net(&offered);
+    black.on_net(&offered);
+    // The opponent is asked, and A and X answer the takeback, not a draw.
+    let asked = screen_at(&white, 80, 24);
+    assert!(asked.contains("black asks to take back"), "{asked}");
+    assert!(asked.contains("A/X: accept/decline takeback"), "{asked}");
+    assert!(!screen(&black).contains("A/X"));
+    assert_eq!(
+        press(&mut white, &[KeyCode::Char('X')]),
+        [Request::from(Action::DeclineTakeback)]
+    );
+    assert_eq!(
+        press(&mut white, &[KeyCode::Char('A')]),
+        [Request::from(Action::AcceptTakeback)]
+    );
+    // Black's turn is undone on both boards; the request is gone.
+    let taken = event(json!({"type": "taken_back", "seq": 6, "by": "black",
+        "number": 1, "to_move": "black"}));
+    white.on_net(&taken);
+    black.on_net(&taken);
+    for app in [&white, &black] {
+        let session = app.session().expect("in the room");
+        assert_eq!(session.game.turns().len(), 1);
+        assert_eq!(session.game.to_move(), Color::Black);
+        assert_eq!(session.takeback_offer, None);
+        assert!(!screen(app).contains("asks to take back"));
+    }
+    assert!(black.tracker.my_turn() && !white.tracker.my_turn());
+    // With no takeback asked, A answers a draw offer as before.
+    assert_eq!(
+        press(&mut white, &[KeyCode::Char('A')]),
+        [Request::from(Action::AcceptDraw)]
+    );
+    // A declined request goes too.
+    black.on_net(&offered);
+    black.on_net(&event(
+        json!({"type": "takeback_declined", "seq": 8, "by": "white"}),
+    ));
+    assert_eq!(black.session().expect("room").takeback_offer, None);
+}
+
+/// Rooms for the lobby: one waiting, one live with named players.
+fn lobby_rooms() -> Vec<RoomSummary> {
+    serde_json::from_value(json!([
+        {"room": "a1a1a1a1a1a1a1a1a1a1", "variant": "standard", "visibility": "public",
+         "status": "open", "turns": 0, "spectators": 0, "to_move": "white",
+         "players": {"white": {"taken": true, "connected": true},
+                     "black": {"taken": false, "connected": false}}},
+        {"room": "b2b2b2b2b2b2b2b2b2b2", "variant": "basic", "visibility": "public",
+         "status": "live", "turns": 17, "spectators": 3, "to_move": "black",
+         "players": {"white": {"taken": true, "connected": true, "name": "anna"},
+                     "black": {"taken": true, "connected": false, "name": "Bert"}}},
+    ]))
+    .expect("summaries")
+}
+
+#[test]
+fn the_lobby_and_its_form_fit_80x24_and_120x40() {
+    let mut lobby = Lobby::default();
+    lobby.set_rooms(lobby_rooms());
+    lobby.on_key(key(KeyCode::Char('c')));
+    for (width, height, _) in sizes() {
+        let text = drawn_at(width, height, |frame| {
+            punct_cli::ui::render_lobby(&lobby, frame)
+        });
+        let lines = [
+            "  room                 variant  state turns watching  players",
+            "> a1a1a1a1a1a1a1a1a1a1 standard open      0        0  white online, black free",
+            "> variant:  standard",
+            "  colour:   random",
+            "  clock:    none   (such as 5m+2s, 300+2, or 3d a move; empty: none)",
+            "  opponent: a person",
+            "  room:     public, listed here",
+            "Up/Down/Tab: field  Left/Right: change  Enter: create  Esc: cancel",
+        ];
+        for line in lines {
+            assert!(text.contains(line), "{line:?} at {width}×{height}:\n{text}");
+        }
+        // Only the players, last on the line, are cut on a narrow terminal.
+        let live = "  b2b2b2b2b2b2b2b2b2b2 basic    live     17        3  anna (white, online), Bert (black, away)";
+        let cut = live
+            .chars()
+            .take(usize::from(width) - 2)
+            .collect::<String>();
+        assert!(text.contains(&cut), "{text}");
+    }
+}
+
+#[test]
+fn the_lobby_form_creates_a_private_room_against_the_computer() {
+    let mut lobby = Lobby::default();
+    lobby.on_key(key(KeyCode::Char('c')));
+    // Down to the opponent: a person, then the computer's levels, round both ways.
+    press_lobby(&mut lobby, &[KeyCode::Down, KeyCode::Down, KeyCode::Down]);
+    press_lobby(&mut lobby, &[KeyCode::Left]);
+    assert!(lobby_screen(&lobby).contains("> opponent: the computer, level 4 (1 easy, 4 strong)"));
+    press_lobby(
+        &mut lobby,
+        &[KeyCode::Right, KeyCode::Right, KeyCode::Right],
+    );
+    assert!(lobby_screen(&lobby).contains("> opponent: the computer, level 2"));
+    press_lobby(&mut lobby, &[KeyCode::Down, KeyCode::Right]);
+    assert!(lobby_screen(&lobby).contains("> room:     private, reached by its id only"));
+    assert_eq!(
+        lobby.on_key(key(KeyCode::Enter)),
+        Some(LobbyAction::Create(CreateRoom {
+            variant: Variant::Standard,
+            color: SeatChoice::Random,
+            visibility: Visibility::Private,
+            computer: Some(2),
+            ..CreateRoom::default()
+        }))
+    );
+}
+
+/// Presses keys in the lobby, none of which may ask for anything.
+fn press_lobby(lobby: &mut Lobby, keys: &[KeyCode]) {
+    for &k in keys {
+        assert_eq!(lobby.on_key(key(k)), None, "{k:?}");
+    }
 }

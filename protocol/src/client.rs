@@ -97,6 +97,25 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
     },
+    /// Ask the opponent to take back one's last turn: only it when the opponent is to
+    /// move, it and the opponent's reply when one is to move. Answered with an `ack`;
+    /// `takeback_offered` follows.
+    Takeback {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
+    /// Accept the opponent's standing takeback request. Answered with an `ack`;
+    /// `taken_back` follows.
+    AcceptTakeback {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
+    /// Decline the opponent's standing takeback request. Answered with an `ack`;
+    /// `takeback_declined` follows.
+    DeclineTakeback {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
     /// Say something in the room's chat: a player to the players' channel, a spectator
     /// to the spectators'. Answered with an `ack`; the `chat` notice follows.
     Chat {
@@ -133,6 +152,12 @@ pub enum Action {
     ClaimWin,
     /// After the game: ask for a rematch with colours swapped.
     Rematch,
+    /// Ask the opponent to take back one's last turn.
+    Takeback,
+    /// Accept the opponent's takeback request.
+    AcceptTakeback,
+    /// Decline the opponent's takeback request.
+    DeclineTakeback,
 }
 
 impl Action {
@@ -146,6 +171,9 @@ impl Action {
             Action::DeclineDraw => ClientMessage::DeclineDraw { id },
             Action::ClaimWin => ClientMessage::ClaimWin { id },
             Action::Rematch => ClientMessage::Rematch { id },
+            Action::Takeback => ClientMessage::Takeback { id },
+            Action::AcceptTakeback => ClientMessage::AcceptTakeback { id },
+            Action::DeclineTakeback => ClientMessage::DeclineTakeback { id },
         }
     }
 }
@@ -172,6 +200,9 @@ impl ClientMessage {
             | ClientMessage::DeclineDraw { id }
             | ClientMessage::ClaimWin { id }
             | ClientMessage::Rematch { id }
+            | ClientMessage::Takeback { id }
+            | ClientMessage::AcceptTakeback { id }
+            | ClientMessage::DeclineTakeback { id }
             | ClientMessage::Chat { id, .. }
             | ClientMessage::Mute { id, .. } => id,
         }
@@ -193,6 +224,9 @@ impl ClientMessage {
             ClientMessage::DeclineDraw { .. } => Action::DeclineDraw,
             ClientMessage::ClaimWin { .. } => Action::ClaimWin,
             ClientMessage::Rematch { .. } => Action::Rematch,
+            ClientMessage::Takeback { .. } => Action::Takeback,
+            ClientMessage::AcceptTakeback { .. } => Action::AcceptTakeback,
+            ClientMessage::DeclineTakeback { .. } => Action::DeclineTakeback,
         })
     }
 
@@ -209,6 +243,9 @@ impl ClientMessage {
             ClientMessage::DeclineDraw { .. } => "decline_draw",
             ClientMessage::ClaimWin { .. } => "claim_win",
             ClientMessage::Rematch { .. } => "rematch",
+            ClientMessage::Takeback { .. } => "takeback",
+            ClientMessage::AcceptTakeback { .. } => "accept_takeback",
+            ClientMessage::DeclineTakeback { .. } => "decline_takeback",
             ClientMessage::Chat { .. } => "chat",
             ClientMessage::Mute { .. } => "mute",
         }
@@ -383,6 +420,9 @@ mod tests {
             Action::DeclineDraw,
             Action::ClaimWin,
             Action::Rematch,
+            Action::Takeback,
+            Action::AcceptTakeback,
+            Action::DeclineTakeback,
         ] {
             let request = action.request(9);
             assert_eq!(request.id(), 9);
@@ -424,6 +464,9 @@ mod tests {
             ClientMessage::DeclineDraw { id: 1 },
             ClientMessage::ClaimWin { id: 1 },
             ClientMessage::Rematch { id: 1 },
+            ClientMessage::Takeback { id: 1 },
+            ClientMessage::AcceptTakeback { id: 1 },
+            ClientMessage::DeclineTakeback { id: 1 },
         ] {
             let json = serde_json::to_value(&message).unwrap();
             assert_eq!(json["type"], message.type_name());

@@ -46,6 +46,16 @@ pub struct TakeSeat {
     pub name: Option<String>,
 }
 
+/// `POST /api/rooms/{id}/cancel`: the creator's seat token; left out (or the body with
+/// it) by a signed-in creator, whose account holds the seat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelRoom {
+    /// The seat token `POST /api/rooms` gave the creator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
 /// A time control. A clock: each player has `base` seconds for the game and gains
 /// `increment` seconds with each turn they play. Or correspondence: `days` for each move,
 /// the mover's time set back to them after every turn. A player whose time runs out

@@ -46,13 +46,13 @@ pub use accounts::{
 };
 pub use client::{Action, ClientMessage, DecodeError};
 pub use http::{
-    ApiError, Archive, ArchivedGame, CreateRoom, Lobby, MyGame, MyGames, Record, RoomStatus,
-    RoomSummary, SeatChoice, SeatGranted, TakeSeat, TimeControl, Visibility,
+    ApiError, Archive, ArchivedGame, CancelRoom, CreateRoom, Lobby, MyGame, MyGames, Record,
+    RoomStatus, RoomSummary, SeatChoice, SeatGranted, TakeSeat, TimeControl, Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
 pub use server::{
-    Channel, ChatLine, ClockView, DotView, ErrorCode, Player, ReserveView, Reserves, Role,
-    RoomSnapshot, SeatView, Seats, ServerMessage, StackView,
+    Channel, ChatLine, ClockView, DotView, ErrorCode, Player, PositionView, ReserveView, Reserves,
+    Role, RoomSnapshot, SeatView, Seats, ServerMessage, StackView,
 };
 
 /// The version of this protocol. A client states it in its `hello`; the server refuses a

@@ -1,6 +1,6 @@
 //! Messages from the server to a client, and the snapshot of a room.
 
-use punct_rules::{Cell, Color, Kind, Outcome, Position, Turn, Variant};
+use punct_rules::{Cell, Color, Game, Kind, Outcome, Position, Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strum::IntoStaticStr;
@@ -143,6 +143,41 @@ pub enum ServerMessage {
         /// The id of the rematch's room.
         room: String,
     },
+    /// Room event: a player asked to take back their last turn (and the opponent's reply,
+    /// if the asker is to move); it stands until the opponent accepts or declines it, or
+    /// a turn is played.
+    TakebackOffered {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who asked.
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
+    },
+    /// Room event: the takeback request was declined by `by`.
+    TakebackDeclined {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who declined.
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
+    },
+    /// Room event: the opponent accepted the takeback request of `by`: the last turns
+    /// are undone, and the game goes on from the position after turn `number`.
+    TakenBack {
+        /// The room's sequence number of this event.
+        seq: Seq,
+        /// Who asked for it (and is now to move).
+        #[schemars(with = "crate::schema::ColorDef")]
+        by: Color,
+        /// How many turns remain played.
+        number: usize,
+        /// Whose turn it is now.
+        #[schemars(with = "crate::schema::ColorDef")]
+        to_move: Color,
+        /// The clocks now, in a game with a time control: nobody gets time back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
     /// Presence: a player took their seat for the first time. Presence notices are not
     /// room events: they have no `seq` and are not replayed to a member coming back.
     PlayerJoined {
@@ -208,7 +243,10 @@ impl ServerMessage {
             | ServerMessage::DrawOffered { seq, .. }
             | ServerMessage::DrawDeclined { seq, .. }
             | ServerMessage::RematchOffered { seq, .. }
-            | ServerMessage::Rematch { seq, .. } => Some(seq),
+            | ServerMessage::Rematch { seq, .. }
+            | ServerMessage::TakebackOffered { seq, .. }
+            | ServerMessage::TakebackDeclined { seq, .. }
+            | ServerMessage::TakenBack { seq, .. } => Some(seq),
             _ => None,
         }
     }
@@ -313,6 +351,14 @@ pub enum ErrorCode {
     /// A `chat` whose text is empty, longer than 300 characters, or holds control
     /// characters.
     BadChat,
+    /// `takeback` from a player who has played no turn yet, or whose request stands
+    /// already.
+    TakebackUnavailable,
+    /// `accept_takeback` or `decline_takeback` with no request from the opponent
+    /// standing.
+    NoTakebackOffer,
+    /// Cancelling a room whose other seat is taken, or whose game is over (HTTP 409).
+    NotCancellable,
 }
 
 impl ErrorCode {
@@ -397,6 +443,10 @@ pub struct RoomSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<crate::schema::ColorDef>")]
     pub draw_offer: Option<Color>,
+    /// The player whose takeback request stands, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    pub takeback_offer: Option<Color>,
     /// Once a rated game is over: what it did to both players' ratings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratings: Option<RatingChanges>,
@@ -565,6 +615,35 @@ impl StackView {
                     .collect(),
             })
             .collect()
+    }
+}
+
+/// The board and reserves of a game's position, in the form of a snapshot's: what
+/// `GET /api/rooms/{id}/position/{after}` answers, and what the web page's rules engine
+/// computes for itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PositionView {
+    /// How many turns led to it.
+    pub after: usize,
+    /// Whose turn it is.
+    #[schemars(with = "crate::schema::ColorDef")]
+    pub to_move: Color,
+    /// Every cell that holds a dot, its dots topmost first.
+    pub board: Vec<StackView>,
+    /// Both reserves.
+    pub reserves: Reserves,
+}
+
+impl PositionView {
+    /// The position `game` has reached.
+    pub fn of(game: &Game) -> PositionView {
+        let position = game.position();
+        PositionView {
+            after: game.turns().len(),
+            to_move: position.to_move(),
+            board: StackView::all(position),
+            reserves: Reserves::of(position),
+        }
     }
 }
 

@@ -63,5 +63,5 @@ pub use error::IllegalTurn;
 pub use game::{DrawReason, Game, Outcome, RecordError, RecordErrorKind, WinReason, record_text};
 pub use perft::{perft, perft_divide};
 pub use piece::{Color, Kind, Placement};
-pub use position::{Dot, PIECES_PER_PLAYER, PieceId, Placed, Position, Reserve, Variant};
+pub use position::{Chain, Dot, PIECES_PER_PLAYER, PieceId, Placed, Position, Reserve, Variant};
 pub use turn::{Notation, ParseTurnError, Turn};

@@ -38,6 +38,15 @@ impl fmt::Display for Variant {
     }
 }
 
+/// A chain of one colour's visible dots linking a pair of opposite sides.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Chain {
+    /// The two sides it links, the chain's first cell on the first, its last on the second.
+    pub sides: [Side; 2],
+    /// Its cells in order, each a neighbour of the one before.
+    pub cells: Vec<Cell>,
+}
+
 impl std::str::FromStr for Variant {
     type Err = String;
 
@@ -403,6 +412,52 @@ impl Position {
             visible.intersects(a.cells())
                 && visible.intersects(b.cells())
                 && CellSet::flood(a.cells(), visible).intersects(b.cells())
+        })
+    }
+
+    /// A shortest chain of `color`'s visible dots between the two sides of a pair, if
+    /// the colour is connected: what a page highlights at the end of a game.
+    pub fn winning_chain(&self, color: Color) -> Option<Chain> {
+        let visible = self.visible(color);
+        Side::PAIRS.into_iter().find_map(|(from, to)| {
+            // Breadth-first layers from one side; the first layer that reaches the other
+            // side is as far as the shortest chain goes, and walking back through the
+            // layers finds one.
+            let mut layers = vec![from.cells().intersection(visible)];
+            let mut reached = layers[0];
+            loop {
+                let last = *layers.last().expect("starts with one layer");
+                if last.is_empty() {
+                    return None;
+                }
+                if last.intersects(to.cells()) {
+                    break;
+                }
+                let around = last
+                    .iter()
+                    .fold(CellSet::EMPTY, |set, cell| set.union(cell.neighbour_set()));
+                let next = around.intersection(visible).difference(reached);
+                reached = reached.union(next);
+                layers.push(next);
+            }
+            let mut cell = layers
+                .pop()
+                .and_then(|last| last.intersection(to.cells()).iter().next())
+                .expect("the last layer reaches the far side");
+            let mut cells = vec![cell];
+            while let Some(layer) = layers.pop() {
+                cell = layer
+                    .intersection(cell.neighbour_set())
+                    .iter()
+                    .next()
+                    .expect("each layer's cells touch the layer before");
+                cells.push(cell);
+            }
+            cells.reverse();
+            Some(Chain {
+                sides: [from, to],
+                cells,
+            })
         })
     }
 

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use punct_rules::{
-    CELL_COUNT, Cell, Color, Direction, Dot, Game, Kind, Outcome, PIECES_PER_PLAYER, PieceId,
-    Placement, Position, Side, Turn, Variant, WinReason,
+    CELL_COUNT, Cell, Chain, Color, Direction, Dot, Game, Kind, Outcome, PIECES_PER_PLAYER,
+    PieceId, Placement, Position, Side, Turn, Variant, WinReason,
 };
 
 /// `fastrand`'s generator, seeded, with the draws the generator of turns needs.
@@ -385,7 +385,49 @@ fn check_position(position: &Position) -> Result<(), TestCaseError> {
             "{} connection",
             color
         );
+        check_chain(position, &stacks, color)?;
     }
+    Ok(())
+}
+
+/// A winning chain exists exactly when the colour is connected, and it is a real chain:
+/// it starts on one side of a pair and ends on the other, every cell shows the colour
+/// on top, each follows its predecessor as a neighbour, and none repeats.
+fn check_chain(
+    position: &Position,
+    stacks: &[Vec<Dot>],
+    color: Color,
+) -> Result<(), TestCaseError> {
+    let chain = position.winning_chain(color);
+    prop_assert_eq!(chain.is_some(), position.is_connected(color));
+    let Some(Chain {
+        sides: [from, to],
+        cells,
+    }) = chain
+    else {
+        return Ok(());
+    };
+    prop_assert!(Side::PAIRS.contains(&(from, to)));
+    prop_assert!(from.cells().contains(cells[0]));
+    prop_assert!(
+        to.cells()
+            .contains(*cells.last().expect("a chain has cells"))
+    );
+    for &cell in &cells {
+        let shows = stacks[cell.index()]
+            .first()
+            .is_some_and(|d| d.piece.color() == color);
+        prop_assert!(shows, "{} in the chain does not show {}", cell, color);
+    }
+    for pair in cells.windows(2) {
+        prop_assert!(
+            pair[0].neighbours().any(|n| n == pair[1]),
+            "{:?} not linked",
+            pair
+        );
+    }
+    let distinct: HashSet<Cell> = cells.iter().copied().collect();
+    prop_assert_eq!(distinct.len(), cells.len());
     Ok(())
 }
 

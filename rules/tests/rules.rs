@@ -598,6 +598,33 @@ fn connection_west_to_east_wins() {
     let next = after(&game, "P16:P15,Q16");
     assert!(next.position().is_connected(Color::White));
     assert_eq!(next.outcome(), win(Color::White, WinReason::Connection));
+    // The chain the page highlights: the one line of dots from A8 to Q16.
+    assert_eq!(
+        chain(&next, Color::White, [Side::West, Side::East]),
+        "A8 B9 C10 D11 E12 F13 G14 H15 I16 J16 K16 L16 M16 N16 O16 P16 Q16"
+    );
+    assert_eq!(next.position().winning_chain(Color::Black), None);
+    assert_eq!(game.position().winning_chain(Color::White), None);
+}
+
+/// The winning chain of `color`, checked to be one: it links `sides`, every cell shows
+/// the colour on top, each cell neighbours the one before and none repeats. Answers
+/// its cells.
+fn chain(game: &Game, color: Color, sides: [Side; 2]) -> String {
+    let position = game.position();
+    let chain = position.winning_chain(color).expect("connected");
+    assert_eq!(chain.sides, sides);
+    let (first, last) = (chain.cells[0], *chain.cells.last().expect("cells"));
+    assert!(sides[0].cells().contains(first) && sides[1].cells().contains(last));
+    for (i, &cell) in chain.cells.iter().enumerate() {
+        assert!(position.visible(color).contains(cell), "{cell} not {color}");
+        assert!(!chain.cells[..i].contains(&cell), "{cell} twice");
+        if i > 0 {
+            assert!(cell.neighbours().any(|n| n == chain.cells[i - 1]));
+        }
+    }
+    let names: Vec<String> = chain.cells.iter().map(ToString::to_string).collect();
+    names.join(" ")
 }
 
 #[test]
@@ -607,6 +634,11 @@ fn connection_south_west_to_north_east_wins() {
     assert_eq!(game.outcome(), None);
     let next = after(&game, "H16:I16,J17");
     assert_eq!(next.outcome(), win(Color::White, WinReason::Connection));
+    let cells = chain(&next, Color::White, [Side::SouthWest, Side::NorthEast]);
+    assert!(
+        cells.starts_with("F1 ") && cells.ends_with(" J17"),
+        "{cells}"
+    );
 }
 
 #[test]
@@ -616,6 +648,11 @@ fn connection_south_east_to_north_west_wins() {
     assert_eq!(game.outcome(), None);
     let next = after(&game, "I16:H16,H15");
     assert_eq!(next.outcome(), win(Color::White, WinReason::Connection));
+    let cells = chain(&next, Color::White, [Side::SouthEast, Side::NorthWest]);
+    assert!(
+        cells.starts_with("P8 ") && cells.ends_with(" H16"),
+        "{cells}"
+    );
 }
 
 #[test]
@@ -628,6 +665,12 @@ fn connection_runs_through_dots_at_different_levels() {
     assert_eq!(game.outcome(), None);
     let next = after(&game, "Q10:Q11,P10");
     assert_eq!(next.outcome(), win(Color::White, WinReason::Connection));
+    // The chain runs over G2, the raised dot.
+    let cells = chain(&next, Color::White, [Side::West, Side::East]);
+    assert!(
+        cells.starts_with("A2 ") && cells.contains(" G2 "),
+        "{cells}"
+    );
 }
 
 /// Black's chain A2 … Q10 is complete but for H2, covered by a White triangle standing on
@@ -660,6 +703,8 @@ fn mover_wins_when_both_players_are_connected() {
     assert!(next.position().is_connected(Color::Black));
     assert!(next.position().is_connected(Color::White));
     assert_eq!(next.outcome(), win(Color::White, WinReason::Connection));
+    chain(&next, Color::Black, [Side::West, Side::East]);
+    chain(&next, Color::White, [Side::West, Side::East]);
 }
 
 #[test]

@@ -117,6 +117,16 @@ impl Clock {
         self.running = Some((mover.opponent(), now));
     }
 
+    /// Turns were taken back at `now`, leaving `to_move` to move after `played` turns:
+    /// the running clock stops, keeping the time it spent (nobody gets time back), and
+    /// `to_move`'s starts, unless the game is back at its untimed first turn.
+    pub(crate) fn take_back(&mut self, to_move: Color, played: usize, now: Instant) {
+        self.stop(now);
+        if played > 0 {
+            self.running = Some((to_move, now));
+        }
+    }
+
     /// Stops the running clock at `now` (the game is over).
     pub(crate) fn stop(&mut self, now: Instant) {
         if let Some((color, _)) = self.running {

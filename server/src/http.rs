@@ -12,7 +12,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use punct_protocol::{ApiError, Archive, CreateRoom, ErrorCode, Lobby, TakeSeat};
+use punct_protocol::{ApiError, Archive, CancelRoom, CreateRoom, ErrorCode, Lobby, TakeSeat};
 use serde::Deserialize;
 use tracing::Instrument;
 
@@ -20,6 +20,7 @@ use crate::AppState;
 use crate::accounts::http::{failure, signed_in};
 use crate::connection;
 use crate::metrics::{Gauges, Refused};
+use crate::room::Key;
 use crate::store::{Account, ArchiveCursor, Player};
 
 /// Whether a WebSocket upgrade may proceed given its `Origin`: any origin when no list is
@@ -67,6 +68,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms", post(create_room).get(lobby))
         .route("/api/rooms/{id}", get(room))
         .route("/api/rooms/{id}/seat", post(take_seat))
+        .route("/api/rooms/{id}/cancel", post(cancel_room))
         .route("/api/rooms/{id}/record", get(record))
         .route("/api/rooms/{id}/record.txt", get(record_text))
         .route("/api/games", get(archive))
@@ -98,6 +100,18 @@ impl From<ErrorCode> for Failure {
             ErrorCode::BadRequest => (
                 StatusCode::BAD_REQUEST,
                 "nobody may take both seats of a rated game",
+            ),
+            ErrorCode::BadToken => (
+                StatusCode::FORBIDDEN,
+                "the token is not the seat token of this room",
+            ),
+            ErrorCode::NotAPlayer => (
+                StatusCode::FORBIDDEN,
+                "your account holds no seat in this room",
+            ),
+            ErrorCode::NotCancellable => (
+                StatusCode::CONFLICT,
+                "only a room whose other seat is free and whose game is not over can be cancelled",
             ),
             _ => (
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -246,6 +260,35 @@ async fn take_seat(
     };
     let player = player(&state, account, request.name.as_deref()).await?;
     Ok(Json(state.rooms.take_seat(&id, player).await?).into_response())
+}
+
+/// `POST /api/rooms/{id}/cancel`: the creator deletes a room nobody has joined.
+async fn cancel_room(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, Failure> {
+    let account = signed_in(&state, &headers, true).await?;
+    let request: CancelRoom = if body.iter().all(u8::is_ascii_whitespace) {
+        CancelRoom::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| Failure::bad_request(e.to_string()))?
+    };
+    let key = match (request.token, account) {
+        (Some(token), _) => Key::Token(token),
+        (None, Some(account)) => Key::Account(account.id),
+        (None, None) => {
+            return Err(Failure::new(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::SignInRequired,
+                "give the room's seat token, or sign in to the account that holds the seat",
+            ));
+        }
+    };
+    state.rooms.cancel(&id, key).await?;
+    tracing::info!(room = %id, "room cancelled");
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Who takes a seat: a signed-in player as their account (under its username), anyone

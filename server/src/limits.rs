@@ -101,6 +101,9 @@ impl Kind {
             | ClientMessage::DeclineDraw { .. }
             | ClientMessage::ClaimWin { .. }
             | ClientMessage::Rematch { .. }
+            | ClientMessage::Takeback { .. }
+            | ClientMessage::AcceptTakeback { .. }
+            | ClientMessage::DeclineTakeback { .. }
             | ClientMessage::Mute { .. } => Kind::Act,
             ClientMessage::Chat { .. } => Kind::Chat,
         }

@@ -25,7 +25,7 @@ use tokio::sync::watch;
 
 use crate::Config;
 use crate::cluster::{self, Cluster, ClusterError, Owner, owner};
-use crate::room::{Context, Fresh, RoomClosed, RoomHandle, Setup, relay, summary_of};
+use crate::room::{Context, Fresh, Key, RoomClosed, RoomHandle, Setup, relay, summary_of};
 use crate::secret;
 use crate::store::{self, Player, Store, StoreError, hash_token};
 
@@ -354,6 +354,26 @@ impl Registry {
         .await?
     }
 
+    /// Deletes room `id` for its creator, who presents `key`, while nobody has taken the
+    /// other seat. A stored room is loaded for it only if a seat is free.
+    pub(crate) async fn cancel(&self, id: &str, key: Key) -> Result<(), ErrorCode> {
+        if self.running(id).is_none() {
+            let row = self.context().store.summary(id).await;
+            match row.map_err(|e| storage_failed(&e))? {
+                None => return Err(ErrorCode::NoSuchRoom),
+                Some(row) if row.outcome.is_some() || row.taken.iter().all(|&taken| taken) => {
+                    return Err(ErrorCode::NotCancellable);
+                }
+                Some(_) => {}
+            }
+        }
+        self.ask(id, |room| {
+            let key = key.clone();
+            async move { room.cancel(key).await }
+        })
+        .await?
+    }
+
     /// Room `id` as the lobby shows it; read from the database if it is not running.
     pub(crate) async fn summary(&self, id: &str) -> Result<RoomSummary, ErrorCode> {
         if let Some(handle) = self.running(id)
@@ -407,7 +427,7 @@ impl Registry {
                 Some(handle) if handle.relayed_from().is_none() => handle.summary(),
                 _ => elsewhere.remove(&row.id).unwrap_or_else(|| summary_of(row)),
             })
-            .filter(|room| room.status != RoomStatus::Over)
+            .filter(|room| room.status != RoomStatus::Over && !deserted(room))
             .collect())
     }
 
@@ -541,6 +561,15 @@ fn storage_failed(e: &StoreError) -> ErrorCode {
     let error: &dyn std::error::Error = e;
     tracing::error!(error, "database");
     ErrorCode::StorageFailed
+}
+
+/// Whether a live game has nobody at its board: both players away, in a game played in
+/// one sitting. The lobby leaves it out (a correspondence game's players come and go).
+fn deserted(room: &RoomSummary) -> bool {
+    room.status == RoomStatus::Live
+        && room.clock.is_none_or(|clock| clock.days.is_none())
+        && !room.players.white.connected
+        && !room.players.black.connected
 }
 
 #[cfg(test)]

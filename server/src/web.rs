@@ -1,123 +1,278 @@
 //! The browser client: the lobby at `/`, the game page at `/room/{id}`, a player's page at
-//! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, their
-//! assets under `/assets/`, and `GET /api/rooms/{id}/position/{after}`, which replays the
-//! first N turns with the rules engine so the page can show past positions without
-//! knowing the rules. The pages get everything else from the JSON API.
+//! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, a
+//! player's games at `/mine`, the analysis board at `/analysis`, their assets under
+//! `/assets/`, and `GET /api/rooms/{id}/position/{after}`, which replays the first N
+//! turns so that a page without the rules engine can show past positions. The pages
+//! get everything else from the JSON API.
 //!
-//! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, compiled into
-//! the binary: there is no build step, and the server needs no files at run time.
+//! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, and the rules
+//! engine compiled to WebAssembly by the build script, all compiled into the binary: the
+//! server needs no files at run time. Pages load their assets under
+//! `/assets/{version}/`, where the version is a hash of every asset: those answers may
+//! be cached for a year, and a new release is seen at once. Every answer is sent
+//! gzipped to a browser that takes it.
+
+use std::io::Write;
+use std::sync::LazyLock;
 
 use axum::Json;
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use punct_protocol::{Reserves, StackView};
-use punct_rules::{Color, Game};
-use serde::Serialize;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use punct_protocol::PositionView;
+use punct_rules::Game;
+use sha2::{Digest, Sha256};
 
 use crate::AppState;
 use crate::http::Failure;
 
 /// The routes of the browser client, merged into the server's router.
 pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/",
-            get(|| async { Html(include_str!("../web/lobby.html")) }),
-        )
-        .route(
-            "/room/{id}",
-            get(|| async { Html(include_str!("../web/room.html")) }),
-        )
-        .route(
-            "/player/{username}",
-            get(|| async { Html(include_str!("../web/player.html")) }),
-        )
-        .route(
-            "/leaderboard",
-            get(|| async { Html(include_str!("../web/leaderboard.html")) }),
-        )
-        .route(
-            "/games",
-            get(|| async { Html(include_str!("../web/games.html")) }),
-        )
-        .route(
-            "/mine",
-            get(|| async { Html(include_str!("../web/mine.html")) }),
-        )
-        .route("/assets/{file}", get(asset))
+    let pages = PAGES
+        .iter()
+        .enumerate()
+        .fold(Router::new(), |router, (index, &(path, _, _))| {
+            router.route(path, get(move |headers| page(index, headers)))
+        });
+    pages
+        .route("/favicon.ico", get(favicon))
+        .route("/assets/{file}", get(unversioned_asset))
+        .route("/assets/{version}/{file}", get(asset))
         .route("/api/rooms/{id}/position/{after}", get(position))
 }
 
+/// The page's rules engine, built by `build.rs`; empty when the server was built
+/// without the WebAssembly target, and then not served (the page falls back on the
+/// server's lists of legal turns).
+const RULES_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_rules.wasm"));
+
+/// Every page: the path it is served at, its file and its source.
+const PAGES: &[(&str, &str, &str)] = &[
+    ("/", "lobby.html", include_str!("../web/lobby.html")),
+    ("/room/{id}", "room.html", include_str!("../web/room.html")),
+    (
+        "/player/{username}",
+        "player.html",
+        include_str!("../web/player.html"),
+    ),
+    (
+        "/leaderboard",
+        "leaderboard.html",
+        include_str!("../web/leaderboard.html"),
+    ),
+    ("/games", "games.html", include_str!("../web/games.html")),
+    ("/mine", "mine.html", include_str!("../web/mine.html")),
+    (
+        "/analysis",
+        "analysis.html",
+        include_str!("../web/analysis.html"),
+    ),
+    (
+        "/how-to-play",
+        "how-to-play.html",
+        include_str!("../web/how-to-play.html"),
+    ),
+];
+
 /// Every asset: its name under `/assets/`, its media type and its bytes.
-const ASSETS: &[(&str, &str, &str)] = &[
-    ("style.css", "text/css", include_str!("../web/style.css")),
+const ASSETS: &[(&str, &str, &[u8])] = &[
+    ("style.css", "text/css", include_bytes!("../web/style.css")),
     (
         "lobby.js",
         "text/javascript",
-        include_str!("../web/lobby.js"),
+        include_bytes!("../web/lobby.js"),
     ),
-    ("room.js", "text/javascript", include_str!("../web/room.js")),
+    (
+        "room.js",
+        "text/javascript",
+        include_bytes!("../web/room.js"),
+    ),
     (
         "board.js",
         "text/javascript",
-        include_str!("../web/board.js"),
+        include_bytes!("../web/board.js"),
     ),
-    ("api.js", "text/javascript", include_str!("../web/api.js")),
-    ("ui.js", "text/javascript", include_str!("../web/ui.js")),
-    ("chat.js", "text/javascript", include_str!("../web/chat.js")),
+    ("api.js", "text/javascript", include_bytes!("../web/api.js")),
+    ("ui.js", "text/javascript", include_bytes!("../web/ui.js")),
+    (
+        "chat.js",
+        "text/javascript",
+        include_bytes!("../web/chat.js"),
+    ),
     (
         "account.js",
         "text/javascript",
-        include_str!("../web/account.js"),
+        include_bytes!("../web/account.js"),
     ),
     (
         "player.js",
         "text/javascript",
-        include_str!("../web/player.js"),
+        include_bytes!("../web/player.js"),
     ),
     (
         "leaderboard.js",
         "text/javascript",
-        include_str!("../web/leaderboard.js"),
+        include_bytes!("../web/leaderboard.js"),
     ),
     (
         "games.js",
         "text/javascript",
-        include_str!("../web/games.js"),
+        include_bytes!("../web/games.js"),
     ),
-    ("mine.js", "text/javascript", include_str!("../web/mine.js")),
+    (
+        "mine.js",
+        "text/javascript",
+        include_bytes!("../web/mine.js"),
+    ),
+    (
+        "how-to-play.js",
+        "text/javascript",
+        include_bytes!("../web/how-to-play.js"),
+    ),
+    (
+        "engine.js",
+        "text/javascript",
+        include_bytes!("../web/engine.js"),
+    ),
+    (
+        "analysis.js",
+        "text/javascript",
+        include_bytes!("../web/analysis.js"),
+    ),
+    (
+        "icon.svg",
+        "image/svg+xml",
+        include_bytes!("../web/icon.svg"),
+    ),
+    ("rules.wasm", "application/wasm", RULES_WASM),
 ];
 
-async fn asset(Path(file): Path<String>) -> Response {
-    match ASSETS.iter().find(|(name, _, _)| *name == file) {
-        Some((_, media, body)) => (
-            [
-                (header::CONTENT_TYPE, format!("{media}; charset=utf-8")),
-                // The assets change only with the binary; a short cache keeps a new
-                // release visible within minutes.
-                (header::CACHE_CONTROL, "max-age=300".to_owned()),
-            ],
-            *body,
-        )
-            .into_response(),
+/// A body ready to send: as it is, and gzipped when that is smaller.
+struct Prepared {
+    /// Its media type.
+    media: &'static str,
+    /// The bytes.
+    plain: Vec<u8>,
+    /// The bytes gzipped, unless that saves nothing.
+    gzipped: Option<Vec<u8>>,
+}
+
+impl Prepared {
+    fn new(media: &'static str, plain: Vec<u8>) -> Prepared {
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::best());
+        encoder.write_all(&plain).expect("writing to memory");
+        let gzipped = encoder.finish().expect("writing to memory");
+        Prepared {
+            media,
+            gzipped: (gzipped.len() < plain.len()).then_some(gzipped),
+            plain,
+        }
+    }
+
+    /// The answer, gzipped if the request takes that, with `cache` as its caching.
+    fn answer(&self, headers: &HeaderMap, cache: &'static str) -> Response {
+        let takes_gzip = headers
+            .get_all(header::ACCEPT_ENCODING)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
+        let mut response = match (&self.gzipped, takes_gzip) {
+            (Some(gzipped), true) => {
+                let mut response = Body::from(gzipped.clone()).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                response
+            }
+            _ => Body::from(self.plain.clone()).into_response(),
+        };
+        let headers = response.headers_mut();
+        let media = if self.media.starts_with("text/") {
+            format!("{}; charset=utf-8", self.media)
+        } else {
+            self.media.to_owned()
+        };
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(&media).expect("media types are header values"),
+        );
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        response
+    }
+}
+
+/// The pages and assets, prepared once.
+struct Site {
+    /// The hash of every asset, in the paths pages load them from.
+    version: String,
+    /// By the index of [`PAGES`], each loading its assets from the versioned paths.
+    pages: Vec<Prepared>,
+    /// By the index of [`ASSETS`] (the module that was not built left out).
+    assets: Vec<Option<Prepared>>,
+}
+
+static SITE: LazyLock<Site> = LazyLock::new(|| {
+    let mut hash = Sha256::new();
+    for (name, _, bytes) in ASSETS {
+        hash.update(name.as_bytes());
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    }
+    let digest: [u8; 32] = hash.finalize().into();
+    let version: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    let prefix = format!("\"/assets/{version}/");
+    let pages = PAGES
+        .iter()
+        .map(|(_, _, html)| {
+            let html = html.replace("\"/assets/", &prefix);
+            Prepared::new("text/html", html.into_bytes())
+        })
+        .collect();
+    let assets = ASSETS
+        .iter()
+        .map(|&(_, media, bytes)| (!bytes.is_empty()).then(|| Prepared::new(media, bytes.to_vec())))
+        .collect();
+    Site {
+        version,
+        pages,
+        assets,
+    }
+});
+
+/// Page number `index`: checked again on every visit, so that a new release's assets
+/// are loaded at once.
+async fn page(index: usize, headers: HeaderMap) -> Response {
+    SITE.pages[index].answer(&headers, "no-cache")
+}
+
+async fn favicon(headers: HeaderMap) -> Response {
+    asset(Path((SITE.version.clone(), "icon.svg".to_owned())), headers).await
+}
+
+/// An asset under `/assets/{version}/`: kept for a year when it is this release's.
+async fn asset(Path((version, file)): Path<(String, String)>, headers: HeaderMap) -> Response {
+    let cache = if version == SITE.version {
+        "public, max-age=31536000, immutable"
+    } else {
+        // A page of another release (a node of the cluster not yet upgraded, say).
+        "max-age=300"
+    };
+    let found = ASSETS.iter().position(|(name, _, _)| *name == file);
+    match found.and_then(|index| SITE.assets[index].as_ref()) {
+        Some(prepared) => prepared.answer(&headers, cache),
         None => StatusCode::NOT_FOUND.into_response(),
     }
 }
 
-/// The board and reserves after some turns, in the form of a snapshot's.
-#[derive(Serialize)]
-struct PositionView {
-    /// How many turns were replayed.
-    after: usize,
-    /// Whose turn it is in that position.
-    to_move: Color,
-    /// Every cell that holds a dot, its dots topmost first.
-    board: Vec<StackView>,
-    /// Both reserves.
-    reserves: Reserves,
+/// An asset under `/assets/`, as pages of earlier releases load them: kept for minutes.
+async fn unversioned_asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
+    asset(Path((String::new(), file)), headers).await
 }
 
 async fn position(
@@ -136,27 +291,12 @@ async fn position(
         // The room accepted every recorded turn with the same rules engine.
         game.play(turn).expect("a recorded turn is legal");
     }
-    let position = game.position();
-    Ok(Json(PositionView {
-        after,
-        to_move: position.to_move(),
-        board: StackView::all(position),
-        reserves: Reserves::of(position),
-    }))
+    Ok(Json(PositionView::of(&game)))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::ASSETS;
-
-    /// The pages, by their source, for the check that what they load is served.
-    const PAGES: &[(&str, &str)] = &[
-        ("lobby.html", include_str!("../web/lobby.html")),
-        ("room.html", include_str!("../web/room.html")),
-        ("player.html", include_str!("../web/player.html")),
-        ("leaderboard.html", include_str!("../web/leaderboard.html")),
-        ("games.html", include_str!("../web/games.html")),
-    ];
+    use super::{ASSETS, PAGES};
 
     /// The names that follow `prefix` up to `end` in `text`.
     fn references<'a>(text: &'a str, prefix: &str, end: char) -> Vec<&'a str> {
@@ -169,11 +309,10 @@ mod tests {
     #[test]
     fn every_asset_a_page_or_module_loads_is_served() {
         let served = |name: &str| ASSETS.iter().any(|(asset, _, _)| *asset == name);
-        for (page, html) in PAGES {
+        for (_, page, html) in PAGES {
             let loaded = references(html, "\"/assets/", '"');
-            assert_eq!(
-                loaded.len(),
-                2,
+            assert!(
+                loaded.contains(&"style.css") && loaded.iter().any(|a| a.ends_with(".js")),
                 "{page} loads its stylesheet and its module"
             );
             for asset in loaded {
@@ -184,6 +323,7 @@ mod tests {
             }
         }
         for (module, _, source) in ASSETS.iter().filter(|(name, _, _)| name.ends_with(".js")) {
+            let source = std::str::from_utf8(source).expect("modules are UTF-8");
             for import in references(source, "from './", '\'') {
                 assert!(
                     served(import),

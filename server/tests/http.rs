@@ -25,6 +25,7 @@ async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
     let open = server.create_room(r#"{"variant":"basic"}"#).await;
     let hidden = server.create_room(r#"{"visibility":"private"}"#).await;
     let live = server.table("standard").await;
+    let _white = server.player(&live.room, &live.white).await;
 
     let lobby: Lobby = server.get("/api/rooms").await;
     let listed: Vec<(&str, RoomStatus)> = lobby
@@ -41,6 +42,23 @@ async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
     );
     assert_eq!(lobby.rooms[0].variant, Variant::Basic);
     assert!(lobby.rooms[1].players.white.taken && lobby.rooms[1].players.black.taken);
+    // A game whose players are both away is not listed as live; while one of its
+    // players is there, it is.
+    let deserted = server.table("standard").await;
+    let mut away = server.player(&deserted.room, &deserted.white).await;
+    let lobby: Lobby = server.get("/api/rooms").await;
+    assert!(lobby.rooms.iter().any(|r| r.room == deserted.room));
+    away.send_raw(punct_client::Message::Close(None)).await;
+    let gone = async {
+        loop {
+            let lobby: Lobby = server.get("/api/rooms").await;
+            if lobby.rooms.iter().all(|r| r.room != deserted.room) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(common::PATIENCE, gone).await.unwrap();
 
     // A private room is reached by its id only.
     let summary: RoomSummary = server.summary(&hidden.room).await;

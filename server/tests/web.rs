@@ -3,7 +3,10 @@
 
 mod common;
 
+use std::io::Read;
+
 use common::TestServer;
+use flate2::read::GzDecoder;
 use punct_protocol::StackView;
 use serde::Deserialize;
 
@@ -20,16 +23,139 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
     let server = TestServer::start().await;
     let (status, lobby) = server.http("GET", "/", "").await;
     assert_eq!(status, 200);
-    assert!(lobby.contains(r#"src="/assets/lobby.js""#), "{lobby}");
-    let (status, room) = server.http("GET", "/room/0123abcd", "").await;
-    assert_eq!(status, 200);
-    assert!(room.contains(r#"src="/assets/room.js""#), "{room}");
-    for asset in ["style.css", "lobby.js", "room.js", "board.js", "api.js"] {
-        let (status, body) = server.http("GET", &format!("/assets/{asset}"), "").await;
-        assert_eq!(status, 200, "{asset}");
-        assert!(!body.is_empty(), "{asset}");
+    let version = version_of(&lobby);
+    assert!(
+        lobby.contains(&format!(r#"src="/assets/{version}/lobby.js""#)),
+        "{lobby}"
+    );
+    for page in [
+        "/room/0123abcd",
+        "/analysis",
+        "/games",
+        "/leaderboard",
+        "/mine",
+    ] {
+        let (status, html) = server.http("GET", page, "").await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(
+            version_of(&html),
+            version,
+            "{page} loads this release's assets"
+        );
+    }
+    for asset in [
+        "style.css",
+        "lobby.js",
+        "room.js",
+        "board.js",
+        "api.js",
+        "engine.js",
+    ] {
+        // Under the release's version, and where pages of earlier releases look.
+        for path in [
+            format!("/assets/{version}/{asset}"),
+            format!("/assets/{asset}"),
+        ] {
+            let (status, body) = server.http("GET", &path, "").await;
+            assert_eq!(status, 200, "{path}");
+            assert!(!body.is_empty(), "{path}");
+        }
     }
     assert_eq!(server.http("GET", "/assets/secret.rs", "").await.0, 404);
+    assert_eq!(
+        server
+            .http("GET", &format!("/assets/{version}/secret.rs"), "")
+            .await
+            .0,
+        404
+    );
+}
+
+/// The version in the asset paths of a page.
+fn version_of(html: &str) -> String {
+    let after = html
+        .split("\"/assets/")
+        .nth(1)
+        .expect("the page loads assets");
+    let version = after.split('/').next().unwrap();
+    assert!(
+        version.len() == 12 && version.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{version}"
+    );
+    version.to_owned()
+}
+
+#[tokio::test]
+async fn assets_are_kept_a_year_under_their_version_and_sent_gzipped_when_asked() {
+    let server = TestServer::start().await;
+    let (_, lobby) = server.http("GET", "/", "").await;
+    let version = version_of(&lobby);
+    let client = reqwest::Client::new();
+    let get = |path: String, gzip: bool| {
+        let request = client.get(format!("http://{}{path}", server.addr));
+        let request = if gzip {
+            request.header("accept-encoding", "gzip, deflate, br")
+        } else {
+            request
+        };
+        request.send()
+    };
+
+    let plain = get(format!("/assets/{version}/room.js"), false)
+        .await
+        .unwrap();
+    assert_eq!(
+        plain.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(
+        plain.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    assert!(plain.headers().get("content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap();
+
+    let zipped = get(format!("/assets/{version}/room.js"), true)
+        .await
+        .unwrap();
+    assert_eq!(zipped.headers()["content-encoding"], "gzip");
+    assert_eq!(zipped.headers()["vary"], "accept-encoding");
+    let zipped = zipped.bytes().await.unwrap();
+    assert!(
+        zipped.len() * 2 < plain.len(),
+        "{} of {}",
+        zipped.len(),
+        plain.len()
+    );
+    let mut unzipped = Vec::new();
+    GzDecoder::new(&zipped[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, plain);
+
+    // Another release's path, or none, is kept only minutes; the pages are checked on
+    // every visit, so that a new release's assets are loaded at once.
+    let old = get("/assets/0123456789ab/room.js".to_owned(), true)
+        .await
+        .unwrap();
+    assert_eq!(old.headers()["cache-control"], "max-age=300");
+    let bare = get("/assets/room.js".to_owned(), false).await.unwrap();
+    assert_eq!(bare.headers()["cache-control"], "max-age=300");
+    let page = get("/room/0123abcd".to_owned(), true).await.unwrap();
+    assert_eq!(page.headers()["cache-control"], "no-cache");
+    assert_eq!(page.headers()["content-encoding"], "gzip");
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+
+    // The rules engine, for the page to run.
+    let wasm = get(format!("/assets/{version}/rules.wasm"), false)
+        .await
+        .unwrap();
+    assert_eq!(wasm.headers()["content-type"], "application/wasm");
+    assert!(wasm.bytes().await.unwrap().starts_with(b"\0asm"));
+
+    let icon = get("/favicon.ico".to_owned(), false).await.unwrap();
+    assert_eq!(icon.status(), 200);
+    assert_eq!(icon.headers()["content-type"], "image/svg+xml");
 }
 
 #[tokio::test]

@@ -1,7 +1,9 @@
-// Board geometry, turn notation and the SVG drawing of a position.
+// Board geometry, turn notation and the SVG drawing of a position: its cells (each a
+// button for the keyboard and screen readers), the three pairs of sides, the last turn,
+// a winning chain, a piece being placed.
 //
-// Presentation only: which turns are legal always comes from the server (`legal_turns`),
-// and positions come from the server's snapshots and `/position/{n}`.
+// Presentation only: which turns are legal, who won and the chain that won come from the
+// rules engine (the server's, or its WebAssembly build in the page).
 
 const COLS = 'ABCDEFGHIJKLMNOPQ';
 const CORNERS = new Set(['A1', 'A9', 'I1', 'I17', 'Q9', 'Q17']);
@@ -24,6 +26,54 @@ for (let c = 1; c <= 17; c++) {
   for (let r = 1; r <= 17; r++) {
     if (Math.abs(r - c) <= 8 && !CORNERS.has(cellName(c, r))) CELLS.push(cellName(c, r));
   }
+}
+
+const ON_BOARD = new Set(CELLS);
+
+/** Seven cells in a line from (c, r), one step of (dc, dr) apart. */
+function line(c, r, dc, dr) {
+  return Array.from({ length: 7 }, (_, i) => cellName(c + i * dc, r + i * dr));
+}
+
+/** The three pairs of opposite sides (RULES.md section 1): a chain joining the two
+ * sides of one pair wins. */
+export const SIDES = [
+  [line(1, 2, 0, 1), line(17, 10, 0, 1)],
+  [line(2, 1, 1, 0), line(10, 17, 1, 0)],
+  [line(10, 2, 1, 1), line(2, 10, 1, 1)],
+];
+
+/**
+ * A winning chain as the rules engine gives it (`position`'s `chain`: its cells in order
+ * and the cells of the two sides it joins) in the form `drawBoard` takes: `{pair, cells}`,
+ * `pair` indexing `SIDES`.
+ */
+export function chainView(chain) {
+  if (!chain) return null;
+  const [first, last] = [chain.cells[0], chain.cells[chain.cells.length - 1]];
+  const pair = SIDES.findIndex(([a, b]) => (a.includes(first) && b.includes(last)) || (b.includes(first) && a.includes(last)));
+  return { pair, cells: chain.cells };
+}
+
+/**
+ * The cell beside `name` in the direction of an arrow key as the board is drawn (`flip`:
+ * turned half a turn), or null at the edge. Left and right zigzag between the two
+ * neighbours on that side, so that repeated presses keep to one screen row.
+ */
+export function cellTowards(name, key, flip) {
+  const { c, r } = parseCell(name);
+  const turned = { ArrowUp: 'ArrowDown', ArrowDown: 'ArrowUp', ArrowLeft: 'ArrowRight', ArrowRight: 'ArrowLeft' };
+  const odd = c % 2 === 1;
+  const steps = {
+    ArrowUp: [[0, 1]],
+    ArrowDown: [[0, -1]],
+    ArrowRight: odd ? [[1, 1], [1, 0]] : [[1, 0], [1, 1]],
+    ArrowLeft: odd ? [[-1, 0], [-1, -1]] : [[-1, -1], [-1, 0]],
+  }[flip ? turned[key] : key];
+  const cell = (steps || [])
+    .map(([dc, dr]) => (c + dc >= 1 && c + dc <= 17 ? cellName(c + dc, r + dr) : null))
+    .find((next) => ON_BOARD.has(next));
+  return cell ?? null;
 }
 
 /** Hex distance between two cells: neighbours differ by (0,±1), (±1,0) or ±(1,1). */
@@ -134,10 +184,18 @@ function hexagon(x, y, radius) {
   return points.join(' ');
 }
 
+/** Where cells are drawn: as `toScreen`, or turned half a turn for a flipped board. */
+function projection(flip) {
+  return (name) => {
+    const { x, y } = toScreen(name);
+    return flip ? { x: -x, y: -y } : { x, y };
+  };
+}
+
 /** How far a piece is drawn up per level, so lower pieces show under higher ones. */
 const LIFT = 3;
 
-function drawPiece(group, piece, extraClass) {
+function drawPiece(group, piece, extraClass, at = toScreen) {
   const lift = (piece.level - 1) * LIFT;
   const covered = piece.dots.some((d) => d.covered);
   const g = el('g', {
@@ -145,78 +203,159 @@ function drawPiece(group, piece, extraClass) {
     'data-piece': piece.key,
     transform: `translate(0,${-lift})`,
   }, group);
-  const at = piece.dots.map((d) => ({ ...d, ...toScreen(d.cell), rc: parseCell(d.cell) }));
-  for (let i = 0; i < at.length; i++) {
-    for (let j = i + 1; j < at.length; j++) {
-      if (distance(at[i].rc, at[j].rc) === 1) {
-        el('line', { class: 'link', x1: at[i].x, y1: at[i].y, x2: at[j].x, y2: at[j].y }, g);
+  const dots = piece.dots.map((d) => ({ ...d, ...at(d.cell), rc: parseCell(d.cell) }));
+  for (let i = 0; i < dots.length; i++) {
+    for (let j = i + 1; j < dots.length; j++) {
+      if (distance(dots[i].rc, dots[j].rc) === 1) {
+        el('line', { class: 'link', x1: dots[i].x, y1: dots[i].y, x2: dots[j].x, y2: dots[j].y }, g);
       }
     }
   }
-  for (const d of at) {
+  for (const d of dots) {
     el('circle', { class: 'dot', cx: d.x, cy: d.y, r: 9.5 }, g);
+    // Black's dots carry a ring, so the sides differ by more than their colour.
+    if (piece.color === 'black') el('circle', { class: 'ring', cx: d.x, cy: d.y, r: 6.5 }, g);
     if (d.punct) el('circle', { class: 'punct', cx: d.x, cy: d.y, r: 4 }, g);
   }
 }
 
+/** What a cell holds, in words, for its label. */
+function describe(name, stack) {
+  if (!stack) return `${name}, empty`;
+  const top = stack.dots[0];
+  return `${name}, ${top.color} ${KINDS[top.kind]}${top.punct ? ' (its PÜNCT)' : ''}, level ${top.level}`;
+}
+
 /**
- * Draws `view` into `svg`: `board` (a snapshot's), `targets` (cells to light up),
- * `source` (cells of the picked piece) and `ghost` (a parsed turn to preview, with
- * `color`).
+ * Draws `view` into `svg`:
+ * - `board`: a snapshot's board;
+ * - `flip`: turned half a turn (Black's view);
+ * - `targets`, `minors`: cells lit as destinations of the PÜNCT and of a minor dot;
+ * - `source`: the cells of the picked piece;
+ * - `ghost`: a parsed turn to preview, with `color`;
+ * - `last`: the last turn, `{from, to}` (the PÜNCT's origin for a move, the cells it
+ *   went to);
+ * - `chain`: a winning chain (`chainView`), drawn with the two sides it joins;
+ * - `focus`: the cell the keyboard is on; the others are reached with the arrow keys.
+ * Each cell is a button named by its content for screen readers.
  */
 export function drawBoard(svg, view) {
+  const at = projection(view.flip);
+  const focused = svg.contains(document.activeElement);
   svg.replaceChildren();
   svg.setAttribute('viewBox', '-250 -275 500 550');
+  const lit = {
+    target: view.targets,
+    minor: view.minors,
+    source: view.source,
+    'last-from': view.last?.from ? [view.last.from] : [],
+    'last-to': view.last?.to,
+    chain: view.chain?.cells,
+  };
+  const classes = Object.entries(lit).map(([name, cells]) => [name, new Set(cells || [])]);
+  const stacks = new Map(view.board.map((stack) => [stack.cell, stack]));
   const cells = el('g', { class: 'cells' }, svg);
-  const targets = new Set(view.targets || []);
-  const source = new Set(view.source || []);
+  let cursor = null;
   for (const name of CELLS) {
-    const { x, y } = toScreen(name);
-    const classes = ['cell'];
-    if (inCentre(name)) classes.push('centre');
-    if (targets.has(name)) classes.push('target');
-    if (source.has(name)) classes.push('source');
-    el('polygon', { class: classes.join(' '), points: hexagon(x, y, STEP / 1.732), 'data-cell': name }, cells);
+    const { x, y } = at(name);
+    const names = ['cell', ...(inCentre(name) ? ['centre'] : []), ...classes.filter(([, set]) => set.has(name)).map(([n]) => n)];
+    const polygon = el('polygon', {
+      class: names.join(' '),
+      points: hexagon(x, y, STEP / 1.732),
+      'data-cell': name,
+      role: 'button',
+      'aria-label': describe(name, stacks.get(name)) + (names.includes('target') ? ', a destination' : ''),
+      tabindex: name === view.focus ? 0 : -1,
+    }, cells);
+    if (name === view.focus) cursor = polygon;
   }
-  drawLabels(el('g', { class: 'labels' }, svg));
+  drawSides(el('g', { class: 'sides' }, svg), at, view.chain?.pair);
+  drawLabels(el('g', { class: 'labels' }, svg), at, view.flip);
   const pieces = el('g', { class: 'pieces' }, svg);
   const all = piecesOf(view.board).sort((a, b) => a.level - b.level);
-  for (const piece of all) drawPiece(pieces, piece, '');
+  for (const piece of all) drawPiece(pieces, piece, '', at);
   const badges = el('g', { class: 'badges' }, svg);
   for (const stack of view.board) {
     const top = stack.dots[0].level;
     if (top < 2 && stack.dots.length < 2) continue;
-    const { x, y } = toScreen(stack.cell);
+    const { x, y } = at(stack.cell);
     const lift = (top - 1) * LIFT;
     const g = el('g', { class: 'badge', 'data-height': top }, badges);
     el('circle', { cx: x + 9, cy: y - 9 - lift, r: 6.5 }, g);
     el('text', { x: x + 9, y: y - 6.5 - lift }, g).textContent = String(top);
   }
+  if (view.last?.from) {
+    // The way the PÜNCT went, over the pieces.
+    const from = at(view.last.from);
+    const to = at(view.last.to[0]);
+    el('line', { class: 'last-path', x1: from.x, y1: from.y, x2: to.x, y2: to.y }, svg);
+  }
+  if (view.chain) {
+    const points = view.chain.cells.map((cell) => at(cell)).map(({ x, y }) => `${x},${y}`);
+    el('polyline', { class: 'chain-line', points: points.join(' ') }, svg);
+  }
   if (view.ghost) {
     const g = view.ghost;
     const dots = [{ cell: g.punct, punct: true, covered: false }, ...g.minors.map((cell) => ({ cell, punct: false, covered: false }))];
-    drawPiece(svg, { key: 'ghost', color: g.color, level: 1, dots }, 'ghost');
+    drawPiece(svg, { key: 'ghost', color: g.color, level: 1, dots }, 'ghost', at);
   }
+  // Redrawing replaced the cell that had the keyboard's focus: give it to the new one.
+  if (focused && cursor) cursor.focus({ preventScroll: true });
 }
 
 /**
- * Column letters below the columns and row numbers left of the rows. Each label sits a
- * little beyond the neighbour cell off the board, so the two sets do not meet at A1.
+ * A band along the rim of each of the six sides, the two of a pair alike (colour and
+ * dash); `won`, the pair a winning chain joins, drawn stronger.
  */
-function drawLabels(g) {
+function drawSides(g, at, won) {
+  // From a cell's centre to just outside its outer edge.
+  const rim = STEP * 0.62;
+  SIDES.forEach((pair, i) => {
+    for (const side of pair) {
+      const first = at(side[0]);
+      const last = at(side[6]);
+      const middle = at(side[3]);
+      const length = Math.hypot(middle.x, middle.y);
+      const out = { x: (middle.x / length) * rim, y: (middle.y / length) * rim };
+      const half = { x: (last.x - first.x) / 12, y: (last.y - first.y) / 12 };
+      el('line', {
+        class: `side pair-${i}${won === i ? ' won' : ''}`,
+        'data-pair': i,
+        x1: first.x - half.x + out.x,
+        y1: first.y - half.y + out.y,
+        x2: last.x + half.x + out.x,
+        y2: last.y + half.y + out.y,
+      }, g);
+    }
+  });
+}
+
+/**
+ * Column letters below the columns and row numbers left of the rows, as the board is
+ * drawn. Each label sits a little beyond the cell off the board's edge; where a letter
+ * would meet a number (both fall in the missing corner A1, or Q17 when flipped), the
+ * letter moves further out.
+ */
+function drawLabels(g, at, flip) {
+  // The end of each column and row that is drawn lowest and leftmost.
+  const pick = flip ? Math.max : Math.min;
+  const out = flip ? 1.15 : -1.15;
   const bottom = {};
   const left = {};
   for (const name of CELLS) {
     const { c, r } = parseCell(name);
-    bottom[c] = Math.min(bottom[c] ?? 99, r);
-    left[r] = Math.min(left[r] ?? 99, c);
+    bottom[c] = pick(bottom[c] ?? r, r);
+    left[r] = pick(left[r] ?? c, c);
   }
-  const label = (text, c, r) => {
-    const { x, y } = toScreen({ c, r });
-    el('text', { x, y: y + 4 }, g).textContent = text;
-  };
-  for (let c = 1; c <= 17; c++) label(COLS[c - 1], c, bottom[c] - 1.15);
-  for (let r = 1; r <= 17; r++) label(String(r), left[r] - 1.15, r);
+  const rows = [];
+  for (let r = 1; r <= 17; r++) rows.push({ text: String(r), ...at({ c: left[r] + out, r }) });
+  const columns = [];
+  for (let c = 1; c <= 17; c++) {
+    let spot = at({ c, r: bottom[c] + out });
+    if (rows.some((row) => Math.hypot(row.x - spot.x, row.y - spot.y) < 16)) spot = at({ c, r: bottom[c] + out * 1.5 });
+    columns.push({ text: COLS[c - 1], ...spot });
+  }
+  for (const { text, x, y } of [...rows, ...columns]) el('text', { x, y: y + 4 }, g).textContent = text;
 }
 
 /** One placement of each kind, for the reserve's pictures; `kindOf` names them. */

@@ -1,6 +1,6 @@
 // The lobby: lists public rooms that are open or live, creates rooms, joins and watches.
 
-import { createRoom, takeSeat, api, displayName, setDisplayName } from './api.js';
+import { createRoom, takeSeat, api, displayName, setDisplayName, seatToken } from './api.js';
 import { mountAccount } from './account.js';
 import { el, playerNode, roomHref, timeControlText } from './ui.js';
 
@@ -24,16 +24,17 @@ function seat(view, color) {
   );
 }
 
-/** Whether `room` has a seat held by this page's account. */
+/** Whether this browser holds a seat of `room`: by the seat token it keeps, or by the
+ * account it is signed in to. */
 function mySeat(room) {
-  return me !== null && ['white', 'black'].some((c) => room.players[c].account === me);
+  return seatToken(room.room) !== null || (me !== null && ['white', 'black'].some((c) => room.players[c].account === me));
 }
 
 function row(room) {
   const actions = el('td', { className: 'actions' });
   if (mySeat(room)) {
-    // The account holds a seat here: the game page takes it back without a token.
-    actions.append(el('a', { className: 'button play', href: roomHref(room.room) }, 'Play'), ' ');
+    // The game page takes the seat back, by its token or by the account.
+    actions.append(el('a', { className: 'button play', href: roomHref(room.room) }, 'Your seat'), ' ');
   } else if (room.status === 'open') {
     const join = el('button', { className: 'join' }, 'Join');
     if (room.rated && !me) {
@@ -55,12 +56,13 @@ function row(room) {
     'tr',
     { dataset: { room: room.room, status: room.status } },
     // A UUIDv7 begins with its time, the same for rooms made together: show its random end.
-    el('td', {}, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
-    el('td', {}, room.variant, room.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
-    el('td', { className: 'clock' }, timeControlText(room.clock)),
+    // Each cell names its column too, for a phone's layout, where rows are cards.
+    el('td', { dataset: { label: 'Room' } }, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
+    el('td', { dataset: { label: 'Game' } }, room.variant, room.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
+    el('td', { className: 'clock', dataset: { label: 'Clock' } }, timeControlText(room.clock)),
     el('td', { className: 'seats' }, seat(room.players.white, 'white'), ' ', seat(room.players.black, 'black')),
-    el('td', { className: 'turns' }, String(room.turns + 1)),
-    el('td', { className: 'spectators' }, String(room.spectators)),
+    el('td', { className: 'turns', dataset: { label: 'Move' } }, String(Math.floor(room.turns / 2) + 1)),
+    el('td', { className: 'spectators', dataset: { label: 'Watching' } }, String(room.spectators)),
     actions,
   );
 }

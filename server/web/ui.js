@@ -101,7 +101,15 @@ export function gameRows(games, player) {
       el('td', { className: 'vs' }, playerNode(game.white), ' – ', playerNode(game.black)),
       el('td', { className: `result ${kind}` }, result),
       el('td', { className: 'turns' }, String(game.turns)),
-      el('td', {}, el('a', { href: roomHref(game.room) }, 'view')),
+      el(
+        'td',
+        { className: 'links' },
+        el('a', { className: 'replay', href: roomHref(game.room) }, 'replay'),
+        ' · ',
+        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: `punct-${game.room}.txt` }, 'record'),
+        ' · ',
+        el('a', { className: 'analyse', href: `/analysis?room=${encodeURIComponent(game.room)}` }, 'analyse'),
+      ),
     );
   });
 }

@@ -11,6 +11,7 @@ use std::process::{Command, Output, Stdio};
 use punct_cli::app::App;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
 
 /// A server on a free port of its own runtime, stopped when dropped.
 pub(crate) struct TestServer {
@@ -64,11 +65,38 @@ pub(crate) fn screen(app: &App) -> String {
     drawn(|frame| punct_cli::ui::render(app, frame))
 }
 
+/// The room view's screen on a `width`×`height` terminal.
+pub(crate) fn screen_at(app: &App, width: u16, height: u16) -> String {
+    drawn_at(width, height, |frame| punct_cli::ui::render(app, frame))
+}
+
 /// What `draw` draws on a 110×42 terminal, one line per row.
 pub(crate) fn drawn(draw: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(110, 42)).expect("terminal");
+    drawn_at(110, 42, draw)
+}
+
+/// What `draw` draws on a `width`×`height` terminal, one line per row.
+pub(crate) fn drawn_at(
+    width: u16,
+    height: u16,
+    draw: impl FnOnce(&mut ratatui::Frame<'_>),
+) -> String {
+    text(&buffer_at(width, height, draw))
+}
+
+/// What `draw` draws on a `width`×`height` terminal, styles included.
+pub(crate) fn buffer_at(
+    width: u16,
+    height: u16,
+    draw: impl FnOnce(&mut ratatui::Frame<'_>),
+) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     terminal.draw(draw).expect("drawn");
-    let buffer = terminal.backend().buffer();
+    terminal.backend().buffer().clone()
+}
+
+/// A buffer's text, one line per row, without trailing blanks.
+pub(crate) fn text(buffer: &Buffer) -> String {
     (0..buffer.area.height)
         .map(|y| {
             let line: String = (0..buffer.area.width)

@@ -110,6 +110,7 @@ async fn answer(registry: &Registry, members: &RemoteMembers, payload: &[u8]) ->
     match op {
         Op::Summary => json(&Ok::<_, Moved>(handle.summary())),
         Op::TakeSeat { player } => reply(handle.take_seat(player).await),
+        Op::Cancel { key } => reply(handle.cancel(key).await),
         Op::Join {
             conn,
             key,

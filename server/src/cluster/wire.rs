@@ -60,6 +60,8 @@ pub(crate) enum Op {
     Talk { conn: ConnId, talk: Talk },
     /// A member's connection ended.
     Leave { conn: ConnId },
+    /// Delete the room for its creator.
+    Cancel { key: Key },
     /// The game record.
     Record,
 }

@@ -30,6 +30,8 @@ pub(super) struct Room {
     pub(super) ending: Option<Outcome>,
     /// The player whose draw offer stands.
     pub(super) draw_offer: Option<Color>,
+    /// The player whose takeback request stands.
+    pub(super) takeback_offer: Option<Color>,
     /// After the game: the player whose rematch request stands.
     pub(super) rematch_offer: Option<Color>,
     /// The rematch's room, once made.
@@ -60,6 +62,8 @@ pub(super) struct Room {
     /// Set once a write was refused for that: the room closes, and its members follow
     /// it to wherever it runs now.
     pub(super) fenced: bool,
+    /// Set once its creator cancelled the room: it is deleted, and closes.
+    pub(super) cancelled: bool,
     /// The store, the metrics, the timings and the computer's threads.
     pub(super) context: Arc<Context>,
 }
@@ -110,6 +114,7 @@ impl Room {
             game,
             ending,
             draw_offer: None,
+            takeback_offer: None,
             ratings,
             chat: Chat::with(chat, muted),
             rematch_offer: None,
@@ -123,6 +128,7 @@ impl Room {
             retry: Backoff::default(),
             incarnation,
             fenced: false,
+            cancelled: false,
             context,
         }
     }
@@ -182,6 +188,10 @@ impl Room {
                     tracing::warn!("the room was loaded again elsewhere: closing");
                     break;
                 }
+                if self.cancelled {
+                    inbox.close();
+                    break;
+                }
                 summary.send_if_modified(|old| {
                     let new = self.summary();
                     let changed = *old != new;
@@ -230,6 +240,9 @@ impl Room {
                     self.context.metrics.turn(refused);
                 }
                 let _ = reply.send(done);
+            }
+            Command::Cancel { key, reply } => {
+                let _ = reply.send(self.cancel(&key).await);
             }
             Command::Leave { conn } => self.leave(conn),
             Command::Summary { reply } => {

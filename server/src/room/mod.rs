@@ -14,9 +14,9 @@
 //!
 //! - `actor`: the task's loop, what wakes it (a command, the clock, the computer, a
 //!   presence notice due, the idle timeout) and which method each [`Command`] goes to.
-//! - `seats`: `TakeSeat`, `Join`, `Watch`, `Leave`, `Resync`: who holds which seat, who
+//! - `seats`: `TakeSeat`, `Join`, `Watch`, `Leave`, `Resync`, `Cancel`: who holds which seat, who
 //!   watches, who is away, and the presence notices (not part of the game's history).
-//! - `turns`: `Act` (a turn played, resignation, draws, claims, rematch), the clock
+//! - `turns`: `Act` (a turn played, resignation, draws, takebacks, claims, rematch), the clock
 //!   running out, the computer's turns, and the back-off after a storage failure.
 //! - `history`: the numbered room events, the replay buffer for members coming back,
 //!   and what a member gets on entering (snapshot or missed events).
@@ -244,6 +244,13 @@ enum Command {
         talk: Talk,
         /// Gets the room's sequence number now, or why not.
         reply: oneshot::Sender<Result<Seq, Refusal>>,
+    },
+    /// Delete the room for its creator (HTTP), while the other seat is free.
+    Cancel {
+        /// The creator's seat token, or their account.
+        key: Key,
+        /// Gets nothing, or why not.
+        reply: oneshot::Sender<Result<(), ErrorCode>>,
     },
     /// A member's connection ended.
     Leave {
@@ -561,6 +568,11 @@ impl RoomHandle {
         turn: punct_rules::Turn,
     ) -> Result<Result<Seq, Refusal>, RoomClosed> {
         self.act(conn, Action::Play(turn), false).await
+    }
+
+    /// Deletes the room for its creator, who presents `key`, while the other seat is free.
+    pub(crate) async fn cancel(&self, key: Key) -> Result<Result<(), ErrorCode>, RoomClosed> {
+        self.ask(|reply| Command::Cancel { key, reply }).await
     }
 
     /// The record.

@@ -211,6 +211,11 @@ impl Relay {
                     |granted: Result<SeatGranted, ErrorCode>| granted,
                 );
             }
+            Command::Cancel { key, reply } => {
+                owner.forward(Op::Cancel { key }, reply, |done: Result<(), ErrorCode>| {
+                    done
+                });
+            }
             Command::Join {
                 conn,
                 key,

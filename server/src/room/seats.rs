@@ -122,20 +122,7 @@ impl Room {
         since: Option<Seq>,
         lists: bool,
     ) -> Result<Joined, ErrorCode> {
-        let holds = |seat: &Seat| match key {
-            Key::Token(token) => {
-                let presented = hash_token(token);
-                seat.token.is_some_and(|t| secret::same(&t, &presented))
-            }
-            Key::Account(account) => seat.player.account_id() == Some(account),
-        };
-        let color = Color::ALL
-            .into_iter()
-            .find(|&c| holds(&self.seats[c as usize]))
-            .ok_or(match key {
-                Key::Token(_) => ErrorCode::BadToken,
-                Key::Account(_) => ErrorCode::NotAPlayer,
-            })?;
+        let color = self.seat_held_by(key)?;
         let seat = &mut self.seats[color as usize];
         seat.away = None;
         // The same connection joining again (its node relays the room, and the relay was
@@ -153,6 +140,42 @@ impl Room {
             false => ServerMessage::PlayerJoined { color },
         });
         Ok(self.joined(Role::player(color), since))
+    }
+
+    /// The seat whose token `key` presents, or that its account holds; `BadToken` or
+    /// `NotAPlayer` when none is.
+    fn seat_held_by(&self, key: &Key) -> Result<Color, ErrorCode> {
+        let holds = |seat: &Seat| match key {
+            Key::Token(token) => {
+                let presented = hash_token(token);
+                seat.token.is_some_and(|t| secret::same(&t, &presented))
+            }
+            Key::Account(account) => seat.player.account_id() == Some(account),
+        };
+        Color::ALL
+            .into_iter()
+            .find(|&c| holds(&self.seats[c as usize]))
+            .ok_or(match key {
+                Key::Token(_) => ErrorCode::BadToken,
+                Key::Account(_) => ErrorCode::NotAPlayer,
+            })
+    }
+
+    /// Deletes the room for its creator (who presents `key`) while nobody has taken the
+    /// other seat and the game is not over. The room then closes: its members are
+    /// disconnected, and find it gone when they come back.
+    pub(super) async fn cancel(&mut self, key: &Key) -> Result<(), ErrorCode> {
+        let color = self.seat_held_by(key)?;
+        if self.seats[color.opponent() as usize].token.is_some() || self.outcome().is_some() {
+            return Err(ErrorCode::NotCancellable);
+        }
+        let stored = self.context.store.cancel(&self.id, self.incarnation).await;
+        if !self.stored(stored).map_err(|refusal| refusal.code)? {
+            return Err(ErrorCode::NotCancellable);
+        }
+        tracing::info!(%color, "room cancelled by its creator");
+        self.cancelled = true;
+        Ok(())
     }
 
     /// Adds `conn` to the spectators.

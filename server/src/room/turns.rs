@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use punct_protocol::{Action, ErrorCode, Seq, ServerMessage};
-use punct_rules::{Color, DrawReason, IllegalTurn, Outcome, Turn, WinReason};
+use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, WinReason};
 use tokio::time::Instant;
 
 use super::actor::Room;
@@ -195,6 +195,8 @@ impl Room {
             // An offer lapses when its maker plays on.
             self.draw_offer = None;
         }
+        // A takeback request lapses with any turn: it named the turns before this one.
+        self.takeback_offer = None;
         let to_move = self.game.to_move();
         tracing::debug!(%turn, number, "turn played");
         // Nobody to send the list to, or a client that finds the turns itself: skip the
@@ -287,6 +289,23 @@ impl Room {
                     .history
                     .publish(|seq| ServerMessage::DrawDeclined { seq, by: color }, None))
             }
+            Action::Takeback => self.ask_takeback(color),
+            Action::AcceptTakeback | Action::DeclineTakeback
+                if self.takeback_offer != Some(color.opponent()) =>
+            {
+                Err(Refusal::new(
+                    ErrorCode::NoTakebackOffer,
+                    "the opponent has no takeback request standing",
+                ))
+            }
+            Action::AcceptTakeback => self.take_back(color.opponent()).await,
+            Action::DeclineTakeback => {
+                self.takeback_offer = None;
+                Ok(self.history.publish(
+                    |seq| ServerMessage::TakebackDeclined { seq, by: color },
+                    None,
+                ))
+            }
             Action::ClaimWin => match self.claim_in(color.opponent()) {
                 Some(Duration::ZERO) => {
                     let outcome = Outcome::Win {
@@ -314,6 +333,87 @@ impl Room {
                 )),
             },
         }
+    }
+
+    /// How many turns a takeback asked for by `color` undoes: their last turn, and the
+    /// opponent's reply if it was made; `None` when they have played no turn.
+    fn takeback_length(&self, color: Color) -> Option<usize> {
+        let undone = if self.game.to_move() == color { 2 } else { 1 };
+        (self.game.turns().len() >= undone).then_some(undone)
+    }
+
+    /// `color`'s player asks the opponent to take back their last turn. The computer
+    /// declines at once: it plays every game out.
+    fn ask_takeback(&mut self, color: Color) -> Result<Seq, Refusal> {
+        let unavailable = |why: &str| Err(Refusal::new(ErrorCode::TakebackUnavailable, why));
+        match self.takeback_offer {
+            Some(asker) if asker == color => return unavailable("your request stands already"),
+            Some(_) => return unavailable("the opponent's request stands: answer it first"),
+            None => {}
+        }
+        if self.takeback_length(color).is_none() {
+            return unavailable("you have played no turn to take back");
+        }
+        self.takeback_offer = Some(color);
+        let seq = self.history.publish(
+            |seq| ServerMessage::TakebackOffered { seq, by: color },
+            None,
+        );
+        if let Some(computer) = self.computer.as_ref().map(|c| c.color) {
+            self.takeback_offer = None;
+            self.history.publish(
+                |seq| ServerMessage::TakebackDeclined { seq, by: computer },
+                None,
+            );
+        }
+        Ok(seq)
+    }
+
+    /// Takes back the last turn of `by` (and the reply to it), as its opponent accepted:
+    /// the game is replayed without them, stored, then announced. Nobody's time comes
+    /// back; the clock of `by`, to move again, runs.
+    async fn take_back(&mut self, by: Color) -> Result<Seq, Refusal> {
+        let undone = self
+            .takeback_length(by)
+            .expect("a request stands only while its turns can be taken back");
+        let played = self.game.turns().len() - undone;
+        let mut game = Game::new(self.game.variant());
+        for &turn in &self.game.turns()[..played] {
+            game.play(turn)
+                .expect("a turn played before is legal again");
+        }
+        let to_move = game.to_move();
+        let now = Instant::now();
+        let clock = self.clock.clone().map(|mut clock| {
+            clock.take_back(to_move, played, now);
+            clock
+        });
+        let left = clock.as_ref().map(|c| c.left_ms(now));
+        let stored = self
+            .context
+            .store
+            .take_back(&self.id, self.incarnation, played, left)
+            .await;
+        self.stored(stored)?;
+        self.game = game;
+        self.clock = clock;
+        self.takeback_offer = None;
+        tracing::info!(undone, played, "turns taken back");
+        let your_turn = self
+            .wants_lists(to_move)
+            .then(|| (to_move, self.game.legal_turns()));
+        let clock = self.clock.as_ref().map(|c| c.view(now));
+        self.history.forget_legal_turns();
+        Ok(self.history.publish(
+            |seq| ServerMessage::TakenBack {
+                seq,
+                by,
+                number: played,
+                to_move,
+                clock,
+            },
+            your_turn,
+        ))
     }
 
     /// After the game: `color`'s player asks for a rematch; once both have, it is made in
@@ -387,6 +487,7 @@ impl Room {
         self.stored(stored)?;
         self.ending = Some(outcome);
         self.draw_offer = None;
+        self.takeback_offer = None;
         if let Some(clock) = &mut self.clock {
             clock.stop(Instant::now());
         }

@@ -31,6 +31,7 @@ impl Room {
             spectators: self.audience_size(),
             clock: self.clock.as_ref().map(|c| c.view(Instant::now())),
             draw_offer: self.draw_offer,
+            takeback_offer: self.takeback_offer,
             rematch_offer: self.rematch_offer,
             rematch: self.rematch.clone(),
             ratings: self.ratings.clone(),

@@ -246,6 +246,27 @@ impl Store {
         on_db!(self, db => db.turn(room, incarnation, number, turn, clocks, outcome))
     }
 
+    /// Takes back the turns of `room` (run as `incarnation`) after the first `played`;
+    /// `clocks` (White's and Black's time left now, in a timed game) are stored as those
+    /// after turn `played`.
+    pub(crate) async fn take_back(
+        &self,
+        room: &str,
+        incarnation: u32,
+        played: usize,
+        clocks: Option<[u64; 2]>,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        on_db!(self, db => db.take_back(room, incarnation, played, clocks))
+    }
+
+    /// Deletes `room` (run as `incarnation`), its turns and chat, if its game is not over
+    /// and a seat is free; false otherwise.
+    pub(crate) async fn cancel(&self, room: &str, incarnation: u32) -> Result<bool, StoreError> {
+        self.leased()?;
+        on_db!(self, db => db.cancel(room, incarnation))
+    }
+
     /// Records that `room` (run as `incarnation`) ended off the board.
     pub(crate) async fn finish(
         &self,

@@ -121,6 +121,11 @@ pub(crate) fn set_mute(color: punct_rules::Color) -> String {
     format!("UPDATE rooms SET {color}_mutes = $1 WHERE id = $2")
 }
 
+/// Room `$1`, if its creator may still cancel it: its game is not over and a seat is
+/// free.
+pub(crate) const CANCELLABLE: &str = "SELECT 1 FROM rooms
+     WHERE id = $1 AND outcome IS NULL AND (white_token IS NULL OR black_token IS NULL)";
+
 /// Forgets room `$1`'s chat (the room is being deleted).
 pub(crate) const DELETE_CHAT: &str = "DELETE FROM chat WHERE room = $1";
 

@@ -1,295 +1,50 @@
 #!/usr/bin/env python3
-"""Browser tests of the web client, in headless Chromium driven over WebDriver.
+"""Browser tests of the web client: two players and a spectator through whole games, in
+headless Chromium driven by Selenium (the shared parts are in `harness.py`).
 
-Run by `.ci/browser-tests`, which installs Chromium and builds the server first. Python
-standard library only: WebDriver is plain JSON over HTTP, so no Selenium is needed.
+Run by `.ci/browser-tests`, which installs Chromium and Selenium and builds the server
+first.
 
 Usage: web_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
-import base64
-import json
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.error
-import urllib.request
 
-ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
-ROOT = os.path.dirname(os.path.abspath(__file__))
-RECORDS = os.path.join(ROOT, "..", "..", "..", "rules", "tests", "records")
-
-# White links B1 to K17 in the 11th turn (server/tests/common/games.rs, WHITE_CONNECTS).
-WHITE_CONNECTS = """B2:B1,B3 A3:A2,A4 B5:B4,B6 A6:A5,A7 B7:B8,B9 B10:C11,D12 C10:D11,E12
-C1:D1,E1 F13:G14,H15 E13:F14,G15 I15:J16,K17""".split()
-
-
-# Installed in every page before its own scripts: keeps each WebSocket and the types of
-# the messages it received, and while `testBlocked` is set makes new connections fail, so
-# the test can cut a page off the server and let it come back.
-SOCKET_PROBE = """
-(() => {
-  const Native = window.WebSocket;
-  window.testSockets = [];
-  window.testReceived = [];
-  window.testBlocked = false;
-  window.WebSocket = class extends Native {
-    constructor(url, ...rest) {
-      super(window.testBlocked ? 'ws://127.0.0.1:1/' : url, ...rest);
-      window.testSockets.push(this);
-      this.addEventListener('message', (e) => window.testReceived.push(JSON.parse(e.data).type));
-    }
-  };
-})();
-"""
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http(method, url, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
-
-
-def wait_until(what, condition, timeout=15):
-    """Polls `condition` until it returns something true, and returns that."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def record(name):
-    with open(os.path.join(RECORDS, name)) as f:
-        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
-
-
-class Browser:
-    """One WebDriver session: one Chromium window with its own storage."""
-
-    def __init__(self, driver, name, width=1280, height=1000):
-        self.driver = driver
-        self.name = name
-        profile = tempfile.mkdtemp(prefix="punct-chrome-")
-        options = {
-            "args": [
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                f"--user-data-dir={profile}",
-                f"--window-size={width},{height}",
-            ]
-        }
-        chromium = shutil.which("chromium")
-        if chromium:
-            options["binary"] = chromium
-        caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}}
-        self.session = self._call("POST", "/session", caps)["sessionId"]
-        self.call("POST", "/goog/cdp/execute", {"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": SOCKET_PROBE}})
-
-    def _call(self, method, path, body=None):
-        try:
-            return http(method, self.driver + path, body if body is not None or method == "GET" else {})["value"]
-        except urllib.error.HTTPError as e:
-            raise AssertionError(f"{self.name}: WebDriver {path}: {e.read().decode()}") from e
-
-    def call(self, method, path, body=None):
-        return self._call(method, f"/session/{self.session}{path}", body)
-
-    def go(self, url):
-        self.call("POST", "/url", {"url": url})
-
-    def js(self, script, *args):
-        return self.call("POST", "/execute/sync", {"script": script, "args": list(args)})
-
-    def find(self, css):
-        """The element matching `css`, waiting for it to appear."""
-        def lookup():
-            found = self.call("POST", "/elements", {"using": "css selector", "value": css})
-            return found[0][ELEMENT] if found else None
-        return wait_until(f"{self.name}: {css}", lookup)
-
-    def click(self, css):
-        self.call("POST", f"/element/{self.find(css)}/click")
-
-    def type(self, css, text):
-        """Replaces the text of the input `css` with `text`."""
-        element = self.find(css)
-        self.call("POST", f"/element/{element}/clear")
-        self.call("POST", f"/element/{element}/value", {"text": text})
-
-    def text(self, css):
-        return self.js("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
-
-    def board(self):
-        """The data attributes the game page keeps on its board."""
-        return self.js("return Object.assign({}, document.getElementById('board').dataset);")
-
-    def connection(self):
-        return self.js("return document.getElementById('connection').dataset.state;")
-
-    def received(self):
-        """The types of the messages the page received, over all its connections."""
-        return self.js("return window.testReceived;")
-
-    def screenshot(self, path):
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(self.call("GET", "/screenshot")))
-
-    def quit(self):
-        self._call("DELETE", f"/session/{self.session}")
-
-
-class Game:
-    """A room with two players and a spectator, each in their own browser."""
-
-    def __init__(self, base, white, black, watchers):
-        self.base = base
-        self.white = white
-        self.black = black
-        self.watchers = watchers
-        self.room = None
-        self.played = []
-
-    def everyone(self):
-        return [self.white, self.black, *self.watchers]
-
-    def mover(self):
-        return self.white if len(self.played) % 2 == 0 else self.black
-
-    def wait_turns(self, n):
-        for b in self.everyone():
-            wait_until(f"{b.name} shows turn {n} (it says: {b.text('#message')!r}, {b.board()})", lambda: b.board().get("shown") == str(n) and b.board().get("turns") == str(n))
-
-    def wait_my_turn(self):
-        b = self.mover()
-        wait_until(f"{b.name} may move", lambda: b.board().get("myTurn") == "true")
-        return b
-
-    def typed(self, turn):
-        """Plays `turn` by typing it into the notation box."""
-        b = self.wait_my_turn()
-        b.type("#notation", turn + "\n")
-        self.done(turn)
-
-    def clicked(self, turn, shot=None):
-        """Plays `turn` with the mouse: pick the piece, pick the cell, rotate, place.
-        Returns the reserve kind picked for a drop. `shot`: a file for a screenshot of
-        the lit destinations of a moved piece."""
-        b = self.wait_my_turn()
-        origin = turn.split(":")[0]
-        mine = color(len(self.played))
-        shown = False
-        if "-" in origin:
-            kind = None
-            b.click(f'polygon[data-cell="{origin.split("-")[0]}"]')
-            if shot:
-                b.find("polygon.target")
-                b.screenshot(shot)
-            shown = self.reaches(b, turn)
-        else:
-            # Try each kind the reserve offers until one reaches the turn.
-            kinds = b.js(f"return [...document.querySelectorAll('#reserve-{mine} button.kind:not(:disabled)')].map(e => e.dataset.kind);")
-            for kind in kinds:
-                b.click(f'#reserve-{mine} button[data-kind="{kind}"]')
-                if b.js("return !!document.querySelector(arguments[0]);", f'polygon.target[data-cell="{origin}"]'):
-                    shown = self.reaches(b, turn)
-                    if shown:
-                        break
-        assert shown, f"no piece and orientation shows {turn}"
-        b.click("#place")
-        self.done(turn)
-        return kind
-
-    @staticmethod
-    def reaches(b, turn):
-        """Picks the PÜNCT's cell and rotates until the preview shows `turn`."""
-        punct = turn.split(":")[0].split("-")[-1]
-        b.click(f'polygon.target[data-cell="{punct}"]')
-        seen = set()
-        while b.board()["ghost"] not in seen:
-            if b.board()["ghost"] == turn:
-                return True
-            seen.add(b.board()["ghost"])
-            b.click("#rotate")
-        return False
-
-    def done(self, turn):
-        self.played.append(turn)
-        self.wait_turns(len(self.played))
-        for b in self.everyone():
-            last = b.text("#turns li:last-child")
-            assert last == turn, f"{b.name} lists {last}, not {turn}"
-
-
-def color(played):
-    return "white" if played % 2 == 0 else "black"
-
-
-def position(base, room, n):
-    return http("GET", f"{base}/api/rooms/{room}/position/{n}")
+from harness import WHITE_CONNECTS, Browser, Game, Server, http, position, record, wait_until
 
 
 def main():
     server_binary, shots = sys.argv[1], sys.argv[2]
     os.makedirs(shots, exist_ok=True)
-    port, driver_port = free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
-    driver = f"http://127.0.0.1:{driver_port}"
-    database = os.path.join(tempfile.mkdtemp(prefix="punct-web-"), "punct.db")
-    server_command = [server_binary, "--listen", f"127.0.0.1:{port}", "--database", database]
-    processes = [
-        subprocess.Popen(server_command),
-        subprocess.Popen(["chromedriver", f"--port={driver_port}"], stdout=subprocess.DEVNULL),
-    ]
-
-    def restart_server():
-        processes[0].terminate()
-        processes[0].wait()
-        processes[0] = subprocess.Popen(server_command)
-
+    server = Server(server_binary)
+    base = server.base
     browsers = []
     try:
-        wait_until("server and chromedriver", lambda: ready(base + "/healthz") and ready(driver + "/status"))
         started = time.monotonic()
-        white = Browser(driver, "white")
-        black = Browser(driver, "black")
-        # The spectator has a phone-sized window: the page must work there too.
-        watcher = Browser(driver, "watcher", 420, 900)
+        white = Browser("white", shots)
+        black = Browser("black", shots)
+        # The spectator is on a phone: the page must work there too.
+        watcher = Browser("watcher", shots, phone=True)
         browsers += [white, black, watcher]
-        play_and_watch(base, white, black, watcher, shots)
-        finished_game(base, white, black, watcher, shots)
-        agreed_draw(base, white, black, restart_server)
-        against_the_computer(base, white, shots)
-        hostile_names(base, white, black, watcher, shots)
-        room_chat(base, white, black, watcher, shots)
-        rated_game(base, white, black, watcher, shots)
-        correspondence(base, watcher, black, shots)
-        player_pages(base, white, black, shots)
+        play_and_watch(base, white, black, watcher)
+        finished_game(base, white, black, watcher)
+        agreed_draw(base, white, black, server.restart)
+        against_the_computer(base, white)
+        hostile_names(base, white, black, watcher)
+        room_chat(base, white, black, watcher)
+        rated_game(base, white, black, watcher)
+        correspondence(base, watcher, black)
+        player_pages(base, white, black)
         print(f"browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
     finally:
         for b in browsers:
             b.quit()
-        for p in processes:
-            p.terminate()
-            p.wait()
+        server.stop()
 
 
-def against_the_computer(base, white, shots):
+def against_the_computer(base, white):
     # "Play the computer" from the lobby: the server takes Black and answers White's turn.
     white.go(base + "/")
     white.js("document.querySelector('select[name=color]').value = 'white';")
@@ -301,21 +56,13 @@ def against_the_computer(base, white, shots):
     white.type("#notation", "C4:C5,D5\n")
     wait_until("the computer answers", lambda: white.board()["turns"] == "2")
     wait_until("white to move again", lambda: white.board()["myTurn"] == "true")
-    white.screenshot(os.path.join(shots, "computer.png"))
+    white.screenshot("computer.png")
     room = white.js("return location.pathname.split('/')[2];")
     turns = http("GET", f"{base}/api/rooms/{room}/record")["turns"]
     assert turns[0] == "C4:C5,D5" and len(turns) == 2, turns
 
 
-def ready(url):
-    try:
-        urllib.request.urlopen(url, timeout=1)
-        return True
-    except OSError:
-        return False
-
-
-def play_and_watch(base, white, black, watcher, shots):
+def play_and_watch(base, white, black, watcher):
     # White creates a room from the lobby, keeping white.
     white.go(base + "/")
     white.js("document.querySelector('select[name=color]').value = 'white';")
@@ -332,7 +79,7 @@ def play_and_watch(base, white, black, watcher, shots):
     black.go(base + "/")
     black.find(f'tr[data-room="{room}"][data-status="live"]')
     black.find(f'tr[data-room="{open_room}"][data-status="open"] button.join')
-    black.screenshot(os.path.join(shots, "lobby.png"))
+    black.screenshot("lobby.png")
     black.go(f"{base}/room/{room}")
     wait_until("black back in the room", lambda: black.text("#you") == "You play black")
     watcher.go(base + "/")
@@ -363,7 +110,7 @@ def play_and_watch(base, white, black, watcher, shots):
     jumped = False
     for i, turn in enumerate(line):
         if i < 4 or (not jumped and "-" in turn):
-            picked = game.clicked(turn, os.path.join(shots, "picking.png") if "-" in turn else None)
+            picked = game.clicked(turn, "picking.png" if "-" in turn else None)
             board = position(base, room, len(game.played))["board"]
             jumped = any(s["dots"][0]["level"] >= 2 for s in board)
             if picked:
@@ -375,7 +122,7 @@ def play_and_watch(base, white, black, watcher, shots):
             game.typed(turn)
         if i == 20:
             # A reload in the middle of the game resumes the seat from localStorage.
-            black.call("POST", "/refresh")
+            black.refresh()
             wait_until("black back in its seat", lambda: black.text("#you") == "You play black" and black.board().get("turns") == str(len(game.played)))
     assert jumped, "the line has a jump played by mouse"
 
@@ -387,20 +134,20 @@ def play_and_watch(base, white, black, watcher, shots):
     assert int(white.js("return document.querySelectorAll('#board .badge').length;")) > 0
     white.js("document.querySelector('polygon[data-cell=\"%s\"]').dispatchEvent(new MouseEvent('pointerover', {bubbles: true}));" % next(s["cell"] for s in board if len(s["dots"]) >= 3))
     assert len(white.js("return [...document.querySelectorAll('#inspect li')].map(e => e.textContent);")) >= 3
-    white.screenshot(os.path.join(shots, "midgame.png"))
+    white.screenshot("midgame.png")
     watcher.js("window.scrollTo(0, 0);")
-    watcher.screenshot(os.path.join(shots, "midgame-phone.png"))
+    watcher.screenshot("midgame-phone.png")
 
     # The watcher steps back through the game while it goes on, then returns.
-    watcher.click('#turns li[data-n="3"]')
+    watcher.click('#turns [data-n="3"]')
     wait_until("watcher shows turn 3", lambda: watcher.board()["shown"] == "3")
-    assert watcher.text("#viewing b") == "3"
+    assert watcher.text("#viewing b") == "2. White"
     assert int(watcher.js("return document.querySelectorAll('#board .piece').length;")) == 2  # two drops, then a move
     watcher.click("#live")
     wait_until("watcher back live", lambda: watcher.board()["shown"] == str(len(line)))
 
 
-def finished_game(base, white, black, watcher, shots):
+def finished_game(base, white, black, watcher):
     # A room shared by URL: black opens the link and takes the free seat from the page.
     granted = http("POST", base + "/api/rooms", {"color": "white", "clock": {"base": 300, "increment": 3}})
     white.go(base + "/")
@@ -427,14 +174,14 @@ def finished_game(base, white, black, watcher, shots):
     for b in game.everyone():
         assert not b.js("return ['controls', 'actions'].some(id => document.getElementById(id).offsetParent);"), f"{b.name} still offers to play"
     assert white.js("return document.getElementById('controls').hidden;")
-    white.screenshot(os.path.join(shots, "finished.png"))
+    white.screenshot("finished.png")
     # Only players are offered a rematch.
     assert white.js("return !!document.getElementById('rematch').offsetParent;")
     assert not watcher.js("return !!document.getElementById('after-game').offsetParent;")
 
     # The finished game replays turn by turn from its URL.
     watcher.go(f"{base}/room/{granted['room']}")
-    watcher.click('#turns li[data-n="1"]')
+    watcher.click('#turns [data-n="1"]')
     wait_until("replay at turn 1", lambda: watcher.board()["shown"] == "1")
     watcher.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));")
     wait_until("replay at turn 2", lambda: watcher.board()["shown"] == "2")
@@ -443,10 +190,10 @@ def finished_game(base, white, black, watcher, shots):
     watcher.click("#back")
     wait_until("replay back at turn 2", lambda: watcher.board()["shown"] == "2")
     assert int(watcher.js("return document.querySelectorAll('#board .piece').length;")) == 2
-    rematch(base, white, black, watcher, granted["room"], shots)
+    rematch(base, white, black, watcher, granted["room"])
 
 
-def rematch(base, white, black, watcher, old, shots):
+def rematch(base, white, black, watcher, old):
     # White asks for a rematch; Black and the watcher see it, and Black accepts.
     white.click("#rematch")
     wait_until("white's request stands", lambda: "waiting" in (white.text("#rematch-status") or ""))
@@ -454,7 +201,7 @@ def rematch(base, white, black, watcher, old, shots):
     wait_until("black sees the request", lambda: black.text("#rematch") == "Accept the rematch")
     assert black.text("#rematch-status") == "Your opponent asks for a rematch."
     wait_until("watcher sees the request", lambda: watcher.text("#rematch-status") == "White asks for a rematch.")
-    black.screenshot(os.path.join(shots, "rematch-offer.png"))
+    black.screenshot("rematch-offer.png")
     black.click("#rematch")
 
     # Both players land in the new room, colours swapped; the watcher gets a link there.
@@ -467,7 +214,7 @@ def rematch(base, white, black, watcher, old, shots):
     link = watcher.find("#rematch-link:not([hidden])")
     assert watcher.text("#rematch-link") == "Watch the rematch"
     assert watcher.js("return location.pathname.split('/')[2];") == old
-    watcher.call("POST", f"/element/{link}/click")
+    link.click()
     wait_until("watcher in the rematch", lambda: room_of(watcher) == new and watcher.text("#you") == "Watching")
     summary = http("GET", f"{base}/api/rooms/{new}")
     assert summary.get("status") == "live", summary
@@ -491,7 +238,7 @@ def rematch(base, white, black, watcher, old, shots):
     assert "resumed" in after and "snapshot" not in after, after
     assert after.index("turn_played") > after.index("resumed"), after
     game.typed(WHITE_CONNECTS[2])
-    white.screenshot(os.path.join(shots, "rematch.png"))
+    white.screenshot("rematch.png")
 
 
 def agreed_draw(base, white, black, restart_server):
@@ -540,7 +287,7 @@ def not_pwned(b):
     assert b.js("return typeof window.pwned;") == "undefined", f"{b.name}: a name ran as script"
 
 
-def hostile_names(base, white, black, watcher, shots):
+def hostile_names(base, white, black, watcher):
     # Anonymous players name themselves with markup: it shows as text everywhere.
     white.go(base + "/")
     white.js("document.querySelector('select[name=color]').value = 'white';")
@@ -565,7 +312,7 @@ def hostile_names(base, white, black, watcher, shots):
     assert watcher.text(f'{row} .seat[data-color="white"] .name') == HOSTILE_WHITE
     assert watcher.text(f'{row} .seat[data-color="black"] .name') == HOSTILE_BLACK
     assert watcher.js("return document.querySelectorAll('#rooms svg, #rooms script, #rooms img').length;") == 0
-    watcher.screenshot(os.path.join(shots, "lobby-names.png"))
+    watcher.screenshot("lobby-names.png")
     not_pwned(watcher)
 
     watcher.go(f"{base}/room/{room}")
@@ -575,7 +322,7 @@ def hostile_names(base, white, black, watcher, shots):
         wait_until(f"{b.name} names black", lambda: b.text("#player-black .who") == HOSTILE_BLACK)
         assert b.js("return document.querySelectorAll('.players svg, .players script').length;") == 0
         not_pwned(b)
-    black.screenshot(os.path.join(shots, "room-names.png"))
+    black.screenshot("room-names.png")
     # The record keeps the names as given.
     names = http("GET", f"{base}/api/rooms/{room}/record")
     assert names["white"] == {"name": HOSTILE_WHITE} and names["black"] == {"name": HOSTILE_BLACK}, names
@@ -611,7 +358,7 @@ def quiet(what, browsers, seconds=1.0):
         assert chat_received(b) == count and chat_lines(b) == lines, f"{b.name} heard {what}: {chat_lines(b)}"
 
 
-def room_chat(base, white, black, watcher, shots):
+def room_chat(base, white, black, watcher):
     # Two players and a spectator in a room shared by URL. White gave no name (it shows
     # as "White"); Black keeps the hostile name of the test before.
     granted = http("POST", base + "/api/rooms", {"color": "white"})
@@ -675,16 +422,16 @@ def room_chat(base, white, black, watcher, shots):
 
     # Screenshots at desktop and phone width, before muting.
     black.js("document.getElementById('chat').scrollIntoView({block: 'center'});")
-    black.screenshot(os.path.join(shots, "chat.png"))
+    black.screenshot("chat.png")
     watcher.js("document.getElementById('chat').scrollIntoView({block: 'center'});")
-    watcher.screenshot(os.path.join(shots, "chat-spectator-phone.png"))
+    watcher.screenshot("chat-spectator-phone.png")
     # (A headless window is at least 500 pixels wide: a phone's 400 is emulated.)
-    white.call("POST", "/goog/cdp/execute", {"cmd": "Emulation.setDeviceMetricsOverride", "params": {"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": True}})
+    white.cdp("Emulation.setDeviceMetricsOverride", {"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": True})
     white.js("document.getElementById('chat').scrollIntoView({block: 'center'});")
     wide = white.js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 401).map(e => e.tagName + '#' + e.id + ' ' + e.getBoundingClientRect().right);")
     assert not wide, f"wider than a phone: {wide}"
-    white.screenshot(os.path.join(shots, "chat-phone.png"))
-    white.call("POST", "/goog/cdp/execute", {"cmd": "Emulation.clearDeviceMetricsOverride", "params": {}})
+    white.screenshot("chat-phone.png")
+    white.cdp("Emulation.clearDeviceMetricsOverride", {})
 
     # Black mutes White: White's next line reaches White only, and Black's page hides
     # White's lines, as the server's snapshots do from now on.
@@ -695,7 +442,7 @@ def room_chat(base, white, black, watcher, shots):
     wait_until("white shows its own line", lambda: chat_lines(white)[-1:] == [["players", "white", "White", "can you hear me?"]])
     quiet("the muted player", (black,))
     # Reloaded, Black's page still says so, and the server sends none of White's lines.
-    black.call("POST", "/refresh")
+    black.refresh()
     wait_until("black back", lambda: black.text("#you") == "You play black" and black.connection() == "online")
     wait_until("black's chat back", lambda: chat_lines(black) == said[2:])
     assert black.text("#mute") == "Unmute opponent"
@@ -712,14 +459,14 @@ def room_chat(base, white, black, watcher, shots):
     say(watcher, "well played")
     for b in (white, black):
         wait_until(f"{b.name} hears the spectator", lambda: chat_lines(b)[-1:] == [["spectators", "", "spectator", "well played"]])
-    white.call("POST", "/refresh")
+    white.refresh()
     wait_until("white back", lambda: white.text("#you") == "You play white" and white.connection() == "online")
     spoken = [line[3] for line in wait_until("white's chat back", lambda: chat_lines(white))]
     assert spoken == [HOSTILE_CHAT, "good luck, have fun", "thanks, you too", "who will win?", "can you hear me?", "well played"], spoken
     # The spectators still never see the players' lines.
     assert [line[0] for line in chat_lines(watcher)] == ["spectators", "spectators"], chat_lines(watcher)
     white.js("document.getElementById('chat').scrollIntoView({block: 'center'});")
-    white.screenshot(os.path.join(shots, "chat-over.png"))
+    white.screenshot("chat-over.png")
     for b in (white, black, watcher):
         not_pwned(b)
 
@@ -737,9 +484,9 @@ def sign_up(b, base, username, password, shot=None):
     wait_until(f"{b.name} signed in as {username}", lambda: b.text("#me") == username)
 
 
-def rated_game(base, white, black, third, shots):
+def rated_game(base, white, black, third):
     # Anna signs up and creates a rated room; the computer plays no rated games.
-    sign_up(white, base, "anna", "correct horse battery", os.path.join(shots, "sign-up.png"))
+    sign_up(white, base, "anna", "correct horse battery", "sign-up.png")
     assert white.js("return document.getElementById('rated-field').offsetParent !== null;")
     assert white.js("return document.getElementById('name-field').hidden;")
     assert white.js("return document.getElementById('me').getAttribute('href');") == "/player/anna"
@@ -760,7 +507,7 @@ def rated_game(base, white, black, third, shots):
     row = f'tr[data-room="{room}"]'
     black.find(f"{row} .rated-mark")
     assert black.text(f'{row} .seat[data-color="white"] a.name') == "anna"
-    black.screenshot(os.path.join(shots, "lobby-rated.png"))
+    black.screenshot("lobby-rated.png")
     black.click(f"{row} button.join")
     wait_until("bert in the room", lambda: black.text("#you") == "You play black")
     wait_until("anna sees bert", lambda: white.text("#player-black .who") == "bert")
@@ -814,16 +561,16 @@ def rated_game(base, white, black, third, shots):
     assert lost > 0 and won > 0, (anna, bert)
     assert ratings["black"] == [f"anna 1500? → {round(anna['rating'])}? (−{lost})", f"bert 1500? → {round(bert['rating'])}? (+{won})"], ratings
     third.js("window.scrollTo(0, 0);")
-    third.screenshot(os.path.join(shots, "rated-over.png"))
+    third.screenshot("rated-over.png")
     # Anna's first window, reloaded, joins with its token and shows the ratings too.
-    white.call("POST", "/refresh")
+    white.refresh()
     wait_until("anna's first window back", lambda: white.text("#you") == "You play white")
     wait_until("it shows the ratings", lambda: white.text('#ratings .change[data-color="white"]') == ratings["black"][0])
     for b in (white, black, third):
         not_pwned(b)
 
 
-def correspondence(base, anna, bert, shots):
+def correspondence(base, anna, bert):
     # Anna (signed in, on a phone) offers a game of three days a move from the lobby.
     anna.go(base + "/")
     anna.find("#create")
@@ -838,7 +585,7 @@ def correspondence(base, anna, bert, shots):
     bert.find(row)
     assert bert.text(f"{row} td.clock") == "3 days a move", bert.text(f"{row} td.clock")
     assert bert.js("return document.querySelector(arguments[0]) === null;", f'#rooms tr[data-room="{room}"]')
-    bert.screenshot(os.path.join(shots, "lobby-correspondence.png"))
+    bert.screenshot("lobby-correspondence.png")
     bert.click(f"{row} button.join")
     wait_until("bert in the room", lambda: bert.text("#you") == "You play black")
     game = Game(base, anna, bert, [])
@@ -859,13 +606,13 @@ def correspondence(base, anna, bert, shots):
     bert.js("document.getElementById('mode').value = 'each';")
     bert.click("#mail button[type=submit]")
     wait_until("mail settings saved", lambda: bert.text("#mail-status") == "Saved.")
-    bert.screenshot(os.path.join(shots, "my-games.png"))
-    bert.call("POST", "/refresh")
+    bert.screenshot("my-games.png")
+    bert.refresh()
     wait_until("mail settings kept", lambda: bert.js("return document.getElementById('email').value;") == "bert@example.org")
     assert bert.js("return document.getElementById('mode').value;") == "each"
 
 
-def player_pages(base, white, black, shots):
+def player_pages(base, white, black):
     # Bert's name in the lobby header leads to his page: his win, his rating and its chart.
     black.go(base + "/")
     black.click("#me")
@@ -881,14 +628,14 @@ def player_pages(base, white, black, shots):
     assert black.js("return document.querySelector('.rating svg.chart a').getAttribute('href');") == f"/room/{room}"
     assert black.text(f'#recent tr[data-room="{room}"] td.result') == "Won (resignation)"
     assert black.js("return document.getElementById('all-games').getAttribute('href');") == "/games?player=bert"
-    black.screenshot(os.path.join(shots, "player.png"))
+    black.screenshot("player.png")
 
     # All his games: the archive filtered by player.
     black.click("#all-games")
     wait_until("bert's games", lambda: black.js("return document.body.dataset.loaded;") == "true")
     assert black.js("return document.querySelectorAll('#games tbody tr').length;") == 1
     black.find(f'#games tr[data-room="{room}"]')
-    black.screenshot(os.path.join(shots, "games.png"))
+    black.screenshot("games.png")
 
     # A page for nobody says so.
     white.go(base + "/player/nobody")
@@ -900,7 +647,7 @@ def player_pages(base, white, black, shots):
     assert white.js("return !document.getElementById('no-leaders').hidden;")
     assert white.text("#no-leaders").startswith("No player has an established rating in this variant yet.")
     assert white.js("return document.querySelector('#variants a.current').dataset.variant;") == "standard"
-    white.screenshot(os.path.join(shots, "leaderboard.png"))
+    white.screenshot("leaderboard.png")
     white.click('#variants a[data-variant="basic"]')
     wait_until("basic leaderboard", lambda: white.js("return document.body.dataset.loaded === 'true' && document.querySelector('#variants a.current').dataset.variant;") == "basic")
 

@@ -66,6 +66,24 @@ pub(crate) enum Write {
     },
     /// Delete or finish stale rooms not loaded since they were found.
     Expire(Vec<Stale>),
+    /// Take back the turns after the first `played`.
+    TakeBack {
+        /// The room.
+        room: String,
+        /// The incarnation writing.
+        incarnation: u32,
+        /// The turns that remain.
+        played: i32,
+        /// White's and Black's time left now, in a timed game.
+        clocks: [Option<i64>; 2],
+    },
+    /// Delete a room whose game is not over and has a seat free.
+    Cancel {
+        /// The room.
+        room: String,
+        /// The incarnation writing.
+        incarnation: u32,
+    },
 }
 
 /// What a write answers: how many rooms it changed (a seat given out or not; the stale
@@ -200,6 +218,38 @@ async fn run(tx: &tokio_postgres::Transaction<'_>, write: &Write) -> Result<Writ
             finish(tx, room, outcome).await?;
             Ok(1)
         }
+        Write::TakeBack {
+            room,
+            incarnation,
+            played,
+            clocks: [white, black],
+        } => {
+            fence(tx, room, *incarnation).await?;
+            tx.execute(
+                "DELETE FROM turns WHERE room = $1 AND number > $2",
+                &[room, played],
+            )
+            .await?;
+            tx.execute(
+                "UPDATE turns SET white_ms = $3, black_ms = $4, played_at = $5
+                 WHERE room = $1 AND number = $2",
+                &[room, played, white, black, &now()],
+            )
+            .await?;
+            Ok(1)
+        }
+        Write::Cancel { room, incarnation } => {
+            fence(tx, room, *incarnation).await?;
+            if tx.query_opt(sql::CANCELLABLE, &[room]).await?.is_none() {
+                return Ok(0);
+            }
+            tx.execute(sql::DELETE_CHAT, &[room]).await?;
+            tx.execute("DELETE FROM turns WHERE room = $1", &[room])
+                .await?;
+            tx.execute("DELETE FROM rooms WHERE id = $1", &[room])
+                .await?;
+            Ok(1)
+        }
         Write::Expire(stale) => {
             let mut done = 0;
             for room in stale {
@@ -316,6 +366,35 @@ impl Postgres {
             outcome: outcome.map(outcome_text),
         };
         self.write(write).await.map(drop)
+    }
+
+    /// Takes back the turns of `room` after the first `played`, the clocks now becoming
+    /// those after turn `played`.
+    pub(crate) async fn take_back(
+        &self,
+        room: &str,
+        incarnation: u32,
+        played: usize,
+        clocks: Option<[u64; 2]>,
+    ) -> Result<(), StoreError> {
+        let write = Write::TakeBack {
+            room: room.to_owned(),
+            incarnation,
+            played: i32::try_from(played).expect("turn numbers are small"),
+            clocks: clocks
+                .map(|c| c.map(sql_ms))
+                .map_or([None, None], |c| c.map(Some)),
+        };
+        self.write(write).await.map(drop)
+    }
+
+    /// Deletes `room` if its game is not over and a seat is free; false otherwise.
+    pub(crate) async fn cancel(&self, room: &str, incarnation: u32) -> Result<bool, StoreError> {
+        let write = Write::Cancel {
+            room: room.to_owned(),
+            incarnation,
+        };
+        self.write(write).await.map(|cancelled| cancelled == 1)
     }
 
     /// Records that `room` (run as `incarnation`) ended off the board.

@@ -121,6 +121,58 @@ impl Sqlite {
         .await
     }
 
+    /// Takes back the turns of `room` after the first `played`; the clocks now (White's
+    /// and Black's time left, in a timed game) become those after turn `played`, as if it
+    /// had just been played, so that a room loaded later starts from them.
+    pub(crate) async fn take_back(
+        &self,
+        room: &str,
+        incarnation: u32,
+        played: usize,
+        clocks: Option<[u64; 2]>,
+    ) -> Result<(), StoreError> {
+        let room = room.to_owned();
+        let played = i64::try_from(played).expect("turn numbers are small");
+        let [white, black] = clocks
+            .map(|c| c.map(sql_ms))
+            .map_or([None, None], |c| c.map(Some));
+        let at = now();
+        self.call(move |db| {
+            fence(db, &room, incarnation)?;
+            db.execute(
+                "DELETE FROM turns WHERE room = ?1 AND number > ?2",
+                params![room, played],
+            )?;
+            db.execute(
+                "UPDATE turns SET white_ms = ?3, black_ms = ?4, played_at = ?5
+                 WHERE room = ?1 AND number = ?2",
+                params![room, played, white, black, at],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Deletes `room`, with its turns and chat, if its game is not over and a seat is
+    /// still free; false (and nothing deleted) otherwise.
+    pub(crate) async fn cancel(&self, room: &str, incarnation: u32) -> Result<bool, StoreError> {
+        let room = room.to_owned();
+        self.call(move |db| {
+            fence(db, &room, incarnation)?;
+            let open = db
+                .query_row(sql::CANCELLABLE, params![room], |_| Ok(()))
+                .optional()?
+                .is_some();
+            if open {
+                db.execute(sql::DELETE_CHAT, params![room])?;
+                db.execute("DELETE FROM turns WHERE room = ?1", params![room])?;
+                db.execute("DELETE FROM rooms WHERE id = ?1", params![room])?;
+            }
+            Ok(open)
+        })
+        .await
+    }
+
     /// Records that `room` ended off the board (resignation, agreement, time, abandonment).
     pub(crate) async fn finish(
         &self,

@@ -1,0 +1,191 @@
+// The analysis board, `/analysis`: any position of any game (a room's, live or finished,
+// with `?room=ID&after=N`; a pasted record; a shared link) to play variations on, with the
+// rules engine in the page and without touching any game. The line shown lives in the
+// address's fragment, `#variant/turn/turn/…@N`, so that a link shares it.
+
+import { api } from './api.js';
+import { chainView, drawBoard, parseTurn } from './board.js';
+import { loadEngine } from './engine.js';
+import { cap, outcomeText } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+const engine = await loadEngine();
+
+/** What the board shows: the line's turns, how many of them are played, and the game's
+ * own line when it came from a room (to come back to after a variation). */
+const state = { variant: 'standard', line: [], at: 0, game: null, flip: false, cell: null };
+
+function say(text, kind = '') {
+  $('message').textContent = text;
+  $('message').dataset.kind = kind;
+}
+
+/** The turns played to the position shown. */
+function played() {
+  return state.line.slice(0, state.at);
+}
+
+function fragment() {
+  return `#${[state.variant, ...state.line].join('/')}@${state.at}`;
+}
+
+/** Reads a line from a fragment made by `fragment`; false when there is none. */
+function readFragment(hash) {
+  const match = /^#(standard|basic)((?:\/[^/@]+)*)(?:@(\d+))?$/.exec(decodeURIComponent(hash));
+  if (!match) return false;
+  const line = match[2].split('/').filter(Boolean);
+  try {
+    engine.legal(match[1], line);
+  } catch (e) {
+    say(`The link's line does not play: ${e.message}`, 'error');
+    return false;
+  }
+  Object.assign(state, { variant: match[1], line, at: Math.min(line.length, Number(match[3] ?? line.length)) });
+  return true;
+}
+
+function render() {
+  history.replaceState(null, '', `${location.pathname}${location.search}${fragment()}`);
+  const position = engine.position(state.variant, played());
+  const legal = position.outcome ? [] : engine.legal(state.variant, played());
+  const lastTurn = state.at > 0 ? parseTurn(state.line[state.at - 1]) : null;
+  const choices = state.cell ? legal.filter((t) => [parseTurn(t).from, parseTurn(t).punct].includes(state.cell)) : [];
+  drawBoard($('board'), {
+    board: position.board,
+    flip: state.flip,
+    last: lastTurn?.punct ? { from: lastTurn.from, to: [lastTurn.punct, ...lastTurn.minors] } : null,
+    chain: chainView(position.chain),
+    targets: choices.map((t) => parseTurn(t).punct),
+    source: state.cell ? [state.cell] : [],
+  });
+  $('status').textContent = position.outcome
+    ? `${outcomeText(position.outcome)} after ${state.at} turns`
+    : `${cap(position.to_move)} to move · ${legal.length} legal turns · after ${state.at} turn${state.at === 1 ? '' : 's'}`;
+  $('turns').replaceChildren(
+    ...state.line.map((turn, i) => {
+      const item = document.createElement('li');
+      const button = Object.assign(document.createElement('button'), { textContent: `${i % 2 ? '●' : '○'} ${turn}` });
+      button.dataset.n = String(i + 1);
+      if (i + 1 === state.at) button.setAttribute('aria-current', 'step');
+      item.append(button);
+      return item;
+    }),
+  );
+  const onGameLine = state.game && state.line.every((t, i) => state.game.turns[i] === t) && state.line.length <= state.game.turns.length;
+  $('variation').hidden = !state.game || onGameLine;
+  $('choices').hidden = !state.cell;
+  $('choices-cell').textContent = state.cell ?? '';
+  $('choice-list').replaceChildren(
+    ...(choices.length ? choices : ['none']).map((turn) =>
+      turn === 'none'
+        ? Object.assign(document.createElement('span'), { textContent: 'No legal turn here.' })
+        : Object.assign(document.createElement('button'), { textContent: turn, onclick: () => play(turn) }),
+    ),
+  );
+  $('completions').replaceChildren(
+    ...legal.slice(0, 400).map((turn) => Object.assign(document.createElement('option'), { value: turn })),
+  );
+  const { record } = engine.ask('export', state.variant, played());
+  $('export').href = URL.createObjectURL(new Blob([record], { type: 'text/plain' }));
+}
+
+/** Plays `text` from the position shown: the line after it gives way to the new turn. */
+function play(text) {
+  const answer = engine.check(state.variant, played(), text);
+  if (answer.why) {
+    say(`${text.trim()} is not legal here: ${answer.why}`, 'refused');
+    return false;
+  }
+  state.line = [...played(), answer.turn];
+  state.at = state.line.length;
+  state.cell = null;
+  say(`Played ${answer.turn}`);
+  render();
+  return true;
+}
+
+function show(at) {
+  state.at = Math.max(0, Math.min(state.line.length, at));
+  state.cell = null;
+  render();
+}
+
+async function fromRoom(room, after) {
+  const record = await api('GET', `/api/rooms/${encodeURIComponent(room)}/record`);
+  state.game = { room, turns: record.turns };
+  Object.assign(state, { variant: record.variant, line: [...record.turns] });
+  state.at = after === null ? record.turns.length : Math.min(Number(after), record.turns.length);
+  const link = Object.assign(document.createElement('a'), { href: `/room/${encodeURIComponent(room)}`, textContent: 'its room' });
+  $('source').replaceChildren(`From the game in `, link, '.');
+}
+
+$('board').addEventListener('click', (event) => {
+  const cell = event.target.closest('[data-cell]')?.dataset.cell;
+  if (!cell) return;
+  state.cell = state.cell === cell ? null : cell;
+  render();
+});
+$('turns').addEventListener('click', (event) => {
+  const n = event.target.closest('[data-n]')?.dataset.n;
+  if (n !== undefined) show(Number(n));
+});
+$('back').onclick = () => show(state.at - 1);
+$('forward').onclick = () => show(state.at + 1);
+addEventListener('keydown', (event) => {
+  if (event.target instanceof Element && event.target.closest('input, textarea, select')) return;
+  if (event.key === 'ArrowLeft') show(state.at - 1);
+  if (event.key === 'ArrowRight') show(state.at + 1);
+});
+$('flip').onclick = () => {
+  state.flip = !state.flip;
+  render();
+};
+$('game-line').onclick = () => {
+  // Back where the variation left the game.
+  const branch = state.line.findIndex((turn, i) => turn !== state.game.turns[i]);
+  state.line = [...state.game.turns];
+  show(branch === -1 ? state.at : branch);
+};
+$('copy-link').onclick = async () => {
+  await navigator.clipboard?.writeText(location.href).catch(() => {});
+  say('The link to this position is copied');
+};
+$('notation').addEventListener('input', (event) => {
+  const text = event.target.value.trim().toUpperCase();
+  if (!text) return;
+  const starting = [...$('completions').options].filter((o) => o.value.startsWith(text)).length;
+  say(starting ? `${starting} legal turn${starting === 1 ? '' : 's'} start${starting === 1 ? 's' : ''} so` : 'No legal turn starts so', starting ? '' : 'refused');
+});
+$('notation-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (play($('notation').value)) $('notation').value = '';
+});
+$('import-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const variant = $('variant').value;
+  let turns;
+  try {
+    turns = engine.record(variant, $('record').value);
+  } catch (e) {
+    say(`The record does not read: ${e.message}`, 'error');
+    return;
+  }
+  Object.assign(state, { variant, line: turns, at: turns.length, game: null, cell: null });
+  $('source').textContent = 'From an imported record.';
+  say(`Loaded ${turns.length} turns`);
+  render();
+});
+
+if (!engine) {
+  $('no-engine').hidden = false;
+  document.querySelector('main').hidden = true;
+} else {
+  const query = new URLSearchParams(location.search);
+  try {
+    if (!readFragment(location.hash) && query.get('room')) await fromRoom(query.get('room'), query.get('after'));
+  } catch (e) {
+    say(`That game could not be loaded: ${e.message}`, 'error');
+  }
+  render();
+  document.body.dataset.loaded = 'true';
+}
