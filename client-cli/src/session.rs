@@ -45,11 +45,8 @@ pub const CHAT_KEPT: usize = 100;
 impl Session {
     /// The room of a snapshot, replaying its turns.
     pub fn from_snapshot(you: Role, room: &RoomSnapshot) -> anyhow::Result<Session> {
-        let mut game = Game::new(room.variant);
-        for (i, &turn) in room.turns.iter().enumerate() {
-            game.play(turn)
-                .with_context(|| format!("the server's turn {} ({turn}) is illegal", i + 1))?;
-        }
+        let game =
+            Game::replay(room.variant, &room.turns).context("the server's turns are not legal")?;
         Ok(Session {
             room: room.room.clone(),
             you,
@@ -101,13 +98,8 @@ impl Session {
             ServerMessage::TakebackDeclined { .. } => self.takeback_offer = None,
             ServerMessage::TakenBack { number, .. } if *number < self.game.turns().len() => {
                 // The game goes on from an earlier position: replay up to it.
-                let kept = self.game.turns()[..*number].to_vec();
-                let mut game = Game::new(self.game.variant());
-                for turn in kept {
-                    game.play(turn)
-                        .context("a turn played before is legal again")?;
-                }
-                self.game = game;
+                self.game = Game::replay(self.game.variant(), &self.game.turns()[..*number])
+                    .context("turns played before are legal again")?;
                 self.takeback_offer = None;
             }
             ServerMessage::GameOver { outcome, .. } => {

@@ -66,15 +66,15 @@ fn answered(request: &str) -> Result<serde_json::Value, String> {
 
 /// The game after `turns` (notation, separated by white space).
 fn replay(variant: Variant, turns: &str) -> Result<Game, String> {
-    let mut game = Game::new(variant);
-    for (number, text) in turns.split_whitespace().enumerate() {
-        let turn: Turn = text
-            .parse()
-            .map_err(|e| format!("turn {} ({text}): {e}", number + 1))?;
-        game.play(turn)
-            .map_err(|e| format!("turn {} ({text}): {e}", number + 1))?;
-    }
-    Ok(game)
+    let turns = turns
+        .split_whitespace()
+        .enumerate()
+        .map(|(index, text)| {
+            text.parse::<Turn>()
+                .map_err(|e| format!("turn {} ({text}): {e}", index + 1))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Game::replay(variant, &turns).map_err(|e| e.to_string())
 }
 
 /// `text` as a legal turn of `game`, or why it is not one.

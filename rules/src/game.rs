@@ -125,6 +125,29 @@ impl Game {
         }
     }
 
+    /// The game after `turns`, played one by one from the start: how a stored or
+    /// reported game, or the first turns of one, is rebuilt.
+    ///
+    /// ```
+    /// use punct_rules::{Game, Variant};
+    /// let turns = ["C4:C5,D5".parse()?, "J14:J15,K15".parse()?];
+    /// assert_eq!(Game::replay(Variant::Basic, &turns)?.turns(), turns);
+    /// let refused = Game::replay(Variant::Basic, &[turns[0], turns[0]]).unwrap_err();
+    /// assert_eq!(refused.number, 2);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn replay(variant: Variant, turns: &[Turn]) -> Result<Game, ReplayError> {
+        let mut game = Game::new(variant);
+        for (index, &turn) in turns.iter().enumerate() {
+            game.play(turn).map_err(|source| ReplayError {
+                number: index + 1,
+                turn,
+                source,
+            })?;
+        }
+        Ok(game)
+    }
+
     /// Which game is played.
     pub fn variant(&self) -> Variant {
         self.position.variant()
@@ -323,6 +346,29 @@ pub fn record_text(variant: Variant, turns: &[Turn]) -> String {
         text.push('\n');
     }
     text
+}
+
+/// A turn [`Game::replay`] found illegal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    /// Its number, 1 for the first turn.
+    pub number: usize,
+    /// The turn.
+    pub turn: Turn,
+    /// Why the rules refuse it.
+    pub source: IllegalTurn,
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "turn {} ({}): {}", self.number, self.turn, self.source)
+    }
+}
+
+impl std::error::Error for ReplayError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 /// A record line that could not be replayed.

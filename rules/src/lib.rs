@@ -60,7 +60,9 @@ pub use cell::{CELL_COUNT, Cell, Direction, Line, ParseCellError, Side};
 pub use cellset::{CellSet, Iter as CellSetIter};
 pub use diagram::{BoardLayout, Diagram, DiagramStyle, cell_symbol};
 pub use error::IllegalTurn;
-pub use game::{DrawReason, Game, Outcome, RecordError, RecordErrorKind, WinReason, record_text};
+pub use game::{
+    DrawReason, Game, Outcome, RecordError, RecordErrorKind, ReplayError, WinReason, record_text,
+};
 pub use perft::{perft, perft_divide};
 pub use piece::{Color, Kind, Placement};
 pub use position::{Chain, Dot, PIECES_PER_PLAYER, PieceId, Placed, Position, Reserve, Variant};

@@ -193,6 +193,27 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_takeback_gives_no_time_back_and_starts_the_clock_of_the_player_to_move() {
+        let mut clock = Clock::new(TimeControl::clock(60, 0));
+        let start = Instant::now();
+        clock.punch(Color::White, start);
+        clock.punch(Color::Black, start + Duration::from_secs(10));
+        // White thinks 5 s, then Black's turn is taken back: Black is to move again, with
+        // the 10 s spent gone for good, and White keeps the 55 s left.
+        let at = start + Duration::from_secs(15);
+        clock.take_back(Color::Black, 1, at);
+        let view = clock.view(at);
+        assert_eq!(
+            (view.white_ms, view.black_ms, view.running),
+            (55_000, 50_000, Some(Color::Black))
+        );
+        // Back to before the first turn: no clock runs, as at the start.
+        clock.take_back(Color::White, 0, at);
+        assert_eq!(clock.deadline(), None);
+        assert_eq!(clock.view(at).running, None);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn resumed_clocks_do_not_charge_the_downtime() {
         let control = TimeControl::clock(60, 1);
         let hour = Duration::from_secs(3600);

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 use axum::Json;
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -156,10 +156,10 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
 struct Prepared {
     /// Its media type.
     media: &'static str,
-    /// The bytes.
-    plain: Vec<u8>,
+    /// The bytes (shared: an answer does not copy them).
+    plain: Bytes,
     /// The bytes gzipped, unless that saves nothing.
-    gzipped: Option<Vec<u8>>,
+    gzipped: Option<Bytes>,
 }
 
 impl Prepared {
@@ -169,8 +169,8 @@ impl Prepared {
         let gzipped = encoder.finish().expect("writing to memory");
         Prepared {
             media,
-            gzipped: (gzipped.len() < plain.len()).then_some(gzipped),
-            plain,
+            gzipped: (gzipped.len() < plain.len()).then(|| Bytes::from(gzipped)),
+            plain: Bytes::from(plain),
         }
     }
 
@@ -286,11 +286,9 @@ async fn position(
             record.turns.len()
         )));
     }
-    let mut game = Game::new(record.variant);
-    for &turn in &record.turns[..after] {
-        // The room accepted every recorded turn with the same rules engine.
-        game.play(turn).expect("a recorded turn is legal");
-    }
+    // The room accepted every recorded turn with the same rules engine.
+    let game =
+        Game::replay(record.variant, &record.turns[..after]).expect("recorded turns are legal");
     Ok(Json(PositionView::of(&game)))
 }
 

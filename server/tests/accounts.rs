@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::database::Database;
-use common::{Endpoint, TestServer};
+use common::{Endpoint, TestServer, api_error};
 use futures_util::{SinkExt, StreamExt};
 use punct_protocol::{ErrorCode, Lobby, Role, RoomSummary, ServerMessage};
 use punct_server::Config;
@@ -24,13 +24,6 @@ fn http() -> reqwest::Client {
 
 fn url(server: &Endpoint, path: &str) -> String {
     format!("http://{}{path}", server.addr)
-}
-
-/// The error code of a JSON error body.
-fn code(body: &str) -> ErrorCode {
-    serde_json::from_str::<punct_protocol::ApiError>(body)
-        .unwrap_or_else(|e| panic!("{e}: {body}"))
-        .code
 }
 
 /// Sends `method path` with `headers` and `body`; answers the status, the headers and
@@ -106,7 +99,7 @@ async fn an_account_keeps_only_an_argon2id_hash_and_its_session_is_a_safe_cookie
     // Look-alikes of a username are the same account.
     for taken in ["kris_burm", "KrisBurm", "kris-burm"] {
         let (status, _, body) = present(endpoint, "/api/accounts", &[], taken, PASSWORD).await;
-        assert_eq!((status, code(&body)), (409, ErrorCode::UsernameTaken));
+        assert_eq!((status, api_error(&body)), (409, ErrorCode::UsernameTaken));
     }
     for (username, password, refused) in [
         ("kb", PASSWORD, ErrorCode::BadUsername),
@@ -114,7 +107,7 @@ async fn an_account_keeps_only_an_argon2id_hash_and_its_session_is_a_safe_cookie
         ("anna", "short", ErrorCode::BadPassword),
     ] {
         let (status, _, body) = present(endpoint, "/api/accounts", &[], username, password).await;
-        assert_eq!((status, code(&body)), (400, refused));
+        assert_eq!((status, api_error(&body)), (400, refused));
     }
     assert_eq!(database.query("SELECT id FROM accounts").await.len(), 1);
 }
@@ -138,7 +131,7 @@ async fn signing_in_and_out() {
     // A wrong password and a username nobody has fail alike.
     for (username, password) in [("anna", "not her password"), ("nobody", PASSWORD)] {
         let (status, _, body) = present(endpoint, "/api/session", &[], username, password).await;
-        assert_eq!((status, code(&body)), (401, ErrorCode::BadCredentials));
+        assert_eq!((status, api_error(&body)), (401, ErrorCode::BadCredentials));
         assert!(body.contains("no account has this username and password"));
     }
     let (status, headers, body) = present(endpoint, "/api/session", &[], "ANNA", PASSWORD).await;
@@ -171,11 +164,11 @@ async fn signing_in_and_out() {
     // Signed out: the session no longer works, by cookie or bearer, over HTTP or on a
     // WebSocket.
     for (status, body) in who_am_i(endpoint, &by_cookie, &bearer).await {
-        assert_eq!((status, code(&body)), (401, ErrorCode::SignInRequired));
+        assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
     }
     let signed_out = endpoint.signed_in(&session.token);
     let (status, body) = signed_out.http("POST", "/api/rooms", "").await;
-    assert_eq!((status, code(&body)), (401, ErrorCode::SignInRequired));
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
 }
 
 #[tokio::test]
@@ -191,7 +184,7 @@ async fn a_session_expires() {
     assert_eq!(signed_in.http("GET", "/api/session", "").await.0, 200);
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let (status, body) = signed_in.http("GET", "/api/session", "").await;
-    assert_eq!((status, code(&body)), (401, ErrorCode::SignInRequired));
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
 }
 
 #[tokio::test]
@@ -213,7 +206,7 @@ async fn another_site_cannot_act_with_the_session_cookie() {
         let (status, _, body) =
             send(endpoint, reqwest::Method::POST, "/api/rooms", &headers, "").await;
         assert_eq!(
-            (status, code(&body)),
+            (status, api_error(&body)),
             (403, ErrorCode::CrossSite),
             "{from:?}"
         );
@@ -226,14 +219,14 @@ async fn another_site_cannot_act_with_the_session_cookie() {
         )
         .await;
         assert_eq!(
-            (status, code(&body)),
+            (status, api_error(&body)),
             (403, ErrorCode::CrossSite),
             "{from:?}"
         );
         // Nor may another site sign a visitor in to an account of its choosing.
         let (status, _, body) = present(endpoint, "/api/session", &from, "anna", PASSWORD).await;
         assert_eq!(
-            (status, code(&body)),
+            (status, api_error(&body)),
             (403, ErrorCode::CrossSite),
             "{from:?}"
         );
@@ -328,7 +321,7 @@ async fn sign_ins_are_limited_per_account_and_per_address() {
     }
     // Even the right password waits now: the guesser must not learn it was right.
     let (status, _, body) = present(endpoint, "/api/session", &[], "Anna", PASSWORD).await;
-    assert_eq!((status, code(&body)), (429, ErrorCode::RateLimited));
+    assert_eq!((status, api_error(&body)), (429, ErrorCode::RateLimited));
     assert_eq!(wrong_sign_in(endpoint, "bert").await, 401, "per account");
 
     let server = TestServer::with(Config {
@@ -429,7 +422,11 @@ async fn names_are_shown_and_checked() {
         let (status, body) = endpoint
             .http("POST", "/api/rooms", &format!(r#"{{"name":"{bad}"}}"#))
             .await;
-        assert_eq!((status, code(&body)), (400, ErrorCode::BadName), "{bad:?}");
+        assert_eq!(
+            (status, api_error(&body)),
+            (400, ErrorCode::BadName),
+            "{bad:?}"
+        );
         let open = endpoint.create_room("").await;
         let (status, body) = endpoint
             .http(
@@ -438,7 +435,11 @@ async fn names_are_shown_and_checked() {
                 &format!(r#"{{"name":"{bad}"}}"#),
             )
             .await;
-        assert_eq!((status, code(&body)), (400, ErrorCode::BadName), "{bad:?}");
+        assert_eq!(
+            (status, api_error(&body)),
+            (400, ErrorCode::BadName),
+            "{bad:?}"
+        );
     }
 }
 

@@ -3,12 +3,8 @@
 
 mod common;
 
-use common::TestServer;
-use punct_protocol::{ApiError, ErrorCode};
-
-fn error(body: &str) -> ErrorCode {
-    serde_json::from_str::<ApiError>(body).unwrap().code
-}
+use common::{TestServer, api_error};
+use punct_protocol::ErrorCode;
 
 #[tokio::test]
 async fn the_creator_cancels_a_room_nobody_joined() {
@@ -19,9 +15,9 @@ async fn the_creator_cancels_a_room_nobody_joined() {
     let mut creator = server.player(&granted.room, &granted.token).await;
 
     let (status, body) = server.http("POST", &path, r#"{"token":"0123"}"#).await;
-    assert_eq!((status, error(&body)), (403, ErrorCode::BadToken));
+    assert_eq!((status, api_error(&body)), (403, ErrorCode::BadToken));
     let (status, body) = server.http("POST", &path, "").await;
-    assert_eq!((status, error(&body)), (401, ErrorCode::SignInRequired));
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
 
     let token = format!(r#"{{"token":"{}"}}"#, granted.token);
     assert_eq!(server.http("POST", &path, &token).await.0, 204);
@@ -29,14 +25,14 @@ async fn the_creator_cancels_a_room_nobody_joined() {
     let (status, body) = server
         .http("GET", &format!("/api/rooms/{}", granted.room), "")
         .await;
-    assert_eq!((status, error(&body)), (404, ErrorCode::NoSuchRoom));
+    assert_eq!((status, api_error(&body)), (404, ErrorCode::NoSuchRoom));
     let mut again = server.client().await;
     assert_eq!(
         again.join_refused(&granted.room, &granted.token).await,
         ErrorCode::NoSuchRoom
     );
     let (status, body) = server.http("POST", &path, &token).await;
-    assert_eq!((status, error(&body)), (404, ErrorCode::NoSuchRoom));
+    assert_eq!((status, api_error(&body)), (404, ErrorCode::NoSuchRoom));
 }
 
 #[tokio::test]
@@ -46,7 +42,7 @@ async fn a_room_someone_joined_cannot_be_cancelled() {
     let path = format!("/api/rooms/{}/cancel", table.room);
     let body = format!(r#"{{"token":"{}"}}"#, table.white);
     let (status, body) = server.http("POST", &path, &body).await;
-    assert_eq!((status, error(&body)), (409, ErrorCode::NotCancellable));
+    assert_eq!((status, api_error(&body)), (409, ErrorCode::NotCancellable));
     assert_eq!(server.summary(&table.room).await.room, table.room);
 }
 
@@ -60,7 +56,7 @@ async fn a_signed_in_creator_cancels_by_account() {
     // Someone else's session holds no seat there.
     let other = server.register("bert", "another good password").await;
     let (status, body) = server.signed_in(&other).http("POST", &path, "").await;
-    assert_eq!((status, error(&body)), (403, ErrorCode::NotAPlayer));
+    assert_eq!((status, api_error(&body)), (403, ErrorCode::NotAPlayer));
     assert_eq!(anna.http("POST", &path, "").await.0, 204);
     let (status, _) = server
         .http("GET", &format!("/api/rooms/{}", granted.room), "")

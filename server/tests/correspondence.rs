@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Endpoint, TestServer};
+use common::{Endpoint, TestServer, api_error};
 use punct_protocol::{
     ClientMessage, ErrorCode, Lobby, MyGames, Notifications, NotifyMode, SeatGranted,
     ServerMessage, TimeControl,
@@ -23,12 +23,6 @@ async fn register(server: &Endpoint, username: &str) -> Endpoint {
     server.signed_in(&server.register(username, PASSWORD).await)
 }
 
-fn code(body: &str) -> ErrorCode {
-    serde_json::from_str::<punct_protocol::ApiError>(body)
-        .unwrap_or_else(|e| panic!("{e}: {body}"))
-        .code
-}
-
 #[tokio::test]
 async fn days_per_move_come_from_the_list_and_show_in_the_lobby() {
     let server = TestServer::start().await;
@@ -39,7 +33,11 @@ async fn days_per_move_come_from_the_list_and_show_in_the_lobby() {
         r#"{"clock":{"days":3,"increment":5}}"#,
     ] {
         let (status, body) = server.http("POST", "/api/rooms", bad).await;
-        assert_eq!((status, code(&body)), (400, ErrorCode::BadRequest), "{bad}");
+        assert_eq!(
+            (status, api_error(&body)),
+            (400, ErrorCode::BadRequest),
+            "{bad}"
+        );
     }
     let granted = server.create_room(r#"{"clock":{"days":3}}"#).await;
     let three_days = Some(TimeControl::days(3));
@@ -67,7 +65,7 @@ async fn my_games_list_those_waiting_for_my_move_first() {
     let anna = register(&server, "anna").await;
     let bert = register(&server, "bert").await;
     let (status, body) = server.http("GET", "/api/me/games", "").await;
-    assert_eq!((status, code(&body)), (401, ErrorCode::SignInRequired));
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
 
     // Anna (White) has played: the game waits three days for Bert.
     let (mut anna_white, waits_for_bert, bert_black) = seated(&anna, &bert, 3).await;
@@ -272,7 +270,11 @@ async fn mail_settings_are_checked() {
         r#"{"email":"anna@example.org","mode":"hourly"}"#,
     ] {
         let (status, body) = anna.http("PUT", "/api/me/notifications", bad).await;
-        assert_eq!((status, code(&body)), (400, ErrorCode::BadRequest), "{bad}");
+        assert_eq!(
+            (status, api_error(&body)),
+            (400, ErrorCode::BadRequest),
+            "{bad}"
+        );
     }
     let (status, _) = anna
         .http(

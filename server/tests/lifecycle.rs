@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{TestServer, games};
+use common::{TestServer, error_code, games};
 use punct_protocol::{ClientMessage, ErrorCode, Role, ServerMessage};
 use punct_rules::{Color, DrawReason, Outcome, Variant, WinReason};
 use punct_server::Config;
@@ -190,14 +190,6 @@ async fn a_resignation_ends_the_game_for_everyone() {
     assert_eq!(server.summary(&table.room).await.outcome, Some(won));
 }
 
-/// The code of an error reply; panics on anything else.
-fn code(reply: ServerMessage) -> ErrorCode {
-    match reply {
-        ServerMessage::Error { code, .. } => code,
-        other => panic!("expected an error, got {other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn a_draw_offered_and_accepted_ends_the_game() {
     let server = TestServer::start().await;
@@ -206,7 +198,7 @@ async fn a_draw_offered_and_accepted_ends_the_game() {
     let mut bob = server.player(&table.room, &table.black).await;
     // Nothing to accept yet.
     assert_eq!(
-        code(bob.request(|id| ClientMessage::AcceptDraw { id }).await),
+        error_code(bob.request(|id| ClientMessage::AcceptDraw { id }).await),
         ErrorCode::NoDrawOffer
     );
     let reply = alice.request(|id| ClientMessage::OfferDraw { id }).await;
@@ -220,11 +212,11 @@ async fn a_draw_offered_and_accepted_ends_the_game() {
     ));
     // One offer at a time, and nobody accepts their own.
     assert_eq!(
-        code(alice.request(|id| ClientMessage::OfferDraw { id }).await),
+        error_code(alice.request(|id| ClientMessage::OfferDraw { id }).await),
         ErrorCode::NoDrawOffer
     );
     assert_eq!(
-        code(alice.request(|id| ClientMessage::AcceptDraw { id }).await),
+        error_code(alice.request(|id| ClientMessage::AcceptDraw { id }).await),
         ErrorCode::NoDrawOffer
     );
     // A spectator arriving now sees the offer standing.
@@ -273,7 +265,7 @@ async fn a_declined_draw_offer_is_gone() {
         }
     ));
     assert_eq!(
-        code(bob.request(|id| ClientMessage::AcceptDraw { id }).await),
+        error_code(bob.request(|id| ClientMessage::AcceptDraw { id }).await),
         ErrorCode::NoDrawOffer
     );
     let (_, snapshot) = server.spectator(&table.room).await;
@@ -290,7 +282,7 @@ async fn a_draw_offer_lapses_when_its_maker_plays() {
     alice.request(|id| ClientMessage::OfferDraw { id }).await;
     alice.play("C4:C5,D5").await.unwrap();
     assert_eq!(
-        code(bob.request(|id| ClientMessage::AcceptDraw { id }).await),
+        error_code(bob.request(|id| ClientMessage::AcceptDraw { id }).await),
         ErrorCode::NoDrawOffer
     );
     let (_, snapshot) = server.spectator(&table.room).await;

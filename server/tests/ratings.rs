@@ -5,7 +5,7 @@
 mod common;
 
 use common::database::Database;
-use common::{Endpoint, TestServer};
+use common::{Endpoint, TestServer, api_error};
 use punct_protocol::{
     Archive, ClientMessage, ErrorCode, Leaderboard, PlayerProfile, RatingChange, RatingChanges,
     ServerMessage,
@@ -30,12 +30,6 @@ enum End {
     Drawn,
     /// White plays a turn, then Black resigns without having played one.
     Aborted,
-}
-
-fn code(body: &str) -> ErrorCode {
-    serde_json::from_str::<punct_protocol::ApiError>(body)
-        .unwrap_or_else(|e| panic!("{e}: {body}"))
-        .code
 }
 
 /// A rated game between the accounts `white` and `black` are signed in to, ended as
@@ -153,17 +147,17 @@ async fn only_two_accounts_play_a_rated_game_and_never_against_the_computer() {
     let (status, body) = endpoint
         .http("POST", "/api/rooms", r#"{"rated":true}"#)
         .await;
-    assert_eq!((status, code(&body)), (401, ErrorCode::SignInRequired));
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
     let (status, body) = anna
         .http("POST", "/api/rooms", r#"{"rated":true,"computer":2}"#)
         .await;
-    assert_eq!((status, code(&body)), (400, ErrorCode::BadRequest));
+    assert_eq!((status, api_error(&body)), (400, ErrorCode::BadRequest));
     let granted = anna.create_room(r#"{"rated":true}"#).await;
     let seat = format!("/api/rooms/{}/seat", granted.room);
     let (status, body) = endpoint.http("POST", &seat, r#"{"name":"Guest"}"#).await;
-    assert_eq!((status, code(&body)), (401, ErrorCode::SignInRequired));
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
     let (status, body) = anna.http("POST", &seat, "").await;
-    assert_eq!((status, code(&body)), (400, ErrorCode::BadRequest));
+    assert_eq!((status, api_error(&body)), (400, ErrorCode::BadRequest));
     let summary = endpoint.summary(&granted.room).await;
     assert!(summary.rated);
     assert!(!summary.players.get(granted.color.opponent()).taken);
@@ -237,9 +231,9 @@ async fn ratings_follow_the_glicko2_paper_game_after_game() {
             .any(|a| a.as_deref() == Some("carl"))
     }));
     let (status, body) = endpoint.http("GET", "/api/games?player=nobody", "").await;
-    assert_eq!((status, code(&body)), (404, ErrorCode::NoSuchPlayer));
+    assert_eq!((status, api_error(&body)), (404, ErrorCode::NoSuchPlayer));
     let (status, body) = endpoint.http("GET", "/api/players/nobody", "").await;
-    assert_eq!((status, code(&body)), (404, ErrorCode::NoSuchPlayer));
+    assert_eq!((status, api_error(&body)), (404, ErrorCode::NoSuchPlayer));
 }
 
 #[tokio::test]

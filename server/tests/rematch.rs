@@ -3,17 +3,9 @@
 
 mod common;
 
-use common::{Client, TestServer};
+use common::{Client, TestServer, error_code};
 use punct_protocol::{ClientMessage, ErrorCode, RoomStatus, ServerMessage};
 use punct_rules::Color;
-
-/// The code of an error reply; panics on anything else.
-fn code(reply: ServerMessage) -> ErrorCode {
-    match reply {
-        ServerMessage::Error { code, .. } => code,
-        other => panic!("expected an error, got {other:?}"),
-    }
-}
 
 /// Asks for a rematch; answers the reply.
 async fn rematch(client: &mut Client) -> ServerMessage {
@@ -41,7 +33,10 @@ async fn a_rematch_swaps_colours_in_a_new_room_everyone_is_told_about() {
     let (mut carol, _) = server.spectator(&table.room).await;
     alice.play("C4:C5,D5").await.unwrap();
     // No rematch while the game goes on.
-    assert_eq!(code(rematch(&mut bob).await), ErrorCode::RematchUnavailable);
+    assert_eq!(
+        error_code(rematch(&mut bob).await),
+        ErrorCode::RematchUnavailable
+    );
     let reply = bob.request(|id| ClientMessage::Resign { id }).await;
     assert!(matches!(reply, ServerMessage::Ack { .. }), "{reply:?}");
 
@@ -60,10 +55,10 @@ async fn a_rematch_swaps_colours_in_a_new_room_everyone_is_told_about() {
     }
     // Asking twice changes nothing; a spectator may not ask.
     assert_eq!(
-        code(rematch(&mut alice).await),
+        error_code(rematch(&mut alice).await),
         ErrorCode::RematchUnavailable
     );
-    assert_eq!(code(rematch(&mut carol).await), ErrorCode::NotAPlayer);
+    assert_eq!(error_code(rematch(&mut carol).await), ErrorCode::NotAPlayer);
 
     // Bob asks too: the rematch is made, and everyone is told where.
     let ServerMessage::Ack { seq, .. } = rematch(&mut bob).await else {
@@ -83,7 +78,7 @@ async fn a_rematch_swaps_colours_in_a_new_room_everyone_is_told_about() {
     assert_eq!(rooms, [room.clone(), room.clone()]);
     assert_ne!(room, table.room);
     assert_eq!(
-        code(rematch(&mut bob).await),
+        error_code(rematch(&mut bob).await),
         ErrorCode::RematchUnavailable,
         "the rematch is made already"
     );

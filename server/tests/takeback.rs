@@ -3,16 +3,9 @@
 
 mod common;
 
-use common::TestServer;
+use common::{TestServer, error_code};
 use punct_protocol::{ClientMessage, ErrorCode, ServerMessage};
 use punct_rules::Color;
-
-fn code(reply: ServerMessage) -> ErrorCode {
-    match reply {
-        ServerMessage::Error { code, .. } => code,
-        other => panic!("expected an error, got {other:?}"),
-    }
-}
 
 fn acked(reply: &ServerMessage) -> bool {
     matches!(reply, ServerMessage::Ack { .. })
@@ -38,24 +31,24 @@ async fn an_accepted_takeback_undoes_the_askers_last_turn() {
     let mut bob = server.player(&table.room, &table.black).await;
     // Nothing to take back before one's first turn.
     assert_eq!(
-        code(alice.request(takeback).await),
+        error_code(alice.request(takeback).await),
         ErrorCode::TakebackUnavailable
     );
     alice.play("C4:C5,D5").await.unwrap();
     assert_eq!(
-        code(bob.request(takeback).await),
+        error_code(bob.request(takeback).await),
         ErrorCode::TakebackUnavailable
     );
 
     // Alice asks while Bob is to move: her turn alone is undone.
     assert!(acked(&alice.request(takeback).await));
     assert_eq!(
-        code(alice.request(takeback).await),
+        error_code(alice.request(takeback).await),
         ErrorCode::TakebackUnavailable,
         "her request stands already"
     );
     assert_eq!(
-        code(alice.request(accept).await),
+        error_code(alice.request(accept).await),
         ErrorCode::NoTakebackOffer,
         "nobody answers their own request"
     );
@@ -130,18 +123,27 @@ async fn a_declined_or_lapsed_request_is_gone() {
     alice.play("C4:C5,D5").await.unwrap();
     assert!(acked(&alice.request(takeback).await));
     assert!(acked(&bob.request(decline).await));
-    assert_eq!(code(bob.request(decline).await), ErrorCode::NoTakebackOffer);
+    assert_eq!(
+        error_code(bob.request(decline).await),
+        ErrorCode::NoTakebackOffer
+    );
     assert_eq!(server.record(&table.room).await.turns.len(), 1);
     // A turn played makes a standing request lapse: it named the turns before.
     assert!(acked(&alice.request(takeback).await));
     bob.play("J14:J15,K15").await.unwrap();
-    assert_eq!(code(bob.request(accept).await), ErrorCode::NoTakebackOffer);
+    assert_eq!(
+        error_code(bob.request(accept).await),
+        ErrorCode::NoTakebackOffer
+    );
     let (_, snapshot) = server.spectator(&table.room).await;
     assert_eq!(snapshot.takeback_offer, None);
     assert_eq!(snapshot.turns.len(), 2);
     // Spectators only watch.
     let (mut watcher, _) = server.spectator(&table.room).await;
-    assert_eq!(code(watcher.request(takeback).await), ErrorCode::NotAPlayer);
+    assert_eq!(
+        error_code(watcher.request(takeback).await),
+        ErrorCode::NotAPlayer
+    );
 }
 
 #[tokio::test]
@@ -153,8 +155,11 @@ async fn nothing_is_taken_back_once_the_game_is_over() {
     alice.play("C4:C5,D5").await.unwrap();
     assert!(acked(&alice.request(takeback).await));
     assert!(acked(&bob.request(|id| ClientMessage::Resign { id }).await));
-    assert_eq!(code(bob.request(accept).await), ErrorCode::GameOver);
-    assert_eq!(code(alice.request(takeback).await), ErrorCode::GameOver);
+    assert_eq!(error_code(bob.request(accept).await), ErrorCode::GameOver);
+    assert_eq!(
+        error_code(alice.request(takeback).await),
+        ErrorCode::GameOver
+    );
     let (_, snapshot) = server.spectator(&table.room).await;
     assert_eq!(snapshot.takeback_offer, None);
     assert_eq!(snapshot.turns.len(), 1);

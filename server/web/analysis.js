@@ -86,6 +86,8 @@ function render() {
     ...legal.slice(0, 400).map((turn) => Object.assign(document.createElement('option'), { value: turn })),
   );
   const { record } = engine.ask('export', state.variant, played());
+  // One download link at a time: the last one's blob is let go.
+  if ($('export').href.startsWith('blob:')) URL.revokeObjectURL($('export').href);
   $('export').href = URL.createObjectURL(new Blob([record], { type: 'text/plain' }));
 }
 

@@ -465,6 +465,15 @@ function noSuchRoom() {
   document.querySelector('main').hidden = true;
 }
 
+/** The winning chain of the final position, asked of the engine once. */
+let finalChain = { after: -1, chain: null };
+function winningChain() {
+  if (finalChain.after !== room.turns.length) {
+    finalChain = { after: room.turns.length, chain: chainView(engine.position(room.variant, room.turns).chain) };
+  }
+  return finalChain.chain;
+}
+
 /** With the engine, the legal turns when it is this player's move (else none). */
 function findLegal() {
   if (!engine) return;
@@ -1019,7 +1028,7 @@ function render() {
   // The winning chain once the game is won on the board, and the final position shown
   // (found by the engine: a page without it shows none).
   const winner = room.outcome?.reason === 'connection' && !ui.view && room.boardAfter === room.turns.length;
-  const chain = winner && engine ? chainView(engine.position(room.variant, room.turns).chain) : null;
+  const chain = winner && engine ? winningChain() : null;
   drawBoard(svg, {
     board: shown.board,
     flip: flipped(),

@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use punct_protocol::{ChatLine, RatingChanges, TimeControl, Visibility};
-use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, Variant, WinReason};
+use punct_rules::{Color, DrawReason, Game, Outcome, ReplayError, Variant, WinReason};
 use tokio::time::Instant;
 
 use crate::clock::Clock;
@@ -134,28 +134,17 @@ pub(crate) struct Setup {
 /// A stored room whose turns do not replay: the database was changed by hand or is
 /// damaged.
 #[derive(Debug)]
-pub(crate) struct CorruptRoom {
-    /// The number of the turn refused (1 for the first).
-    number: usize,
-    /// The turn.
-    turn: Turn,
-    /// Why the rules refuse it.
-    source: IllegalTurn,
-}
+pub(crate) struct CorruptRoom(ReplayError);
 
 impl fmt::Display for CorruptRoom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "stored turn {} ({}) is illegal: {}",
-            self.number, self.turn, self.source
-        )
+        write!(f, "a stored {}", self.0)
     }
 }
 
 impl std::error::Error for CorruptRoom {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
+        Some(&self.0)
     }
 }
 
@@ -164,14 +153,7 @@ impl Setup {
     /// of the player to move starts again now: the time the room was not running is not
     /// charged, except in a correspondence game (see [`Clock::resumed`]).
     pub(crate) fn stored(id: String, room: StoredRoom) -> Result<Setup, CorruptRoom> {
-        let mut game = Game::new(room.variant);
-        for (number, &turn) in room.turns.iter().enumerate() {
-            game.play(turn).map_err(|source| CorruptRoom {
-                number: number + 1,
-                turn,
-                source,
-            })?;
-        }
+        let game = Game::replay(room.variant, &room.turns).map_err(CorruptRoom)?;
         let off_the_board = |outcome: &Outcome| {
             matches!(
                 outcome,

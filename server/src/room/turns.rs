@@ -377,11 +377,8 @@ impl Room {
             .takeback_length(by)
             .expect("a request stands only while its turns can be taken back");
         let played = self.game.turns().len() - undone;
-        let mut game = Game::new(self.game.variant());
-        for &turn in &self.game.turns()[..played] {
-            game.play(turn)
-                .expect("a turn played before is legal again");
-        }
+        let game = Game::replay(self.game.variant(), &self.game.turns()[..played])
+            .expect("turns played before are legal again");
         let to_move = game.to_move();
         let now = Instant::now();
         let clock = self.clock.clone().map(|mut clock| {

@@ -295,6 +295,65 @@ async fn a_correspondence_game_ends_when_the_days_run_out_and_not_before() {
 }
 
 #[tokio::test]
+async fn turns_taken_back_are_gone_and_the_clocks_are_those_given() {
+    let store = Store::empty().await;
+    let seats = [Some(hash_token("w")), Some(hash_token("b"))];
+    store
+        .create_room(NewRoom {
+            clock: Some([60_000, 0]),
+            ..new_room("r", seats)
+        })
+        .await
+        .unwrap();
+    let turns: Vec<Turn> = ["C4:C5,D5", "J14:J15,K15", "A3:A2,A4"]
+        .map(|t| t.parse().unwrap())
+        .into();
+    for (n, &turn) in turns.iter().enumerate() {
+        let left = [50_000 - n as u64, 50_000];
+        store
+            .turn("r", 0, n + 1, turn, Some(left), None)
+            .await
+            .unwrap();
+    }
+    // White's last turn and Black's reply are taken back; nobody's time comes back.
+    store
+        .take_back("r", 0, 1, Some([40_000, 45_000]))
+        .await
+        .unwrap();
+    let room = store.load("r").await.unwrap().unwrap();
+    assert_eq!(room.turns, turns[..1]);
+    assert_eq!(room.clocks_left, Some([40_000, 45_000]));
+    // The game goes on at the next number, and an earlier incarnation writes nothing.
+    store.turn("r", 1, 2, turns[2], None, None).await.unwrap();
+    let fenced = store.take_back("r", 0, 0, None).await;
+    assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
+    assert_eq!(
+        store.record("r").await.unwrap().unwrap().turns,
+        [turns[0], turns[2]]
+    );
+}
+
+#[tokio::test]
+async fn only_a_room_with_a_free_seat_and_no_end_is_cancelled() {
+    let store = Store::empty().await;
+    store
+        .create_room(new_room("open", [Some(hash_token("w")), None]))
+        .await
+        .unwrap();
+    let both = [Some(hash_token("w")), Some(hash_token("b"))];
+    store.create_room(new_room("full", both)).await.unwrap();
+    assert!(!store.cancel("full", 0).await.unwrap());
+    assert!(store.record("full").await.unwrap().is_some());
+    // An earlier incarnation's cancel is fenced, the running one's deletes.
+    assert_eq!(store.load("open").await.unwrap().unwrap().incarnation, 1);
+    let fenced = store.cancel("open", 0).await;
+    assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
+    assert!(store.cancel("open", 1).await.unwrap());
+    assert!(store.record("open").await.unwrap().is_none());
+    assert!(store.load("open").await.unwrap().is_none());
+}
+
+#[tokio::test]
 async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     let store = Store::empty().await;
     let seats = [Some(hash_token("w")), None];

@@ -532,3 +532,18 @@ pub(crate) fn illegal(rule: &str) -> Refused {
         rule: Some(rule.into()),
     }
 }
+
+/// The error code of an HTTP error body; panics on anything else.
+pub(crate) fn api_error(body: &str) -> ErrorCode {
+    serde_json::from_str::<punct_protocol::ApiError>(body)
+        .unwrap_or_else(|e| panic!("{e}: {body}"))
+        .code
+}
+
+/// The code of an error reply; panics on anything else.
+pub(crate) fn error_code(reply: ServerMessage) -> ErrorCode {
+    match reply {
+        ServerMessage::Error { code, .. } => code,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
