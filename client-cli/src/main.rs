@@ -15,7 +15,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -23,9 +23,9 @@ use punct_cli::account::{self, SessionBook};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
 use punct_cli::{bot as online_bot, lobby, script, tui};
 use punct_client::{Client, Entry, Server};
-use punct_engine::Engine;
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
+use punct_engine::{Engine, Limits};
 use punct_protocol::{CreateRoom, SeatChoice, TimeControl, Visibility};
 use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
@@ -266,6 +266,19 @@ enum RulesCommand {
     /// games shares a random opening. Prints each game, then wins, losses, draws and the
     /// average time per turn of each side.
     Match(MatchArgs),
+    /// Let the computer think about the position for a while: prints the turn it
+    /// chooses, its score, the depth it reached and the positions it looked at.
+    Think {
+        /// Which position.
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Which engine: random, greedy, or a level 1 to 4 (4 is the strongest).
+        #[arg(long, default_value_t = Level::strongest())]
+        level: Level,
+        /// Thinking time, in milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        ms: u64,
+    },
 }
 
 /// `punct rules match`: who plays, how many games, how fast.
@@ -298,6 +311,11 @@ struct MatchArgs {
     /// Write each game's record to DIR/game-N.txt (the directory must exist).
     #[arg(long, value_name = "DIR")]
     records: Option<PathBuf>,
+    /// Play this many games at once, one thread each (the games and their results are
+    /// the same; only the order they are printed in changes). Each engine thinks on one
+    /// thread, so more jobs than cores takes time from every engine.
+    #[arg(long, default_value_t = NonZeroUsize::MIN)]
+    jobs: NonZeroUsize,
 }
 
 /// Which position a `rules` subcommand looks at.
@@ -414,6 +432,30 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
             write!(out, "{}", Diagram::of_game(&game, style))?;
         }
         RulesCommand::Match(args) => play_match(&args, &mut out)?,
+        RulesCommand::Think {
+            position,
+            level,
+            ms,
+        } => {
+            let game = position.game()?;
+            let start = Instant::now();
+            let choice =
+                Engine::new(level).think(&game, &Limits::within(Duration::from_millis(ms)));
+            let took = start.elapsed().as_secs_f64();
+            match choice {
+                Some(c) => writeln!(
+                    out,
+                    "{} score {} depth {} nodes {} in {:.3} s ({:.0} nodes/s)",
+                    c.turn,
+                    c.score,
+                    c.depth,
+                    c.nodes,
+                    took,
+                    c.nodes as f64 / took
+                )?,
+                None => writeln!(out, "the game is over")?,
+            }
+        }
     }
     out.flush()?;
     Ok(())
@@ -468,7 +510,7 @@ fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
         max_turns: args.max_turns,
     };
     let mut written = Ok(());
-    let report = arena::play_match(&config, |number, game| {
+    let report = arena::play_match(&config, args.jobs, |number, game| {
         let result = match game.outcome {
             Some(outcome) => outcome.to_string(),
             None => format!("stopped after {} turns", game.game.turns().len()),
@@ -496,12 +538,15 @@ fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
     written?;
     let line = |name: &str, level: Level, t: &Tally| {
         format!(
-            "{name} {level}: {} wins ({} as white), {} losses, {} draws, {:.1} ms per turn",
+            "{name} {level}: {} wins ({} as white), {} losses, {} draws, {:.1} ms per turn, \
+             depth {:.2}, {:.0} positions/s",
             t.wins,
             t.wins_as_white,
             t.losses,
             t.draws,
-            t.average().as_secs_f64() * 1000.0
+            t.average().as_secs_f64() * 1000.0,
+            t.average_depth(),
+            t.nodes_per_second()
         )
     };
     writeln!(out, "{}", line("A", args.a, &report.a))?;

@@ -10,7 +10,16 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let output = Command::new(env!("CARGO_BIN_EXE_punct"))
         .args(["rules", "match", "--a", "greedy", "--b", "random"])
-        .args(["--games", "2", "--variant", "basic", "--ms-per-turn", "20"])
+        .args([
+            "--games",
+            "2",
+            "--variant",
+            "basic",
+            "--ms-per-turn",
+            "20",
+            "--jobs",
+            "2",
+        ])
         .arg("--records")
         .arg(&dir)
         .output()
@@ -21,7 +30,7 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
         String::from_utf8_lossy(&output.stderr)
     );
     let text = String::from_utf8(output.stdout).expect("output is UTF-8");
-    let lines: Vec<&str> = text.lines().collect();
+    let mut lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "two games and two totals:\n{text}");
     assert!(
         lines[0].starts_with("game 1: A greedy plays white: "),
@@ -31,6 +40,10 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
         lines[1].starts_with("game 2: A greedy plays black: "),
         "{text}"
     );
+    // Two games at once: they are printed as they end, in either order.
+    let mut games = [lines[0], lines[1]];
+    games.sort();
+    lines[..2].copy_from_slice(&games);
     assert!(lines[2].starts_with("A greedy: "), "{text}");
     assert!(lines[3].starts_with("B random: "), "{text}");
     // Every game counts once for each side.
@@ -45,7 +58,8 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
     };
     assert_eq!(counts(lines[2]), 2, "{text}");
     assert_eq!(counts(lines[3]), 2, "{text}");
-    assert!(lines[2].ends_with("ms per turn"), "{text}");
+    assert!(lines[2].contains("ms per turn, depth "), "{text}");
+    assert!(lines[2].ends_with(" positions/s"), "{text}");
     // Each record replays to a finished game.
     for number in 1..=2 {
         let record = std::fs::read_to_string(dir.join(format!("game-{number}.txt")))
@@ -74,4 +88,34 @@ fn match_refuses_an_unknown_level() {
     assert_eq!(output.status.code(), Some(2));
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(error.contains("unknown level '9'"), "{error}");
+}
+
+#[test]
+fn think_answers_a_legal_turn_with_its_effort() {
+    let output = Command::new(env!("CARGO_BIN_EXE_punct"))
+        .args(["rules", "think", "--variant", "standard", "--level", "3"])
+        .args(["--ms", "200", "--record", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"D6:D7,E8\nI13:J13,K14\n")?;
+            child.wait_with_output()
+        })
+        .expect("punct runs");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("output is UTF-8");
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let game = Game::from_record(Variant::Standard, "D6:D7,E8\nI13:J13,K14\n").unwrap();
+    let turn = words[0].parse().expect("a turn first");
+    assert_eq!(game.is_legal(turn), Ok(()), "{text}");
+    assert_eq!(words[3], "depth", "{text}");
+    assert!(words[4].parse::<u32>().unwrap() >= 1, "{text}");
+    assert!(words[6].parse::<u64>().unwrap() > 1, "{text}");
+    assert!(text.trim_end().ends_with("nodes/s)"), "{text}");
 }

@@ -3,11 +3,14 @@
 //! Games come in pairs that share a random opening (a few random legal drops) and swap
 //! colours, so neither side profits from a lucky opening or from moving first.
 
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use punct_rules::{Color, Game, Outcome, Turn, Variant};
 
-use crate::{Engine, Level, Rng};
+use crate::{Engine, Level, Limits, Rng};
 
 /// What to play.
 #[derive(Clone, Debug)]
@@ -66,6 +69,10 @@ pub struct Tally {
     pub turns: u64,
     /// Time spent choosing them.
     pub thinking: Duration,
+    /// The depths its searches reached, added up.
+    pub depths: u64,
+    /// Positions it looked at.
+    pub nodes: u64,
 }
 
 impl Tally {
@@ -76,6 +83,24 @@ impl Tally {
         } else {
             self.thinking / self.turns as u32
         }
+    }
+
+    /// Average depth reached per chosen turn.
+    pub fn average_depth(&self) -> f64 {
+        self.depths as f64 / self.turns.max(1) as f64
+    }
+
+    /// Positions looked at per second of thinking.
+    pub fn nodes_per_second(&self) -> f64 {
+        self.nodes as f64 / self.thinking.as_secs_f64().max(f64::MIN_POSITIVE)
+    }
+
+    /// Adds the effort of another game (not its result).
+    fn add_effort(&mut self, other: &Tally) {
+        self.turns += other.turns;
+        self.thinking += other.thinking;
+        self.depths += other.depths;
+        self.nodes += other.nodes;
     }
 }
 
@@ -90,66 +115,107 @@ pub struct MatchReport {
     pub stopped: u32,
 }
 
-/// Plays the match, calling `each` after every game with its number (from 1) and report.
-pub fn play_match(config: &MatchConfig, mut each: impl FnMut(u32, &GameReport)) -> MatchReport {
-    let mut report = MatchReport::default();
-    for index in 0..config.games {
-        let a_color = if index % 2 == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let seed = config
-            .seed
-            .wrapping_mul(0x9E37_79B9)
-            .wrapping_add(index as u64);
-        let engine_a = Engine::with_seed(config.a, seed ^ 0xA);
-        let engine_b = Engine::with_seed(config.b, seed ^ 0xB);
-        let mut opening =
-            Rng::with_seed(config.seed ^ u64::from(index / 2).wrapping_mul(0x51_7CC1));
-        let mut game = Game::new(config.variant);
-        play_opening(&mut game, config.opening, &mut opening);
-        while !game.is_over() && game.turns().len() < config.max_turns {
-            let a_moves = game.to_move() == a_color;
-            let (engine, tally) = if a_moves {
-                (&engine_a, &mut report.a)
-            } else {
-                (&engine_b, &mut report.b)
-            };
-            let start = Instant::now();
-            let turn = engine
-                .choose(&game, config.per_turn)
-                .expect("the game goes on");
-            tally.thinking += start.elapsed();
-            tally.turns += 1;
-            game.play(turn)
-                .unwrap_or_else(|e| panic!("engine {} chose {turn}: {e}", engine.level()));
-        }
-        let result = GameReport {
-            a_color,
-            outcome: game.outcome(),
-            game,
-        };
+impl MatchReport {
+    /// Counts a finished game and the effort each side spent on it.
+    fn add(&mut self, result: &GameReport, effort: &[Tally; 2]) {
+        self.a.add_effort(&effort[0]);
+        self.b.add_effort(&effort[1]);
         match result.a_won() {
             Some(true) => {
-                report.a.wins += 1;
-                report.b.losses += 1;
-                report.a.wins_as_white += u32::from(a_color == Color::White);
+                self.a.wins += 1;
+                self.b.losses += 1;
+                self.a.wins_as_white += u32::from(result.a_color == Color::White);
             }
             Some(false) => {
-                report.b.wins += 1;
-                report.a.losses += 1;
-                report.b.wins_as_white += u32::from(a_color == Color::Black);
+                self.b.wins += 1;
+                self.a.losses += 1;
+                self.b.wins_as_white += u32::from(result.a_color == Color::Black);
             }
             None => {
-                report.a.draws += 1;
-                report.b.draws += 1;
-                report.stopped += u32::from(result.outcome.is_none());
+                self.a.draws += 1;
+                self.b.draws += 1;
+                self.stopped += u32::from(result.outcome.is_none());
             }
         }
-        each(index + 1, &result);
     }
+}
+
+/// Plays the match on `jobs` threads, each taking the next game not yet started, and
+/// calls `each` with every game's number (from 1) and report as the game ends. A game
+/// depends only on the configuration and its number, so the results do not depend on
+/// `jobs`, only the order in which games are reported.
+pub fn play_match(
+    config: &MatchConfig,
+    jobs: NonZeroUsize,
+    mut each: impl FnMut(u32, &GameReport),
+) -> MatchReport {
+    let mut report = MatchReport::default();
+    let next = AtomicU32::new(0);
+    let (done, finished) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.get().min(config.games.max(1) as usize) {
+            let (next, done) = (&next, done.clone());
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games {
+                        break;
+                    }
+                    if done.send((index, play_game(config, index))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done);
+        for (index, (result, effort)) in finished {
+            report.add(&result, &effort);
+            each(index + 1, &result);
+        }
+    });
     report
+}
+
+/// Plays game `index` of the match, answering it with the effort of `a` and `b`.
+fn play_game(config: &MatchConfig, index: u32) -> (GameReport, [Tally; 2]) {
+    let a_color = if index.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let seed = config
+        .seed
+        .wrapping_mul(0x9E37_79B9)
+        .wrapping_add(index as u64);
+    let engines = [
+        Engine::with_seed(config.a, seed ^ 0xA),
+        Engine::with_seed(config.b, seed ^ 0xB),
+    ];
+    let mut effort = [Tally::default(); 2];
+    let mut opening = Rng::with_seed(config.seed ^ u64::from(index / 2).wrapping_mul(0x51_7CC1));
+    let mut game = Game::new(config.variant);
+    play_opening(&mut game, config.opening, &mut opening);
+    while !game.is_over() && game.turns().len() < config.max_turns {
+        let side = usize::from(game.to_move() != a_color);
+        let (engine, tally) = (&engines[side], &mut effort[side]);
+        let start = Instant::now();
+        let choice = engine
+            .think(&game, &Limits::within(config.per_turn))
+            .expect("the game goes on");
+        tally.thinking += start.elapsed();
+        tally.turns += 1;
+        tally.depths += u64::from(choice.depth);
+        tally.nodes += choice.nodes;
+        let turn = choice.turn;
+        game.play(turn)
+            .unwrap_or_else(|e| panic!("engine {} chose {turn}: {e}", engine.level()));
+    }
+    let result = GameReport {
+        a_color,
+        outcome: game.outcome(),
+        game,
+    };
+    (result, effort)
 }
 
 /// Plays `plies` random legal drops (fewer if the game ends first).

@@ -5,10 +5,32 @@
 
 use std::sync::LazyLock;
 
-use punct_rules::{CELL_COUNT, Cell, Color, Position, Side, Turn};
+use punct_rules::{CELL_COUNT, Cell, Color, Direction, Position, Side, Turn};
 
-use crate::eval::{NEIGHBOURS, NONE};
 use crate::node::landing_cells;
+
+/// Marks a missing neighbour in [`NEIGHBOURS`], and a cell in no group.
+const NONE: u8 = u8::MAX;
+
+/// The six neighbours of each cell by index, [`NONE`] off the board: the inner loop of
+/// labelling, so a flat table rather than an iterator.
+const NEIGHBOURS: [[u8; 6]; CELL_COUNT] = {
+    let mut table = [[NONE; 6]; CELL_COUNT];
+    let mut i = 0;
+    while i < CELL_COUNT {
+        if let Some(cell) = Cell::from_index(i) {
+            let mut d = 0;
+            while d < 6 {
+                if let Some(n) = cell.step(Direction::ALL[d]) {
+                    table[i][d] = n.index() as u8;
+                }
+                d += 1;
+            }
+        }
+        i += 1;
+    }
+    table
+};
 
 /// The groups of one player's connected visible dots.
 pub(crate) struct Groups {

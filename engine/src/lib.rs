@@ -35,6 +35,7 @@
 //! ```
 
 pub mod arena;
+mod bits;
 mod connect;
 mod eval;
 mod level;

@@ -37,17 +37,22 @@ pub(crate) fn play(position: &Position, turn: Turn) -> (Position, Option<End>) {
 
 /// The result of a game that ends without a connection (RULES.md 4.3).
 pub(crate) fn final_count(position: &Position) -> End {
-    match position.variant() {
+    count_result(
+        position.variant(),
+        Color::ALL.map(|color| position.centre_count(color)),
+    )
+}
+
+/// The result of a game that ends without a connection when White and Black have
+/// `centre` dots in the central hexagon.
+pub(crate) fn count_result(variant: Variant, centre: [usize; 2]) -> End {
+    match variant {
         Variant::Basic => End::Draw,
-        Variant::Standard => {
-            let white = position.centre_count(Color::White);
-            let black = position.centre_count(Color::Black);
-            match white.cmp(&black) {
-                std::cmp::Ordering::Greater => End::Win(Color::White),
-                std::cmp::Ordering::Less => End::Win(Color::Black),
-                std::cmp::Ordering::Equal => End::Draw,
-            }
-        }
+        Variant::Standard => match centre[0].cmp(&centre[1]) {
+            std::cmp::Ordering::Greater => End::Win(Color::White),
+            std::cmp::Ordering::Less => End::Win(Color::Black),
+            std::cmp::Ordering::Equal => End::Draw,
+        },
     }
 }
 

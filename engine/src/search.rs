@@ -11,12 +11,12 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use punct_rules::{Color, Game, Position, Turn};
+use punct_rules::{CELL_COUNT, Cell, Color, Game, Position, Turn};
 
 use crate::Limits;
 use crate::Rng;
 use crate::connect::{Groups, drop_connects};
-use crate::eval::{Analysis, centre_weight, evaluate, win_zone};
+use crate::eval::{AfterDrop, Analysis, DropValue, centre_weight, evaluate, win_zone};
 use crate::node::{End, landing_cells, origin_cells, play};
 
 /// The value of a won game, less the number of plies it takes.
@@ -548,7 +548,8 @@ impl<'a> Searcher<'a> {
     }
 
     /// The `width` most promising turns of `position`, played and sorted best first, the
-    /// transposition table's `hint` ahead of all.
+    /// transposition table's `hint` ahead of all. Drops are valued without playing them
+    /// (most turns are drops), and only those kept are played.
     fn expand(
         &self,
         position: &Position,
@@ -559,19 +560,48 @@ impl<'a> Searcher<'a> {
         ply: u32,
     ) -> Vec<Child> {
         let pool = order_cheaply(position, turns, analysis, (width * 3).max(12), hint);
-        let mut children: Vec<Child> = Vec::with_capacity(pool.len());
+        let after = AfterDrop::new(position);
+        let mover = position.to_move();
+        // A drop's position is left out until the drop is kept.
+        let mut valued: Vec<(Turn, Option<Played>, i32)> = Vec::with_capacity(pool.len());
         for turn in pool {
             // Out of time, the most promising few will do.
-            if children.len() >= width && self.limits.expired() {
+            if valued.len() >= width && self.limits.expired() {
                 break;
             }
-            children.push(self.child(position, turn, ply));
+            match (turn, landing_cells(turn)) {
+                (Turn::Drop { .. }, Some(cells)) => {
+                    let value = match after.value(cells) {
+                        DropValue::Goes(value) => value,
+                        DropValue::Ends(end) => end_score(end, mover, ply + 1),
+                    };
+                    valued.push((turn, None, value));
+                }
+                _ => {
+                    let child = self.child(position, turn, ply);
+                    valued.push((child.turn, Some((child.position, child.end)), child.value));
+                }
+            }
         }
-        children.sort_by_key(|c| (Some(c.turn) != hint, std::cmp::Reverse(c.value)));
-        children.truncate(width.max(1));
-        children
+        valued.sort_by_key(|&(turn, _, value)| (Some(turn) != hint, std::cmp::Reverse(value)));
+        valued.truncate(width.max(1));
+        valued
+            .into_iter()
+            .map(|(turn, played, value)| {
+                let (position, end) = played.unwrap_or_else(|| play(position, turn));
+                Child {
+                    turn,
+                    position,
+                    end,
+                    value,
+                }
+            })
+            .collect()
     }
 }
+
+/// A position after a turn, with the end of the game it brings about.
+type Played = (Position, Option<End>);
 
 /// The value of a finished game for `player`, `ply` plies from the root.
 fn end_score(end: End, player: Color, ply: u32) -> i32 {
@@ -681,46 +711,43 @@ fn order_cheaply(
     let mine = position.visible(position.to_move());
     let theirs = position.visible(position.to_move().opponent());
     let centre = centre_weight(position);
+    // What a dot landing on each cell is worth: a turn's score is the sum over the cells
+    // it lands on, so the table is made once and every turn reads three entries.
+    let mut gain = [0i32; CELL_COUNT];
+    for cell in Cell::all().filter(|&c| !mine.contains(c)) {
+        let mut s = 0;
+        if analysis.win_zone[me].contains(cell) {
+            s += 60;
+        }
+        if analysis.win_zone[them].contains(cell) {
+            s += 50;
+        }
+        if analysis.zone[me].contains(cell) {
+            s += 10;
+        } else if analysis.near[me].contains(cell) {
+            s += 2;
+        }
+        if analysis.zone[them].contains(cell) {
+            // Covering their dot on their path cuts it.
+            s += if theirs.contains(cell) { 14 } else { 8 };
+        } else if analysis.near[them].contains(cell) {
+            s += 2;
+        }
+        if centre > 0 && cell.is_central() {
+            // Near the end of the standard game, the central hexagon is worth moving to.
+            s += if theirs.contains(cell) {
+                centre / 4
+            } else {
+                centre / 8
+            };
+        }
+        gain[cell.index()] = s;
+    }
     let score = |turn: Turn| -> i32 {
         let Some(landing) = landing_cells(turn) else {
             return 0;
         };
-        let mut s = 0;
-        for &cell in &landing {
-            if mine.contains(cell) {
-                continue;
-            }
-            if analysis.win_zone[me].contains(cell) {
-                s += 60;
-            }
-            if analysis.win_zone[them].contains(cell) {
-                s += 50;
-            }
-            if analysis.zone[me].contains(cell) {
-                s += 10;
-            } else if analysis.near[me].contains(cell) {
-                s += 2;
-            }
-            if analysis.zone[them].contains(cell) {
-                // Covering their dot on their path cuts it.
-                s += if theirs.contains(cell) { 14 } else { 8 };
-            } else if analysis.near[them].contains(cell) {
-                s += 2;
-            }
-        }
-        if centre > 0 {
-            // Near the end of the standard game, the central hexagon is worth moving to.
-            for &cell in landing
-                .iter()
-                .filter(|c| c.is_central() && !mine.contains(**c))
-            {
-                s += if theirs.contains(cell) {
-                    centre / 4
-                } else {
-                    centre / 8
-                };
-            }
-        }
+        let mut s: i32 = landing.iter().map(|c| gain[c.index()]).sum();
         if let Some(origin) = origin_cells(position, turn) {
             for cell in origin.into_iter().filter(|c| !landing.contains(c)) {
                 if analysis.zone[me].contains(cell) {

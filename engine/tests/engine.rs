@@ -324,3 +324,41 @@ fn stops_when_told_to() {
         assert!(spent < Duration::from_secs(2), "took {spent:?} to stop");
     });
 }
+
+#[test]
+fn a_match_plays_the_same_games_on_any_number_of_threads() {
+    use punct_engine::arena::{MatchConfig, play_match};
+    use std::num::NonZeroUsize;
+    // Random players choose from the seed alone, so the games must not depend on how
+    // many threads play them.
+    let config = MatchConfig {
+        a: Level::Random,
+        b: Level::Random,
+        games: 6,
+        variant: Variant::Basic,
+        per_turn: Duration::from_millis(1),
+        seed: 9,
+        opening: 4,
+        max_turns: 400,
+    };
+    let records = |jobs: usize| {
+        let mut games = vec![String::new(); 6];
+        let report = play_match(&config, NonZeroUsize::new(jobs).unwrap(), |number, game| {
+            games[number as usize - 1] = game.game.record();
+        });
+        (games, report)
+    };
+    let (one, alone) = records(1);
+    let (three, together) = records(3);
+    assert_eq!(one, three);
+    assert!(one.iter().all(|record| !record.is_empty()));
+    for report in [&alone, &together] {
+        assert_eq!(report.a.wins + report.a.losses + report.a.draws, 6);
+        assert_eq!(report.a.wins, report.b.losses);
+        assert!(report.a.turns > 0 && report.b.turns > 0);
+    }
+    assert_eq!(
+        (alone.a.wins, alone.a.draws, alone.a.turns),
+        (together.a.wins, together.a.draws, together.a.turns)
+    );
+}
