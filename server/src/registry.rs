@@ -251,9 +251,17 @@ impl Registry {
             let owner = cluster.locate(id).await;
             if let Owner::There(node) = owner.map_err(|e| cluster_failed(&e))? {
                 let buffer = self.context().timings.event_buffer;
-                let (handle, relay) = relay::connect(id, node, cluster, buffer)
-                    .await
-                    .map_err(|RoomClosed| ErrorCode::StorageFailed)?;
+                let (handle, relay) =
+                    relay::connect(id, node, cluster, buffer)
+                        .await
+                        .map_err(|RoomClosed| {
+                            tracing::debug!(
+                                room = id,
+                                owner = node,
+                                "the room's node did not answer"
+                            );
+                            ErrorCode::StorageFailed
+                        })?;
                 return Ok(self.run(self.lock(), handle, relay));
             }
         }
@@ -299,11 +307,20 @@ impl Registry {
         for attempt in 1.. {
             match self.enter(id).await {
                 Ok(handle) => {
+                    let relayed = handle.relayed_from();
                     if let Ok(answer) = ask(handle).await {
                         return Ok(answer);
                     }
+                    tracing::debug!(
+                        room = id,
+                        attempt,
+                        ?relayed,
+                        "the room closed under the question"
+                    );
                 }
-                Err(ErrorCode::StorageFailed) if clustered => {}
+                Err(ErrorCode::StorageFailed) if clustered => {
+                    tracing::debug!(room = id, attempt, "the room could not be entered");
+                }
                 Err(code) => return Err(code),
             }
             if !clustered && attempt >= ATTEMPTS {
@@ -311,6 +328,7 @@ impl Registry {
             }
             if clustered {
                 if Instant::now() >= deadline {
+                    tracing::warn!(room = id, attempt, "gave up entering the room");
                     return Err(ErrorCode::StorageFailed);
                 }
                 tokio::time::sleep(RETRY_WAIT).await;

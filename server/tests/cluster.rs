@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::Client;
 use common::database::Database;
 use common::games::{WHITE_CONNECTED, white_connects};
 use common::process::Process;
+use common::{Client, Table};
 use nix::sys::signal::Signal;
 use punct_client::{Entry, NetEvent};
 use punct_protocol::{ClientMessage, Lobby, ServerMessage};
@@ -25,6 +25,16 @@ fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {
     (0..3)
         .map(|_| Process::with(database, &["--cluster", &url, "--cluster-lease", LEASE]))
         .collect()
+}
+
+/// A room made on the first node, which runs it and where nobody plays; White and a
+/// spectator on the second node, Black on the third.
+async fn seated(nodes: &[Process]) -> (Table, Client, Client, Client) {
+    let table = nodes[0].table("standard").await;
+    let white = nodes[1].player(&table.room, &table.white).await;
+    let black = nodes[2].player(&table.room, &table.black).await;
+    let (near, _) = nodes[1].spectator(&table.room).await;
+    (table, white, black, near)
 }
 
 /// The turns of a long game, chosen by the rules engine; none ends it early.
@@ -127,11 +137,7 @@ async fn players_and_spectators_on_three_nodes_play_one_game() {
 async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn() {
     let (database, nats) = (Database::postgres(), Nats::start());
     let mut nodes = cluster(&database, &nats);
-    // The room runs on the first node, where it was made; nobody plays there.
-    let table = nodes[0].table("standard").await;
-    let mut white = nodes[1].player(&table.room, &table.white).await;
-    let mut black = nodes[2].player(&table.room, &table.black).await;
-    let (mut near, _) = nodes[1].spectator(&table.room).await;
+    let (table, mut white, mut black, mut near) = seated(&nodes).await;
     let (mut on_owner, _) = nodes[0].spectator(&table.room).await;
     // A client given two nodes, on the doomed one first, comes back on the other.
     let both: [punct_client::Server; 2] =
@@ -186,6 +192,43 @@ async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn(
     let record = nodes[1].record(&table.room).await;
     assert_eq!(record.turns, turns);
     assert_eq!(record.outcome, Some(WHITE_CONNECTED), "the game finished");
+}
+
+#[tokio::test]
+async fn a_turn_on_its_way_when_the_owner_dies_is_answered_once_the_room_moves() {
+    for round in 0..3 {
+        let (database, nats) = (Database::postgres(), Nats::start());
+        let mut nodes = cluster(&database, &nats);
+        // The node of either player may take the room over.
+        let (table, mut white, mut black, mut near) = seated(&nodes).await;
+        let turns = white_connects(Variant::Standard);
+        let mut acknowledged = Vec::new();
+        for (n, &turn) in turns.iter().enumerate().take(4) {
+            acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+        }
+        // White's turn leaves for the owner, which dies as it travels (or just after it
+        // arrives): White is answered once another node runs the room, and the answer
+        // says what the database holds.
+        let id = 1_000 + round;
+        white
+            .send(&ClientMessage::Play { id, turn: turns[4] })
+            .await;
+        nodes.remove(0).kill();
+        let reply = white.reply_to(id).await;
+        assert!(
+            matches!(reply, ServerMessage::Ack { .. }),
+            "round {round}: the turn on its way was refused: {reply:?}"
+        );
+        acknowledged.push(turns[4].to_string());
+        await_turns(&mut black, 5).await;
+        for (n, &turn) in turns.iter().enumerate().skip(5) {
+            acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+        }
+        await_turns(&mut near, turns.len()).await;
+        assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+        let record = nodes[0].record(&table.room).await;
+        assert_eq!(record.outcome, Some(WHITE_CONNECTED), "the game finished");
+    }
 }
 
 #[tokio::test]
