@@ -67,14 +67,13 @@ const CELL_AT: [u8; WORDS * 64] = {
 
 /// Every cell of the board.
 const BOARD: Bits = {
-    let mut words = [0u64; WORDS];
+    let mut board = Bits::EMPTY;
     let mut i = 0;
     while i < CELL_COUNT {
-        let bit = BIT_OF[i] as usize;
-        words[bit / 64] |= 1 << (bit % 64);
+        board = board.with_index(i);
         i += 1;
     }
-    Bits(words)
+    board
 };
 
 /// Each pair of opposite sides, as [`Side::PAIRS`] lists them.
@@ -88,6 +87,14 @@ impl Bits {
     /// Every cell.
     pub(crate) const fn board() -> Bits {
         BOARD
+    }
+
+    /// This set with the cell of index `index`.
+    const fn with_index(self, index: usize) -> Bits {
+        let bit = BIT_OF[index] as usize;
+        let mut words = self.0;
+        words[bit / 64] |= 1 << (bit % 64);
+        Bits(words)
     }
 
     pub(crate) fn and(self, other: Bits) -> Bits {
@@ -158,14 +165,17 @@ impl Bits {
     }
 }
 
+impl FromIterator<Cell> for Bits {
+    fn from_iter<I: IntoIterator<Item = Cell>>(cells: I) -> Bits {
+        cells
+            .into_iter()
+            .fold(Bits::EMPTY, |set, cell| set.with_index(cell.index()))
+    }
+}
+
 impl From<CellSet> for Bits {
     fn from(set: CellSet) -> Bits {
-        let mut words = [0u64; WORDS];
-        for cell in set {
-            let bit = BIT_OF[cell.index()] as usize;
-            words[bit / 64] |= 1 << (bit % 64);
-        }
-        Bits(words)
+        set.into_iter().collect()
     }
 }
 

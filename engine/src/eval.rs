@@ -253,18 +253,20 @@ fn path_value(distances: [u16; 3]) -> i32 {
 /// The static value of `position` for the side to move: positive is good for them.
 pub(crate) fn evaluate(position: &Position) -> i32 {
     let me = position.to_move();
-    let opponent = me.opponent();
-    let mine = path_value(pair_distances(&Terrain::new(
-        position,
-        me,
-        Opponent::Costly,
-    )));
-    let theirs = path_value(pair_distances(&Terrain::new(
-        position,
-        opponent,
-        Opponent::Costly,
-    )));
-    theirs - mine + TEMPO + centre_term(position, me)
+    let distances = |color| pair_distances(&Terrain::new(position, color, Opponent::Costly));
+    let centre = position.centre_count(me) as i32 - position.centre_count(me.opponent()) as i32;
+    value(
+        distances(me),
+        distances(me.opponent()),
+        centre_weight(position) * centre,
+    )
+}
+
+/// The value for the side to move, from both players' distances across (theirs, then
+/// the opponent's) and the centre term: the one formula of [`evaluate`] and
+/// [`AfterDrop::value`].
+fn value(mine: [u16; 3], theirs: [u16; 3], centre: i32) -> i32 {
+    path_value(theirs) - path_value(mine) + TEMPO + centre
 }
 
 /// What [`evaluate`] needs to value the positions one drop of the side to move away
@@ -305,10 +307,7 @@ impl AfterDrop {
             mover: Terrain::new(position, me, Opponent::Costly),
             opponent: Terrain::new(position, them, Opponent::Costly),
             centre: [me, them].map(|c| position.centre_count(c) as i32),
-            weight: match position.variant() {
-                Variant::Standard => weight_for((reserves[0] - 1).min(reserves[1])),
-                Variant::Basic => 0,
-            },
+            weight: weight_for(position.variant(), (reserves[0] - 1).min(reserves[1])),
             last: position.pieces_in_play(me) + 1 == PIECES_PER_PLAYER,
             me,
             variant: position.variant(),
@@ -318,9 +317,7 @@ impl AfterDrop {
     /// The drop of the side to move on `cells` (empty now), as [`evaluate`] would value
     /// the position after it for the mover.
     pub(crate) fn value(&self, cells: [Cell; 3]) -> DropValue {
-        let dots = cells.into_iter().fold(Bits::EMPTY, |set, cell| {
-            set.or(Bits::from(CellSet::EMPTY.with(cell)))
-        });
+        let dots: Bits = cells.into_iter().collect();
         let mover = Terrain {
             free: self.mover.free.or(dots),
             step: self.mover.step.and_not(dots),
@@ -343,38 +340,35 @@ impl AfterDrop {
             step: self.opponent.step.and_not(dots),
             costly: self.opponent.costly.or(dots),
         };
-        let theirs = pair_distances(&opponent);
-        DropValue::Goes(
-            path_value(theirs) - path_value(mine) - TEMPO
-                + self.weight * (self.centre[0] + central - self.centre[1]),
-        )
+        // The position after the drop is the opponent's to move: its value for them,
+        // negated.
+        let centre = self.centre[1] - (self.centre[0] + central);
+        DropValue::Goes(-value(
+            pair_distances(&opponent),
+            mine,
+            self.weight * centre,
+        ))
     }
 }
 
-/// Near the end of the standard game the centre count decides it: weigh the central dots
-/// more the fewer pieces are left to drop.
-fn centre_term(position: &Position, me: Color) -> i32 {
-    let diff = position.centre_count(me) as i32 - position.centre_count(me.opponent()) as i32;
-    centre_weight(position) * diff
-}
-
-/// What a dot in the central hexagon is worth now: nothing in the basic game or while both
-/// players have more than ten pieces to drop, then rising to more than a cell of path
-/// length when the last drop is near.
+/// What a dot in the central hexagon is worth now: near the end of the standard game
+/// the centre count decides it.
 pub(crate) fn centre_weight(position: &Position) -> i32 {
-    if position.variant() != Variant::Standard {
-        return 0;
-    }
     let left = position
         .reserve(Color::White)
         .total()
-        .min(position.reserve(Color::Black).total()) as i32;
-    weight_for(left)
+        .min(position.reserve(Color::Black).total());
+    weight_for(position.variant(), i32::from(left))
 }
 
-/// The centre weight when the player with fewer pieces to drop has `left`.
-fn weight_for(left: i32) -> i32 {
-    if left > 10 { 0 } else { 12 * (11 - left) }
+/// What a central dot is worth when the player with fewer pieces to drop has `left`:
+/// nothing in the basic game or while more than ten are left, then rising to more than a
+/// cell of path length when the last drop is near.
+fn weight_for(variant: Variant, left: i32) -> i32 {
+    match variant {
+        Variant::Standard if left <= 10 => 12 * (11 - left),
+        Variant::Standard | Variant::Basic => 0,
+    }
 }
 
 #[cfg(test)]
