@@ -299,6 +299,10 @@ struct MatchArgs {
     /// Thinking time per turn, in milliseconds.
     #[arg(long, default_value_t = 1000)]
     ms_per_turn: u64,
+    /// A's thinking time per turn, when it differs from --ms-per-turn (to measure what
+    /// time buys).
+    #[arg(long, value_name = "MS")]
+    a_ms_per_turn: Option<u64>,
     /// Seeds the openings and the engines' random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -504,7 +508,11 @@ fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
         b: args.b,
         games: args.games,
         variant: args.variant,
-        per_turn: Duration::from_millis(args.ms_per_turn),
+        per_turn: [
+            args.a_ms_per_turn.unwrap_or(args.ms_per_turn),
+            args.ms_per_turn,
+        ]
+        .map(Duration::from_millis),
         seed: args.seed,
         opening: args.opening,
         max_turns: args.max_turns,

@@ -4,24 +4,11 @@ use std::process::Command;
 
 use punct_rules::{Game, Variant};
 
-#[test]
-fn match_prints_each_game_and_the_totals_and_writes_the_records() {
-    let dir = std::env::temp_dir().join(format!("punct-match-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+/// `punct rules match` with `args`, which must succeed: its output.
+fn run_match(args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_punct"))
-        .args(["rules", "match", "--a", "greedy", "--b", "random"])
-        .args([
-            "--games",
-            "2",
-            "--variant",
-            "basic",
-            "--ms-per-turn",
-            "20",
-            "--jobs",
-            "2",
-        ])
-        .arg("--records")
-        .arg(&dir)
+        .args(["rules", "match"])
+        .args(args)
         .output()
         .expect("punct runs");
     assert!(
@@ -29,9 +16,34 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let text = String::from_utf8(output.stdout).expect("output is UTF-8");
+    String::from_utf8(output.stdout).expect("output is UTF-8")
+}
+
+#[test]
+fn match_prints_each_game_and_the_totals_and_writes_the_records() {
+    let dir = std::env::temp_dir().join(format!("punct-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let records = dir.to_str().expect("a UTF-8 path");
+    let text = run_match(&[
+        "--a",
+        "greedy",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--variant",
+        "basic",
+        "--ms-per-turn",
+        "20",
+        "--jobs",
+        "2",
+        "--records",
+        records,
+    ]);
     let mut lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "two games and two totals:\n{text}");
+    // Two games at once: they are printed as they end, in either order.
+    lines[..2].sort();
     assert!(
         lines[0].starts_with("game 1: A greedy plays white: "),
         "{text}"
@@ -40,10 +52,6 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
         lines[1].starts_with("game 2: A greedy plays black: "),
         "{text}"
     );
-    // Two games at once: they are printed as they end, in either order.
-    let mut games = [lines[0], lines[1]];
-    games.sort();
-    lines[..2].copy_from_slice(&games);
     assert!(lines[2].starts_with("A greedy: "), "{text}");
     assert!(lines[3].starts_with("B random: "), "{text}");
     // Every game counts once for each side.
@@ -68,6 +76,37 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
         assert!(game.is_over(), "game {number} ended:\n{record}");
     }
     std::fs::remove_dir_all(&dir).expect("the temporary directory is removed");
+}
+
+#[test]
+fn a_ms_per_turn_gives_a_alone_more_time() {
+    let text = run_match(&[
+        "--a",
+        "4",
+        "--b",
+        "4",
+        "--games",
+        "1",
+        "--variant",
+        "standard",
+        "--opening",
+        "0",
+        "--max-turns",
+        "6",
+        "--ms-per-turn",
+        "2",
+        "--a-ms-per-turn",
+        "300",
+    ]);
+    // The same level: in 2 ms it gets no further than the static look at the root
+    // (depth 1), in 300 ms it searches replies too.
+    let depth = |side: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(side)).unwrap();
+        let after = line.split(", depth ").nth(1).unwrap();
+        after.split(',').next().unwrap().parse().unwrap()
+    };
+    assert!(depth("A 4: ") >= 2.0, "{text}");
+    assert!(depth("B 4: ") < 2.0, "{text}");
 }
 
 #[test]

@@ -23,8 +23,8 @@ pub struct MatchConfig {
     pub games: u32,
     /// The game played.
     pub variant: Variant,
-    /// Time each engine may take per turn.
-    pub per_turn: Duration,
+    /// Time each engine may take per turn: `a`'s, then `b`'s.
+    pub per_turn: [Duration; 2],
     /// Seeds the openings and the engines' random choices.
     pub seed: u64,
     /// Random drops played before the engines take over (both sides together).
@@ -200,7 +200,7 @@ fn play_game(config: &MatchConfig, index: u32) -> (GameReport, [Tally; 2]) {
         let (engine, tally) = (&engines[side], &mut effort[side]);
         let start = Instant::now();
         let choice = engine
-            .think(&game, &Limits::within(config.per_turn))
+            .think(&game, &Limits::within(config.per_turn[side]))
             .expect("the game goes on");
         tally.thinking += start.elapsed();
         tally.turns += 1;

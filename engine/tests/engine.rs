@@ -336,7 +336,7 @@ fn a_match_plays_the_same_games_on_any_number_of_threads() {
         b: Level::Random,
         games: 6,
         variant: Variant::Basic,
-        per_turn: Duration::from_millis(1),
+        per_turn: [Duration::from_millis(1); 2],
         seed: 9,
         opening: 4,
         max_turns: 400,
