@@ -3,6 +3,7 @@
 //! out, so tests drive it like a user.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use punct_engine::Level;
 use punct_protocol::{CreateRoom, RoomSummary, SeatChoice, TimeControl, Visibility};
 use punct_rules::Variant;
 
@@ -45,7 +46,7 @@ pub struct CreateForm {
     pub color: SeatChoice,
     /// The time control as typed; empty for none.
     pub clock: String,
-    /// The computer's level (1, easy, to 4), or none for a person.
+    /// The computer's level (1, easy, to [`Level::STRONGEST`]), or none for a person.
     pub computer: Option<u8>,
     /// Whether the lobby lists the room.
     pub visibility: Visibility,
@@ -155,8 +156,10 @@ impl Lobby {
                 form.color = order[(i + step) % order.len()];
             }
             (Field::Opponent, KeyCode::Left | KeyCode::Right | KeyCode::Char(' ')) => {
-                // A person, then levels 1 to 4, round in either direction.
-                let order = [None, Some(1), Some(2), Some(3), Some(4)];
+                // A person, then every level, round in either direction.
+                let order: Vec<Option<u8>> = std::iter::once(None)
+                    .chain((1..=Level::STRONGEST).map(Some))
+                    .collect();
                 let i = order.iter().position(|&c| c == form.computer).unwrap_or(0);
                 let step = if key == KeyCode::Left {
                     order.len() - 1

@@ -218,8 +218,8 @@ struct BotArgs {
     /// The seat.
     #[command(flatten)]
     seat: SeatArgs,
-    /// How strong: random, greedy, or 1 to 4 (4 is the strongest).
-    #[arg(long, default_value = "4")]
+    /// How strong: random, greedy, or 1 to 5 (5 is the strongest).
+    #[arg(long, default_value_t = Level::strongest())]
     level: Level,
     /// Thinking time per turn, in milliseconds.
     #[arg(long, default_value_t = 1000)]
@@ -272,7 +272,7 @@ enum RulesCommand {
         /// Which position.
         #[command(flatten)]
         position: PositionArgs,
-        /// Which engine: random, greedy, or a level 1 to 4 (4 is the strongest).
+        /// Which engine: random, greedy, or a level 1 to 5 (5 is the strongest).
         #[arg(long, default_value_t = Level::strongest())]
         level: Level,
         /// Thinking time, in milliseconds.
@@ -284,7 +284,7 @@ enum RulesCommand {
 /// `punct rules match`: who plays, how many games, how fast.
 #[derive(Args, Debug)]
 struct MatchArgs {
-    /// The first player: random, greedy, or a level 1 to 4 (4 is the strongest).
+    /// The first player: random, greedy, or a level 1 to 5 (5 is the strongest).
     #[arg(long)]
     a: Level,
     /// The second player, as for --a.

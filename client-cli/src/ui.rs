@@ -4,6 +4,7 @@
 //! Where the rules crate's drawing of the board does not fit, the compact one is used;
 //! where neither does, the view says how large the terminal must be.
 
+use punct_engine::Level;
 use punct_protocol::{ChatLine, RatingView, RoomStatus, SeatChoice, SeatView, Visibility};
 use punct_rules::{Color, Kind, Position, Turn};
 use ratatui::Frame;
@@ -105,7 +106,10 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
         };
         let opponent = match f.computer {
             None => "a person".to_owned(),
-            Some(level) => format!("the computer, level {level} (1 easy, 4 strong)"),
+            Some(level) => format!(
+                "the computer, level {level} (1 easy, {} strong)",
+                Level::STRONGEST
+            ),
         };
         let room = match f.visibility {
             Visibility::Public => "public, listed here",

@@ -1118,7 +1118,7 @@ fn the_lobby_form_creates_a_private_room_against_the_computer() {
     // Down to the opponent: a person, then the computer's levels, round both ways.
     press_lobby(&mut lobby, &[KeyCode::Down, KeyCode::Down, KeyCode::Down]);
     press_lobby(&mut lobby, &[KeyCode::Left]);
-    assert!(lobby_screen(&lobby).contains("> opponent: the computer, level 4 (1 easy, 4 strong)"));
+    assert!(lobby_screen(&lobby).contains("> opponent: the computer, level 5 (1 easy, 5 strong)"));
     press_lobby(
         &mut lobby,
         &[KeyCode::Right, KeyCode::Right, KeyCode::Right],

@@ -30,7 +30,7 @@ impl Rank {
 
 impl Level {
     /// The strongest numbered level.
-    pub const STRONGEST: u8 = 4;
+    pub const STRONGEST: u8 = 5;
 
     /// Numbered level `n`, if it exists (`1..=STRONGEST`).
     pub const fn new(n: u8) -> Option<Level> {
@@ -104,12 +104,12 @@ mod tests {
 
     #[test]
     fn levels_read_and_print_alike() {
-        for text in ["random", "greedy", "1", "2", "3", "4"] {
+        for text in ["random", "greedy", "1", "2", "3", "4", "5"] {
             assert_eq!(text.parse::<Level>().unwrap().to_string(), text);
         }
         assert_eq!("GREEDY".parse::<Level>(), Ok(Level::Greedy));
         assert!("0".parse::<Level>().is_err());
-        assert!("5".parse::<Level>().is_err());
+        assert!("6".parse::<Level>().is_err());
         assert!("strong".parse::<Level>().is_err());
     }
 }

@@ -12,8 +12,8 @@
 //!   [`Level::STRONGEST`] offered to players.
 //! - `eval`: shortest connection paths over the cells (own dots free, empty cells 1,
 //!   the opponent's dots 3), compared between the players, plus the centre count near
-//!   the end of the standard game; and the cells through which either player could
-//!   connect at once.
+//!   the end of the standard game (and, for the strongest level, the dots each player
+//!   shows); and the cells through which either player could connect at once.
 //! - `search`: the greedy players, and the alpha-beta search with iterative deepening,
 //!   a transposition table keyed by [`Position::hash`](punct_rules::Position::hash),
 //!   candidate pruning and exact immediate wins at every node.
@@ -52,6 +52,7 @@ pub use fastrand::Rng;
 pub use level::{Level, ParseLevelError, Rank};
 pub use search::Choice;
 
+use eval::Judge;
 use search::Plan;
 
 /// When a search must stop: a deadline, and optionally a flag another thread may raise.
@@ -173,11 +174,18 @@ fn plan(level: Level) -> Plan {
             max_depth: 2,
             root_width: 10,
             width: 6,
+            judge: Judge::PATHS,
         },
         _ => Plan::Search {
             max_depth: 64,
             root_width: 24,
             width: 12,
+            // Level 5 is level 4's search with a judge that sees more.
+            judge: if rank == 4 {
+                Judge::PATHS
+            } else {
+                Judge::PRESENCE
+            },
         },
     }
 }

@@ -43,6 +43,15 @@ pub(crate) fn final_count(position: &Position) -> End {
     )
 }
 
+/// How the game would end if the side to move dropped their last piece now, in the
+/// standard game (`None` if they have more than one left, or no drop): a drop never lands
+/// in the central hexagon, so the count stands as it is.
+pub(crate) fn last_drop_end(position: &Position) -> Option<End> {
+    let last = position.variant() == Variant::Standard
+        && position.pieces_in_play(position.to_move()) + 1 == PIECES_PER_PLAYER;
+    (last && position.legal_turns().iter().any(|t| t.is_drop())).then(|| final_count(position))
+}
+
 /// The result of a game that ends without a connection when White and Black have
 /// `centre` dots in the central hexagon.
 pub(crate) fn count_result(variant: Variant, centre: [usize; 2]) -> End {
@@ -72,4 +81,52 @@ pub(crate) fn origin_cells(position: &Position, turn: Turn) -> Option<[Cell; 3]>
     };
     let dot = position.top(from)?;
     position.placed(dot.piece).map(|p| p.placement.cells())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rng;
+    use punct_rules::Game;
+
+    #[test]
+    fn the_last_drop_ends_the_game_as_foretold() {
+        let mut rng = Rng::with_seed(8);
+        let mut foretold = 0;
+        for variant in [Variant::Standard, Variant::Basic, Variant::Standard] {
+            let mut game = Game::new(variant);
+            while !game.is_over() {
+                let position = game.position();
+                let turns = game.legal_turns();
+                let drops: Vec<Turn> = turns.iter().copied().filter(|t| t.is_drop()).collect();
+                match last_drop_end(position) {
+                    Some(end) => {
+                        foretold += 1;
+                        for &drop in drops.iter().step_by(5) {
+                            let (_, played) = play(position, drop);
+                            // A connection made by the drop comes first.
+                            if !matches!(played, Some(End::Win(w)) if w == position.to_move()) {
+                                assert_eq!(played, Some(end), "{drop} after\n{}", game.record());
+                            }
+                        }
+                    }
+                    None => assert!(
+                        variant == Variant::Basic
+                            || drops.is_empty()
+                            || position.reserve(position.to_move()).total() > 1,
+                        "\n{}",
+                        game.record()
+                    ),
+                }
+                // Mostly drops, so that the reserves run out.
+                let moves: Vec<_> = turns.iter().filter(|t| !t.is_drop()).collect();
+                let turn = match rng.choice(&moves) {
+                    Some(&&m) if rng.usize(..4) == 0 => m,
+                    _ => *rng.choice(&turns).unwrap(),
+                };
+                game.play(turn).unwrap();
+            }
+        }
+        assert!(foretold >= 2, "last drops came up: {foretold}");
+    }
 }

@@ -16,8 +16,8 @@ use punct_rules::{CELL_COUNT, Cell, Color, Game, Position, Turn};
 use crate::Limits;
 use crate::Rng;
 use crate::connect::{Groups, drop_connects};
-use crate::eval::{AfterDrop, Analysis, DropValue, centre_weight, evaluate, win_zone};
-use crate::node::{End, landing_cells, origin_cells, play};
+use crate::eval::{AfterDrop, Analysis, DropValue, Judge, centre_weight, evaluate, win_zone};
+use crate::node::{End, landing_cells, last_drop_end, origin_cells, play};
 
 /// The value of a won game, less the number of plies it takes.
 const WIN: i32 = 1_000_000;
@@ -55,6 +55,8 @@ pub(crate) enum Plan {
         root_width: usize,
         /// Candidates searched at every other node.
         width: usize,
+        /// How positions are valued.
+        judge: Judge,
     },
 }
 
@@ -105,15 +107,17 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
         Plan::Random => only(*rng.choice(&turns).expect("there are turns")),
         Plan::Greedy { noise, tactics } => {
             let history = history(game);
-            Searcher::new(limits, &history, 0).greedy(position, &turns, noise, tactics, rng)
+            Searcher::new(limits, &history, 0, Judge::PATHS)
+                .greedy(position, &turns, noise, tactics, rng)
         }
         Plan::Search {
             max_depth,
             root_width,
             width,
+            judge,
         } => {
             let history = history(game);
-            let mut searcher = Searcher::new(limits, &history, width);
+            let mut searcher = Searcher::new(limits, &history, width, judge);
             searcher.table = vec![None; TT_SIZE];
             searcher.root(position, &turns, max_depth, root_width)
         }
@@ -172,6 +176,8 @@ struct Searcher<'a> {
     nodes: u64,
     /// Candidates searched at each node below the root.
     width: usize,
+    /// How positions are valued.
+    judge: Judge,
     /// Set once the time is up: every score after that is meaningless.
     aborted: bool,
     /// Whether some position of the game has stood twice, so that a turn may draw by
@@ -181,13 +187,19 @@ struct Searcher<'a> {
 
 impl<'a> Searcher<'a> {
     /// A search without a transposition table yet.
-    fn new(limits: &'a Limits, history: &'a HashMap<u64, u32>, width: usize) -> Searcher<'a> {
+    fn new(
+        limits: &'a Limits,
+        history: &'a HashMap<u64, u32>,
+        width: usize,
+        judge: Judge,
+    ) -> Searcher<'a> {
         Searcher {
             limits,
             history,
             table: Vec::new(),
             nodes: 0,
             width,
+            judge,
             aborted: false,
             repetitions_possible: history.values().any(|&n| n >= 2),
         }
@@ -208,7 +220,7 @@ impl<'a> Searcher<'a> {
         let value = match end {
             Some(end) => end_score(end, mover, ply + 1),
             None if self.repeats(&next) => 0,
-            None => -evaluate(&next),
+            None => -evaluate(&next, self.judge),
         };
         Child {
             turn,
@@ -425,7 +437,7 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         if depth == 0 {
-            return self.leaf(position, ply, evaluate(position));
+            return self.leaf(position, ply, evaluate(position, self.judge));
         }
         let key = position.hash();
         let slot = (key as usize) & (TT_SIZE - 1);
@@ -453,7 +465,10 @@ impl<'a> Searcher<'a> {
             };
         }
         let analysis = Analysis::new(position);
-        if winning_turn(position, &turns, &analysis).is_some() {
+        if winning_turn(position, &turns, &analysis).is_some()
+            || (self.judge.centre_end
+                && last_drop_end(position) == Some(End::Win(position.to_move())))
+        {
             return WIN - ply as i32 - 1;
         }
         let mut children = self.expand(position, &turns, &analysis, self.width, hint, ply);
@@ -538,13 +553,24 @@ impl<'a> Searcher<'a> {
     }
 
     /// A leaf whose static value is `value`: a win in one for the side to move is seen
-    /// exactly, otherwise the value stands.
+    /// exactly, and for a judge of the centre's end so is the last drop (a win, or a
+    /// draw to fall back on); otherwise the value stands.
     fn leaf(&mut self, position: &Position, ply: u32, value: i32) -> i32 {
-        let zone = win_zone(position, position.to_move());
+        let me = position.to_move();
+        let zone = win_zone(position, me);
         if !zone.is_empty() && can_win_now(position, zone) {
             return WIN - ply as i32 - 1;
         }
-        value
+        match self
+            .judge
+            .centre_end
+            .then(|| last_drop_end(position))
+            .flatten()
+        {
+            Some(End::Win(winner)) if winner == me => WIN - ply as i32 - 1,
+            Some(End::Draw) => value.max(0),
+            _ => value,
+        }
     }
 
     /// The `width` most promising turns of `position`, played and sorted best first, the
@@ -560,7 +586,7 @@ impl<'a> Searcher<'a> {
         ply: u32,
     ) -> Vec<Child> {
         let pool = order_cheaply(position, turns, analysis, (width * 3).max(12), hint);
-        let after = AfterDrop::new(position);
+        let after = AfterDrop::new(position, self.judge);
         let mover = position.to_move();
         // A drop's position is left out until the drop is kept.
         let mut valued: Vec<(Turn, Option<Played>, i32)> = Vec::with_capacity(pool.len());

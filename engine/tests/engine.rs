@@ -17,10 +17,17 @@ const fn level(n: u8) -> Level {
 }
 
 /// Every level that promises tactics.
-const TACTICAL: [Level; 3] = [level(2), level(3), level(4)];
+const TACTICAL: [Level; 4] = [level(2), level(3), level(4), level(5)];
 
 /// Every level that is not random.
-const THINKING: [Level; 5] = [Level::Greedy, level(1), level(2), level(3), level(4)];
+const THINKING: [Level; 6] = [
+    Level::Greedy,
+    level(1),
+    level(2),
+    level(3),
+    level(4),
+    level(5),
+];
 
 fn cells_named(text: &str) -> Vec<Cell> {
     text.split(|c: char| !c.is_ascii_alphanumeric())
@@ -243,14 +250,7 @@ fn does_not_end_the_standard_game_when_behind_in_the_centre() {
 #[test]
 fn never_plays_an_illegal_turn() {
     // Random games, with an engine asked for a turn in every position on the way.
-    let levels = [
-        Level::Random,
-        Level::Greedy,
-        level(1),
-        level(2),
-        level(3),
-        level(4),
-    ];
+    let levels: Vec<Level> = std::iter::once(Level::Random).chain(THINKING).collect();
     let mut rng = Rng::with_seed(2024);
     let mut asked = 0;
     let mut game_number = 0u64;
