@@ -44,12 +44,14 @@ pub(crate) fn final_count(position: &Position) -> End {
 }
 
 /// How the game would end if the side to move dropped their last piece now, in the
-/// standard game (`None` if they have more than one left, or no drop): a drop never lands
-/// in the central hexagon, so the count stands as it is.
-pub(crate) fn last_drop_end(position: &Position) -> Option<End> {
+/// standard game (`None` if they have more than one left, or `has_drop` says they have no
+/// drop): a drop never lands in the central hexagon, so the count stands as it is.
+/// `has_drop` is asked only for a last piece, so that a caller without the turns at hand
+/// generates them only then.
+pub(crate) fn last_drop_end(position: &Position, has_drop: impl FnOnce() -> bool) -> Option<End> {
     let last = position.variant() == Variant::Standard
         && position.pieces_in_play(position.to_move()) + 1 == PIECES_PER_PLAYER;
-    (last && position.legal_turns().iter().any(|t| t.is_drop())).then(|| final_count(position))
+    (last && has_drop()).then(|| final_count(position))
 }
 
 /// The result of a game that ends without a connection when White and Black have
@@ -99,7 +101,7 @@ mod tests {
                 let position = game.position();
                 let turns = game.legal_turns();
                 let drops: Vec<Turn> = turns.iter().copied().filter(|t| t.is_drop()).collect();
-                match last_drop_end(position) {
+                match last_drop_end(position, || !drops.is_empty()) {
                     Some(end) => {
                         foretold += 1;
                         for &drop in drops.iter().step_by(5) {

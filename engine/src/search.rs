@@ -467,7 +467,8 @@ impl<'a> Searcher<'a> {
         let analysis = Analysis::new(position);
         if winning_turn(position, &turns, &analysis).is_some()
             || (self.judge.centre_end
-                && last_drop_end(position) == Some(End::Win(position.to_move())))
+                && last_drop_end(position, || turns.iter().any(|t| t.is_drop()))
+                    == Some(End::Win(position.to_move())))
         {
             return WIN - ply as i32 - 1;
         }
@@ -561,12 +562,12 @@ impl<'a> Searcher<'a> {
         if !zone.is_empty() && can_win_now(position, zone) {
             return WIN - ply as i32 - 1;
         }
-        match self
-            .judge
-            .centre_end
-            .then(|| last_drop_end(position))
-            .flatten()
-        {
+        if !self.judge.centre_end {
+            return value;
+        }
+        match last_drop_end(position, || {
+            position.legal_turns().iter().any(|t| t.is_drop())
+        }) {
             Some(End::Win(winner)) if winner == me => WIN - ply as i32 - 1,
             Some(End::Draw) => value.max(0),
             _ => value,
