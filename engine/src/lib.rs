@@ -175,17 +175,19 @@ fn plan(level: Level) -> Plan {
             root_width: 10,
             width: 6,
             judge: Judge::PATHS,
+            thorough: false,
         },
-        _ => Plan::Search {
-            max_depth: 64,
-            root_width: 24,
-            width: 12,
-            // Level 5 is level 4's search with a judge that sees more.
-            judge: if rank == 4 {
-                Judge::PATHS
-            } else {
-                Judge::PRESENCE
-            },
-        },
+        _ => {
+            // Level 5 is level 4's search with a judge that sees more, and a longer look
+            // for a defence where every candidate loses.
+            let five = rank == 5;
+            Plan::Search {
+                max_depth: 64,
+                root_width: 24,
+                width: 12,
+                judge: if five { Judge::PRESENCE } else { Judge::PATHS },
+                thorough: five,
+            }
+        }
     }
 }

@@ -31,6 +31,9 @@ const ROOT_POOL: usize = 150;
 /// Extra candidates a node tries when all of its first candidates lose.
 const WIDENING: usize = 24;
 
+/// Defences a thorough node keeps from the moves and jumps past the first [`WIDENING`].
+const FAR_DEFENCES: usize = 3;
+
 /// Size of the transposition table, in entries (a power of two).
 const TT_SIZE: usize = 1 << 16;
 
@@ -57,6 +60,9 @@ pub(crate) enum Plan {
         width: usize,
         /// How positions are valued.
         judge: Judge,
+        /// Whether a node whose candidates all lose looks for a defence among every move
+        /// and jump that may block, not only among the first [`WIDENING`] turns.
+        thorough: bool,
     },
 }
 
@@ -115,9 +121,11 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
             root_width,
             width,
             judge,
+            thorough,
         } => {
             let history = history(game);
             let mut searcher = Searcher::new(limits, &history, width, judge);
+            searcher.thorough = thorough;
             searcher.table = vec![None; TT_SIZE];
             searcher.root(position, &turns, max_depth, root_width)
         }
@@ -183,6 +191,8 @@ struct Searcher<'a> {
     /// Whether some position of the game has stood twice, so that a turn may draw by
     /// repetition.
     repetitions_possible: bool,
+    /// See [`Plan::Search`].
+    thorough: bool,
 }
 
 impl<'a> Searcher<'a> {
@@ -202,6 +212,7 @@ impl<'a> Searcher<'a> {
             judge,
             aborted: false,
             repetitions_possible: history.values().any(|&n| n >= 2),
+            thorough: false,
         }
     }
 
@@ -510,7 +521,18 @@ impl<'a> Searcher<'a> {
                     .copied()
                     .filter(|t| may_block(position, *t, threats) && untried(t))
                     .collect();
-                let mut more = order_cheaply(position, &blocks, &analysis, WIDENING, None);
+                let limit = if self.thorough {
+                    blocks.len()
+                } else {
+                    WIDENING
+                };
+                let mut more = order_cheaply(position, &blocks, &analysis, limit, None);
+                let far = if self.thorough {
+                    let rest = more.split_off(WIDENING.min(more.len()));
+                    self.far_defences(position, rest, ply)
+                } else {
+                    Vec::new()
+                };
                 if self.repetitions_possible {
                     let draws: Vec<Turn> = turns
                         .iter()
@@ -522,6 +544,7 @@ impl<'a> Searcher<'a> {
                     more.extend(draws);
                 }
                 children.extend(more.into_iter().map(|t| self.child(position, t, ply)));
+                children.extend(far);
             }
         }
         let bound = if best >= beta {
@@ -539,6 +562,35 @@ impl<'a> Searcher<'a> {
             bound,
         });
         best
+    }
+
+    /// Up to [`FAR_DEFENCES`] of the moves and jumps among `blocks` after which the
+    /// opponent cannot connect at once, played. Ranked by the cells they land on, a move
+    /// that lifts a piece off the opponent's path or a jump that covers their dot may
+    /// come hundreds of turns down, behind drops that fill the same cells: checking
+    /// each costs a generation of the opponent's turns, but only at a node that seems
+    /// lost, where a missed defence is a false win for every node above.
+    fn far_defences(&self, position: &Position, blocks: Vec<Turn>, ply: u32) -> Vec<Child> {
+        let attacker = position.to_move().opponent();
+        let mut found = Vec::new();
+        for turn in blocks.into_iter().filter(|t| !t.is_drop()) {
+            if found.len() >= FAR_DEFENCES || self.limits.expired() {
+                break;
+            }
+            let (next, end) = play(position, turn);
+            let holds = match end {
+                Some(End::Win(winner)) => winner != attacker,
+                Some(End::Draw) => true,
+                None => {
+                    let zone = win_zone(&next, attacker);
+                    zone.is_empty() || !can_win_now(&next, zone)
+                }
+            };
+            if holds {
+                found.push(self.child(position, turn, ply));
+            }
+        }
+        found
     }
 
     /// [`Searcher::negamax`] of a child, whose static value is known already.
@@ -799,4 +851,39 @@ fn order_cheaply(
     }
     scored.sort_unstable_by_key(|&(s, i)| (std::cmp::Reverse(s), i));
     scored.into_iter().map(|(_, i)| turns[i]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use punct_rules::Variant;
+
+    use super::*;
+
+    /// White to move after Black's jump A8-D11 must cover Black's dot at C8 with a jump
+    /// of their own: of 2,942 turns it is the one after which Black cannot connect, and
+    /// by the cells it lands on it ranks 609th of the 799 turns that may block.
+    const ONE_DEFENCE: &str = "O9:P10,P11 D12:D11,E12 F10:E10,G10 K5:K4,L4 B9:C9,D9 \
+        I6:H6,J6 I12:H11,J12 E8:D8,F8 L12:K12,M12 F6:F7,G6 M11:N11,O11 A8:B8,C8 \
+        P9:P8,Q10 A8-D11:D9,D10";
+
+    #[test]
+    fn a_thorough_node_finds_the_defence_far_down_the_list() {
+        let record = ONE_DEFENCE
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join("\n");
+        let game = Game::from_record(Variant::Standard, &record).unwrap();
+        let history = HashMap::new();
+        let limits = Limits::within(Duration::from_secs(600));
+        let value = |thorough| {
+            let mut searcher = Searcher::new(&limits, &history, 12, Judge::PRESENCE);
+            searcher.table = vec![None; TT_SIZE];
+            searcher.thorough = thorough;
+            searcher.negamax(game.position(), 1, 0, -WIN - 1, WIN + 1)
+        };
+        assert!(value(false) < -DECIDED, "the first candidates all lose");
+        assert!(value(true).abs() < DECIDED, "the jump onto C8 holds");
+    }
 }
