@@ -136,7 +136,9 @@ pub enum ClientMessage {
 
 /// What a player asks of the room it has joined: every request but `hello`, `join` and
 /// `watch`, without its id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// (Serialisable so that a server can forward it between its nodes; on the wire a client
+/// sends the request, never this.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Action {
     /// Play a turn.
     Play(Turn),

@@ -246,6 +246,35 @@ pub struct Lobby {
     pub rooms: Vec<RoomSummary>,
 }
 
+/// `GET /api/rooms/{id}/node`: where a room runs, for operators of a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RoomNode {
+    /// The room's id.
+    pub room: String,
+    /// The tag of the node that holds the room's claim: the node running it, or, if that
+    /// node died, the one that ran it until another takes it over. Absent when no node
+    /// holds it (nobody has been in the room lately) and on a single server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<u32>,
+    /// Whether that node is alive.
+    pub alive: bool,
+    /// Whether the node that answered holds the room in memory, running it or relaying
+    /// it from its node.
+    pub here: bool,
+    /// The tag of the node that answered (0 on a single server).
+    pub this_node: u32,
+}
+
+/// `GET /api/node`: which node of a cluster answered, and the nodes alive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NodeView {
+    /// The tag of the node that answered (0 on a single server); its log says
+    /// `joined the cluster node=TAG` when it starts.
+    pub node: u32,
+    /// The tags of the nodes alive, this one among them, in increasing order.
+    pub live: Vec<u32>,
+}
+
 /// `GET /api/rooms/{id}/record`: the game record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Record {

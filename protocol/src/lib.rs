@@ -46,8 +46,9 @@ pub use accounts::{
 };
 pub use client::{Action, ClientMessage, DecodeError};
 pub use http::{
-    ApiError, Archive, ArchivedGame, CancelRoom, CreateRoom, Lobby, MyGame, MyGames, Record,
-    RoomStatus, RoomSummary, SeatChoice, SeatGranted, TakeSeat, TimeControl, Visibility,
+    ApiError, Archive, ArchivedGame, CancelRoom, CreateRoom, Lobby, MyGame, MyGames, NodeView,
+    Record, RoomNode, RoomStatus, RoomSummary, SeatChoice, SeatGranted, TakeSeat, TimeControl,
+    Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
 pub use server::{

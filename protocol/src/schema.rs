@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 
 use crate::{
-    ApiError, Archive, ClientMessage, CreateRoom, Lobby, MyGames, Record, RoomSummary, SeatGranted,
-    ServerMessage,
+    ApiError, Archive, ClientMessage, CreateRoom, Lobby, MyGames, NodeView, Record, RoomNode,
+    RoomSummary, SeatGranted, ServerMessage,
 };
 
 /// The title of the exported schema.
@@ -38,6 +38,10 @@ enum Protocol {
     Archive(Archive),
     /// `GET /api/me/games` answer.
     MyGames(MyGames),
+    /// `GET /api/rooms/{id}/node` answer.
+    RoomNode(RoomNode),
+    /// `GET /api/node` answer.
+    NodeView(NodeView),
     /// Body of every HTTP error.
     ApiError(ApiError),
 }

@@ -3,7 +3,7 @@
 use punct_rules::{Cell, Color, Game, Kind, Outcome, Position, Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use strum::IntoStaticStr;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::{RatingChanges, RequestId, Seq};
 
@@ -264,7 +264,17 @@ impl ServerMessage {
 
 /// Stable, machine-readable reasons, written in kebab-case on the wire.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoStaticStr,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    IntoStaticStr,
+    VariantArray,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]

@@ -153,7 +153,8 @@ impl Clock {
     }
 }
 
-fn millis(d: Duration) -> u64 {
+/// Whole milliseconds, as the protocol counts them.
+pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 

@@ -177,9 +177,9 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
-/// Checks an SMTP server's URL as the mailer will read it.
+/// Checks an SMTP server's URL as the mailer will read it (lettre's reading).
 fn parse_smtp_url(text: &str) -> Result<String, String> {
-    crate::mail::transport(text)
+    lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(text)
         .map(|_| text.to_owned())
         .map_err(|e| format!("'{text}' is not an SMTP URL such as smtp://host:25: {e}"))
 }

@@ -19,9 +19,12 @@ use punct_protocol::{
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
-use crate::AppState;
+use crate::cluster::{Closed, ConnId, Reply};
 use crate::limits::{Kind, MessageLimits, Verdict};
-use crate::room::{ConnId, Event, Key, Refusal, Resynced, RoomClosed, RoomHandle, Start, Talk};
+use crate::room::{
+    Entered, Event, Key, Mismatch, Refusal, Request, RoomHandle, Rooms, Start, Talk,
+};
+use crate::state::AppState;
 use crate::store::Account;
 
 /// How long a closing connection's writer may take to flush its last messages.
@@ -122,7 +125,7 @@ where
         .metrics
         .disconnect((&end).into());
     if let Some(membership) = &connection.room {
-        membership.handle.leave(id);
+        membership.handle.tell(Request::Leave { conn: id });
     }
     match &end {
         End::TooSlow | End::Broken(_) | End::Flood => tracing::warn!(reason = %end, "disconnected"),
@@ -244,10 +247,7 @@ impl Connection {
                     }
                 }
                 () = stopping(&mut stop) => {
-                    let _ = self.send(&ServerMessage::Bye {
-                        code: ErrorCode::ShuttingDown,
-                        message: "the server is restarting or shutting down: reconnect in a moment".into(),
-                    });
+                    let _ = self.send(&shutting_down());
                     Err(End::Shutdown)
                 }
             };
@@ -408,17 +408,25 @@ impl Connection {
             other => {
                 let id = other.id();
                 let action = other.action().expect("every other request is an action");
+                let number = None;
                 let Some(membership) = &self.room else {
                     let code = ErrorCode::NotJoined;
                     return self.error(Some(id), code, describe(code));
                 };
-                let mut answer = membership.handle.act(self.id, action, false).await;
-                if answer == Err(RoomClosed) {
+                let conn = self.id;
+                let act = |retry| Request::Act {
+                    conn,
+                    action,
+                    number,
+                    retry,
+                };
+                let mut answer = done(membership.handle.ask(act(false)).await);
+                if answer == Err(Closed) {
                     // The room moved under the request: follow it, then ask again (the
                     // first may have been done before the answer was lost).
                     self.reenter().await?;
                     if let Some(membership) = &self.room {
-                        answer = membership.handle.act(self.id, action, true).await;
+                        answer = done(membership.handle.ask(act(true)).await);
                     }
                 }
                 self.answer(id, answer)
@@ -432,7 +440,11 @@ impl Connection {
             let code = ErrorCode::NotJoined;
             return self.error(Some(id), code, describe(code));
         };
-        let answer = membership.handle.talk(self.id, talk).await;
+        let request = Request::Talk {
+            conn: self.id,
+            talk,
+        };
+        let answer = done(membership.handle.ask(request).await);
         self.answer(id, answer)
     }
 
@@ -441,7 +453,7 @@ impl Connection {
     fn answer(
         &mut self,
         id: RequestId,
-        answer: Result<Result<Seq, Refusal>, RoomClosed>,
+        answer: Result<Result<Seq, Refusal>, Closed>,
     ) -> Result<(), End> {
         match answer {
             Ok(Ok(seq)) => self.send(&ServerMessage::Ack { id, seq }),
@@ -451,7 +463,7 @@ impl Connection {
                 rule: refusal.rule,
                 message: refusal.message,
             }),
-            Err(RoomClosed) => Err(End::RoomClosed),
+            Err(Closed) => Err(End::RoomClosed),
         }
     }
 
@@ -467,28 +479,22 @@ impl Connection {
         since: Option<Seq>,
     ) -> Result<(), End> {
         let (conn, lists) = (self.id, self.legal_turns);
-        let entered = self
-            .state
-            .rooms
-            .ask(room, |handle| {
-                let entry = entry.clone();
-                async move {
-                    let joined = match entry {
-                        Entry::Seat { key } => handle.join(conn, key, since, lists).await?,
-                        Entry::Watch => Ok(handle.watch(conn, since).await?),
-                    };
-                    Ok((handle, joined))
-                }
-            })
-            .await;
-        let (handle, joined) = match entered {
-            Ok((handle, Ok(joined))) => (handle, joined),
-            Ok((_, Err(code))) | Err(code) => {
-                return match id {
-                    Some(id) => self.error(Some(id), code, describe(code)),
-                    None => Err(End::RoomClosed),
-                };
-            }
+        let request = match &entry {
+            Entry::Seat { key } => Request::Join {
+                conn,
+                key: key.clone(),
+                since,
+                lists,
+            },
+            Entry::Watch => Request::Watch { conn, since },
+        };
+        let (handle, joined, events) = match self.state.rooms.ask(room, &request).await {
+            Ok((handle, reply)) => match reply.answer.entered() {
+                Ok(Ok(joined)) => (handle, joined, reply.events),
+                Ok(Err(code)) => return self.not_entered(id, code),
+                Err(Mismatch) => return self.not_entered(id, ErrorCode::StorageFailed),
+            },
+            Err(code) => return self.not_entered(id, code),
         };
         tracing::Span::current().record("room", handle.id());
         let role = joined.role;
@@ -502,7 +508,7 @@ impl Connection {
             handle,
             entry,
             role,
-            events: joined.events,
+            events,
             last_seq,
         });
         match joined.start {
@@ -538,6 +544,20 @@ impl Connection {
                     .try_for_each(|event| self.forward(event, role))?;
                 your_turn.map_or(Ok(()), |json| self.push(Message::Text(json)))
             }
+        }
+    }
+
+    /// Answers request `id` (none: the connection was entering again after its room
+    /// moved) that the room was not entered, for `code`. A node that is stopping (it
+    /// lost its lease) says goodbye at once: the client comes back on another.
+    fn not_entered(&self, id: Option<RequestId>, code: ErrorCode) -> Result<(), End> {
+        match (code, id) {
+            (ErrorCode::ShuttingDown, _) => {
+                let _ = self.send(&shutting_down());
+                Err(End::Shutdown)
+            }
+            (_, Some(id)) => self.error(Some(id), code, describe(code)),
+            (_, None) => Err(End::RoomClosed),
         }
     }
 
@@ -606,12 +626,19 @@ impl Connection {
         };
         tracing::info!(missed, "fell behind the room: resyncing");
         self.state.rooms.context().metrics.lagged();
-        match membership.handle.resync(self.id).await {
-            Ok(Ok(Resynced {
-                role,
-                snapshot,
+        let resynced = membership
+            .handle
+            .ask(Request::Resync { conn: self.id })
+            .await;
+        let resynced = resynced.map(|reply| (reply.answer.entered(), reply.events));
+        match resynced {
+            Ok((
+                Ok(Ok(Entered {
+                    role,
+                    start: Start::Snapshot(snapshot),
+                })),
                 events,
-            })) => {
+            )) => {
                 membership.events = events;
                 membership.last_seq = snapshot.seq;
                 self.send(&ServerMessage::Snapshot {
@@ -620,14 +647,16 @@ impl Connection {
                     room: *snapshot,
                 })
             }
-            Ok(Err(_)) => {
+            Ok((Ok(Err(_)), _)) => {
                 let _ = self.send(&ServerMessage::Bye {
                     code: ErrorCode::SeatTakenOver,
                     message: describe(ErrorCode::SeatTakenOver).into(),
                 });
                 Err(End::Replaced)
             }
-            Err(RoomClosed) => self.reenter().await,
+            // A resync always answers a snapshot; anything else is a bug (logged), and
+            // the member enters again.
+            Ok(_) | Err(Closed) => self.reenter().await,
         }
     }
 
@@ -661,6 +690,27 @@ impl Connection {
 /// pass on the events of the node that took the room over before it closes).
 fn follows(last: Seq, seq: Seq) -> bool {
     seq == last + 1 || (seq >> 32 > last >> 32 && seq & u64::from(u32::MAX) == 1)
+}
+
+/// The goodbye of a server that is stopping.
+fn shutting_down() -> ServerMessage {
+    ServerMessage::Bye {
+        code: ErrorCode::ShuttingDown,
+        message: "the server is restarting or shutting down: reconnect in a moment".into(),
+    }
+}
+
+/// What the room answered an `Act` or a `Talk`.
+fn done(reply: Result<Reply<Rooms>, Closed>) -> Result<Result<Seq, Refusal>, Closed> {
+    // A room answering another request's answer is a bug (logged): the client tries again.
+    reply.map(|reply| {
+        reply.answer.done().unwrap_or_else(|Mismatch| {
+            Err(Refusal::new(
+                ErrorCode::StorageFailed,
+                "the server failed; try again",
+            ))
+        })
+    })
 }
 
 /// Completes when the server shuts down (or the signal's sender is gone).
@@ -705,7 +755,9 @@ mod tests {
     use punct_rules::{Color, Game, Variant};
 
     use super::*;
-    use crate::Config;
+    use crate::cluster::Nodes;
+    use crate::config::Config;
+    use crate::room::testing::Drive;
     use crate::store::Player;
     use crate::store::Store;
 
@@ -750,7 +802,7 @@ mod tests {
             outbound_queue: 4,
             ..Config::default()
         };
-        let (state, _stop, _all_done) = AppState::new(config, Store::empty().await, None);
+        let (state, _stop, _all_done) = AppState::new(config, Store::empty().await, Nodes::Alone);
         let white = state
             .rooms
             .create(
@@ -781,7 +833,7 @@ mod tests {
         sam.send(Message::Text(hello.into())).unwrap();
         sam.send(Message::Text(watch.into())).unwrap();
         let connection = tokio::spawn(serve(StalledSocket { incoming }, 7, state.clone(), None));
-        while room.summary().spectators == 0 {
+        while room.status().unwrap().spectators == 0 {
             tokio::task::yield_now().await;
         }
 
@@ -800,7 +852,7 @@ mod tests {
             .expect("the stalled connection is dropped")
             .unwrap();
         let _ = room.record().await.unwrap();
-        assert_eq!(room.summary().spectators, 0);
+        assert_eq!(room.status().unwrap().spectators, 0);
         drop(sam);
     }
 
@@ -823,7 +875,7 @@ mod tests {
     #[tokio::test]
     async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
         let (state, _stop, _all_done) =
-            AppState::new(Config::default(), Store::empty().await, None);
+            AppState::new(Config::default(), Store::empty().await, Nodes::Alone);
         let granted = state
             .rooms
             .create(CreateRoom::default(), Player::default())

@@ -37,97 +37,40 @@
 //! - `web`: the browser client's pages and assets.
 
 mod accounts;
+mod api;
 mod clock;
 mod cluster;
 mod computer;
 mod config;
 mod connection;
-mod http;
+mod errors;
 mod lease;
 mod limits;
 mod mail;
 mod metrics;
-mod players;
 mod rating;
 mod registry;
 mod room;
 mod secret;
+mod state;
 mod store;
-mod web;
+mod views;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use axum::serve::{Listener, ListenerExt, TapIo};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, mpsc, watch};
 
 pub use config::Config;
 
-use cluster::Cluster;
-use registry::Registry;
+use cluster::Nodes;
+use state::AppState;
 use store::Store;
 
 /// How often rooms nobody came back to are looked for.
 const SWEEP_PERIOD: Duration = Duration::from_secs(600);
-
-/// What every handler shares. Cheap to clone.
-#[derive(Clone)]
-struct AppState {
-    /// Every room.
-    rooms: Registry,
-    /// Limits and timings.
-    config: Arc<Config>,
-    /// One permit per open WebSocket connection.
-    connections: Arc<Semaphore>,
-    /// Accounts and sessions.
-    accounts: Arc<accounts::Accounts>,
-    /// Connections and new rooms by client address.
-    addresses: Arc<limits::Addresses>,
-    /// The next connection's id.
-    next_connection: Arc<AtomicU64>,
-    /// Turns true when the server shuts down.
-    stop: watch::Receiver<bool>,
-    /// Held by every connection until its last frame is written: [`run`] returns once
-    /// every clone is dropped.
-    _running: mpsc::Sender<()>,
-}
-
-impl AppState {
-    /// The state of a new server; the sender stops it, and the receiver answers `None`
-    /// once every connection has finished.
-    fn new(
-        config: Config,
-        store: Store,
-        cluster: Option<Cluster>,
-    ) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
-        let (stop_tx, stop) = watch::channel(false);
-        let (running, all_done) = mpsc::channel::<()>(1);
-        // Connection ids are unique across a cluster: each node's carry its tag.
-        let first = cluster
-            .as_ref()
-            .map_or(1, |cluster| cluster::owner::first_connection(cluster.tag()));
-        let accounts = accounts::Accounts::new(
-            store.clone(),
-            config.session_lifetime,
-            config.sign_ins_per_minute,
-            config.sign_ins_per_account,
-        );
-        let state = AppState {
-            accounts,
-            rooms: Registry::new(&config, store, cluster),
-            connections: Arc::new(Semaphore::new(config.max_connections)),
-            addresses: limits::Addresses::new(&config),
-            config: Arc::new(config),
-            next_connection: Arc::new(AtomicU64::new(first)),
-            stop,
-            _running: running,
-        };
-        (state, stop_tx, all_done)
-    }
-}
 
 /// Recomputes every rating, and what each rated game did to them, from the stored games
 /// in the database of `config`, in the order they were rated; answers how many games.
@@ -158,29 +101,15 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let mut store = Store::open(config.database.as_deref())
+    let store = Store::open(config.database.as_deref())
         .await
         .map_err(std::io::Error::other)?;
-    let cluster = match &config.cluster {
-        Some(url) => {
-            let cluster = Cluster::join(url, config.cluster_lease)
-                .await
-                .map_err(std::io::Error::other)?;
-            store = store.with_lease(cluster.lease());
-            Some(cluster)
-        }
-        None => None,
-    };
-    let (state, stop_tx, mut all_done) = AppState::new(config, store, cluster.clone());
+    let nodes = Nodes::join(config.cluster.as_deref(), config.cluster_lease)
+        .await
+        .map_err(std::io::Error::other)?;
+    let store = store.with_lease(nodes.lease());
+    let (state, stop_tx, mut all_done) = AppState::new(config, store, nodes.clone());
     let rooms = state.rooms.clone();
-    if let Some(cluster) = &cluster {
-        let serving = cluster::owner::serve(rooms.clone(), cluster.clone());
-        tokio::spawn(async move {
-            if let Err(e) = serving.await {
-                tracing::error!("serving the cluster's requests stopped: {e}");
-            }
-        });
-    }
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let restored = rooms.restore().await.map_err(std::io::Error::other)?;
     tracing::info!(
@@ -193,17 +122,11 @@ pub async fn run(
     tracing::info!(address = %listener.local_addr()?, "listening");
     let lease_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signal = {
-        let (cluster, lease_lost) = (cluster.clone(), Arc::clone(&lease_lost));
+        let (nodes, lease_lost) = (nodes.clone(), Arc::clone(&lease_lost));
         async move {
-            let lost = async {
-                match &cluster {
-                    Some(cluster) => cluster.lost().await,
-                    None => std::future::pending().await,
-                }
-            };
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
-                () = lost => {
+                () = nodes.lost() => {
                     tracing::error!("lost the cluster lease: shutting down");
                     lease_lost.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -211,16 +134,14 @@ pub async fn run(
             let _ = stop_tx.send(true);
         }
     };
-    let app = http::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(signal)
         .await;
     rooms.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
-    if let Some(cluster) = &cluster {
-        cluster.leave().await;
-    }
+    nodes.leave().await;
     tracing::info!("stopped");
     if lease_lost.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(std::io::Error::other(

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use punct_protocol::ClientMessage;
 use tokio::time::Instant;
 
-use crate::Config;
+use crate::config::Config;
 
 /// A token bucket: holds up to `burst` tokens and gains `rate` a second; each thing done
 /// takes one.

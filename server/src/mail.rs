@@ -15,7 +15,7 @@ use punct_protocol::NotifyMode;
 use punct_rules::Turn;
 use tokio::sync::mpsc;
 
-use crate::Config;
+use crate::config::Config;
 use crate::store::{AccountId, DigestDue, Store, now};
 
 /// Notices waiting to be mailed; more are dropped (and logged).
@@ -98,7 +98,7 @@ impl Mailer {
 }
 
 /// The SMTP transport of `url`.
-pub(crate) fn transport(url: &str) -> Result<AsyncSmtpTransport<Tokio1Executor>, SmtpError> {
+fn transport(url: &str) -> Result<AsyncSmtpTransport<Tokio1Executor>, SmtpError> {
     Ok(AsyncSmtpTransport::<Tokio1Executor>::from_url(url)?
         .timeout(Some(SEND_TIMEOUT))
         .build())
@@ -190,7 +190,7 @@ impl Postman {
                 return;
             }
         };
-        let waiting: Vec<_> = crate::players::my_games_of(&due.account, &rows, now)
+        let waiting: Vec<_> = crate::views::my_games_of(&due.account, &rows, now)
             .into_iter()
             .filter(|game| game.your_move)
             .collect();

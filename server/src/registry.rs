@@ -1,21 +1,16 @@
-//! Every room's life: the registry creates rooms, loads a stored room when someone
-//! enters it, forgets it once its task has ended, and expires or finishes rooms nobody
-//! came back to. A room is handed a [`Context`] and never sees the registry.
+//! Every room's life: the registry creates rooms, has `cluster` load a stored room when
+//! someone enters it (here, or relayed from the node that runs it), and expires or
+//! finishes rooms nobody came back to. A room is handed a [`Context`] and never sees
+//! the registry.
 //!
 //! Only rooms someone is in, or whose clock or computer needs a timer, are held in
 //! memory. Everything else is answered from the database, read only: a room's summary,
 //! its record, the lobby.
 //!
-//! In a cluster, a room is run by the node holding its claim (see `cluster`); the
-//! registry of any other node holds a relay of it instead, under the same kind of
-//! handle, and the node that finds a room's claim free or its holder dead claims it and
-//! loads it.
+//! Must not import: `connection`, `api`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-
-use tokio::time::Instant;
 
 use punct_protocol::{
     CreateRoom, ErrorCode, Record, RoomStatus, RoomSummary, SeatChoice, SeatGranted,
@@ -23,87 +18,84 @@ use punct_protocol::{
 use punct_rules::Color;
 use tokio::sync::watch;
 
-use crate::Config;
-use crate::cluster::{self, Cluster, ClusterError, Owner, owner};
-use crate::room::{Context, Fresh, Key, RoomClosed, RoomHandle, Setup, relay, summary_of};
+use crate::cluster::{Kind, Limits, NodeTag, Nodes, PlaceError, Placement, Reply};
+use crate::config::Config;
+use crate::room::{Answer, Context, Fresh, Key, Mismatch, Request, RoomHandle, Rooms};
 use crate::secret;
 use crate::store::{self, Player, Store, StoreError, hash_token};
+use crate::views::summary_of;
 
 /// Most rooms the lobby lists, oldest first.
 const LOBBY_ROOMS: usize = 500;
 
-/// Times a request tries a room that closed just as it was asked (it is loaded again).
-const ATTEMPTS: usize = 3;
-
-/// In a cluster, the wait between two tries to reach a room whose node is going away.
-const RETRY_WAIT: Duration = Duration::from_millis(200);
+/// Requests a room's queue holds before senders wait.
+const REQUEST_QUEUE: usize = 64;
 
 /// A cheap, cloneable handle on the rooms.
-///
-/// The table is behind a std `Mutex`, not tokio's: it is held only to look up, insert or
-/// remove handles, never across an `.await`, and never on the move path (a connection
-/// looks its room up once, then talks to the room's actor directly).
 #[derive(Clone, Debug)]
 pub(crate) struct Registry {
-    /// The table and what rooms are given.
-    shared: Arc<Shared>,
-}
-
-#[derive(Debug)]
-struct Shared {
-    /// The rooms running, by id.
-    table: Mutex<HashMap<String, RoomHandle>>,
-    /// The rooms being loaded, by id: one load at a time for a room, since each load
-    /// counts an incarnation and fences the writes of the ones before it.
-    loading: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// What every room is given.
-    context: Arc<Context>,
-    /// Most rooms held at once.
-    max_rooms: usize,
+    /// Where the rooms run, and how they are reached.
+    placement: Placement<Rooms>,
     /// How long a room may wait for its second player before it is deleted.
     open_room_expiry: Duration,
     /// How long a game may go without a turn, nobody in it, before it ends.
     abandoned_game_expiry: Duration,
-    /// This node's place in a cluster, if it is one.
-    cluster: Option<Cluster>,
-    /// In a cluster, how long a request keeps trying to reach its room (while a dead
-    /// node's lease runs out, and another node takes the room over).
-    patience: Duration,
+}
+
+/// Where a room runs, as an operator asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Whereabouts {
+    /// The node that holds the room's claim, if one does (none on a single server,
+    /// where this node runs every room it holds).
+    pub(crate) node: Option<NodeTag>,
+    /// Whether that node is alive.
+    pub(crate) alive: bool,
+    /// Whether this node holds the room in memory.
+    pub(crate) here: bool,
+}
+
+/// The code a client sees when a room could not be reached.
+pub(crate) fn refused(e: PlaceError) -> ErrorCode {
+    match e {
+        PlaceError::NotFound => ErrorCode::NoSuchRoom,
+        PlaceError::Full => ErrorCode::TooManyRooms,
+        PlaceError::Unavailable => ErrorCode::StorageFailed,
+        PlaceError::Stopping => ErrorCode::ShuttingDown,
+    }
 }
 
 impl Registry {
-    /// The rooms of `store`, none running yet; shared with the other nodes of `cluster`.
-    pub(crate) fn new(config: &Config, store: Store, cluster: Option<Cluster>) -> Registry {
-        Registry {
-            shared: Arc::new(Shared {
-                table: Mutex::new(HashMap::new()),
-                loading: Mutex::new(HashMap::new()),
-                context: Arc::new(Context::new(config, store)),
-                max_rooms: config.max_rooms,
-                open_room_expiry: config.open_room_expiry,
-                abandoned_game_expiry: config.abandoned_game_expiry,
-                cluster,
-                patience: config.cluster_lease * 3,
-            }),
-        }
+    /// The rooms of `store`, none running yet, placed by `nodes`.
+    pub(crate) fn new(config: &Config, store: Store, nodes: Nodes) -> Registry {
+        let limits = Limits {
+            max: config.max_rooms,
+            queue: REQUEST_QUEUE,
+            events: config.room_event_buffer,
+            patience: config.cluster_lease * 3,
+        };
+        let rooms = Rooms::new(Context::new(config, store));
+        let registry = Registry {
+            placement: Placement::new(rooms, nodes, limits),
+            open_room_expiry: config.open_room_expiry,
+            abandoned_game_expiry: config.abandoned_game_expiry,
+        };
+        tokio::spawn(registry.clone().take_over_timers());
+        registry
     }
 
     /// What every room is given: the store, the metrics, the computer's threads.
     pub(crate) fn context(&self) -> &Context {
-        &self.shared.context
+        self.placement.kind().context()
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, RoomHandle>> {
-        // No code that holds the lock can panic half-way through a change.
-        self.shared
-            .table
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    /// Where rooms run.
+    pub(crate) fn nodes(&self) -> &Nodes {
+        self.placement.nodes()
     }
 
-    /// The room `id`, if it is running.
+    /// The room `id`, if it is running here or relayed.
     fn running(&self, id: &str) -> Option<RoomHandle> {
-        self.lock().get(id).filter(|h| !h.is_closed()).cloned()
+        self.placement.running(id)
     }
 
     /// Creates a room and stores it in one transaction; its creator gets a seat. It
@@ -114,7 +106,7 @@ impl Registry {
         request: CreateRoom,
         creator: Player,
     ) -> Result<SeatGranted, ErrorCode> {
-        if self.lock().len() >= self.shared.max_rooms {
+        if self.placement.is_full() {
             return Err(ErrorCode::TooManyRooms);
         }
         let color = match request.color {
@@ -140,211 +132,33 @@ impl Registry {
         let stored = self.context().store.create_room(fresh.stored()).await;
         stored.map_err(|e| storage_failed(&e))?;
         let room = fresh.id.clone();
-        if let Some(cluster) = &self.shared.cluster {
-            cluster
-                .claim_new(&room)
-                .await
-                .map_err(|e| cluster_failed(&e))?;
-        }
-        self.start(fresh.setup());
+        self.placement
+            .create(fresh.setup())
+            .await
+            .map_err(refused)?;
         Ok(SeatGranted { room, color, token })
-    }
-
-    /// Starts the actor of `setup` and lists it; answers the handle of the room running
-    /// under that id (another task may have loaded it first).
-    fn start(&self, setup: Setup) -> RoomHandle {
-        let table = self.lock();
-        if let Some(running) = table.get(&setup.id).filter(|h| !h.is_closed()) {
-            return running.clone();
-        }
-        let context = Arc::clone(&self.shared.context);
-        let (handle, events, actor) = RoomHandle::start_subscribed(setup, context);
-        // In a cluster, other nodes' members hear the room's events from the first.
-        if let Some(cluster) = &self.shared.cluster {
-            let client = cluster.client().clone();
-            tokio::spawn(owner::publish(client, handle.clone(), events));
-        }
-        self.run(table, handle, actor)
-    }
-
-    /// Lists `handle` in `table` and spawns `task`, its actor or relay; the room leaves
-    /// the table once the task ends.
-    fn run(
-        &self,
-        mut table: MutexGuard<'_, HashMap<String, RoomHandle>>,
-        handle: RoomHandle,
-        task: impl Future<Output = ()> + Send + 'static,
-    ) -> RoomHandle {
-        let id = handle.id().to_owned();
-        table.insert(id.clone(), handle.clone());
-        drop(table);
-        let registry = self.clone();
-        let relayed = handle.relayed_from().is_some();
-        tokio::spawn(async move {
-            task.await;
-            registry.forget(&id, relayed).await;
-        });
-        handle
-    }
-
-    /// The room `id` has closed: it leaves the table (unless it runs again already), and
-    /// this node lets go of its claim if it ran it.
-    async fn forget(&self, id: &str, relayed: bool) {
-        {
-            let mut table = self.lock();
-            if table.get(id).is_some_and(RoomHandle::is_closed) {
-                table.remove(id);
-            }
-        }
-        if let Some(cluster) = &self.shared.cluster
-            && !relayed
-            && self.running(id).is_none()
-        {
-            cluster.release(id).await;
-        }
     }
 
     /// The room `id` to enter: the one running, or the stored one, loaded now. Loading
     /// counts against `--max-rooms`.
     pub(crate) async fn enter(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
-        if let Some(handle) = self.running(id) {
-            return Ok(handle);
-        }
-        // Whoever loads the room first, the others wait for it and then find it running.
-        let gate = {
-            let mut loading = self
-                .shared
-                .loading
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(loading.entry(id.to_owned()).or_default())
-        };
-        let loaded = {
-            let _turn = gate.lock().await;
-            self.load(id).await
-        };
-        let mut loading = self
-            .shared
-            .loading
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        // The map and this task hold the gate: nobody else waits at it.
-        if Arc::strong_count(&gate) == 2 {
-            loading.remove(id);
-        }
-        loaded
+        self.placement.enter(id).await.map_err(refused)
     }
 
-    /// The room `id`, running if another task loaded it meanwhile, else loaded from the
-    /// store now.
-    async fn load(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
-        if let Some(handle) = self.running(id) {
-            return Ok(handle);
-        }
-        if self.lock().len() >= self.shared.max_rooms {
-            return Err(ErrorCode::TooManyRooms);
-        }
-        if let Some(cluster) = &self.shared.cluster {
-            if !cluster::valid_room_id(id) {
-                return Err(ErrorCode::NoSuchRoom);
-            }
-            let owner = cluster.locate(id).await;
-            if let Owner::There(node) = owner.map_err(|e| cluster_failed(&e))? {
-                let buffer = self.context().timings.event_buffer;
-                let (handle, relay) =
-                    relay::connect(id, node, cluster, buffer)
-                        .await
-                        .map_err(|RoomClosed| {
-                            tracing::debug!(
-                                room = id,
-                                owner = node,
-                                "the room's node did not answer"
-                            );
-                            ErrorCode::StorageFailed
-                        })?;
-                return Ok(self.run(self.lock(), handle, relay));
-            }
-        }
-        let loaded = self.load_here(id).await;
-        if loaded.is_err()
-            && let Some(cluster) = &self.shared.cluster
-        {
-            cluster.release(id).await;
-        }
-        loaded
-    }
-
-    /// Loads the room `id` from the store and runs it here.
-    async fn load_here(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
-        let stored = self.context().store.load(id).await;
-        let stored = stored
-            .map_err(|e| storage_failed(&e))?
-            .ok_or(ErrorCode::NoSuchRoom)?;
-        match Setup::stored(id.to_owned(), stored) {
-            Ok(setup) => Ok(self.start(setup)),
-            Err(corrupt) => {
-                let error: &dyn std::error::Error = &corrupt;
-                tracing::error!(room = id, error, "cannot load");
-                Err(ErrorCode::StorageFailed)
-            }
-        }
-    }
-
-    /// Asks the room `id` with `ask`, entering it if need be. A room that closed between
-    /// the lookup and the question (its idle timeout ran out just then) is loaded again.
-    /// In a cluster, a room whose node is going away is tried again until another node
-    /// has taken it over, for up to three leases.
-    pub(crate) async fn ask<T, Asked>(
+    /// Asks room `id` `request`, entering it if need be; answers its handle (to ask it
+    /// again) and its reply. A room that closed under the question, or whose node is
+    /// going away, is asked again where it runs then.
+    pub(crate) async fn ask(
         &self,
         id: &str,
-        ask: impl Fn(RoomHandle) -> Asked,
-    ) -> Result<T, ErrorCode>
-    where
-        Asked: Future<Output = Result<T, RoomClosed>>,
-    {
-        let clustered = self.shared.cluster.is_some();
-        let deadline = Instant::now() + self.shared.patience;
-        for attempt in 1.. {
-            match self.enter(id).await {
-                Ok(handle) => {
-                    let relayed = handle.relayed_from();
-                    if let Ok(answer) = ask(handle).await {
-                        return Ok(answer);
-                    }
-                    tracing::debug!(
-                        room = id,
-                        attempt,
-                        ?relayed,
-                        "the room closed under the question"
-                    );
-                }
-                Err(ErrorCode::StorageFailed) if clustered => {
-                    tracing::debug!(room = id, attempt, "the room could not be entered");
-                }
-                Err(code) => return Err(code),
-            }
-            if !clustered && attempt >= ATTEMPTS {
-                return Err(ErrorCode::NoSuchRoom);
-            }
-            if clustered {
-                if Instant::now() >= deadline {
-                    tracing::warn!(room = id, attempt, "gave up entering the room");
-                    return Err(ErrorCode::StorageFailed);
-                }
-                tokio::time::sleep(RETRY_WAIT).await;
-            }
-        }
-        unreachable!("the loop returns")
+        request: &Request,
+    ) -> Result<(RoomHandle, Reply<Rooms>), ErrorCode> {
+        self.placement.ask(id, request).await.map_err(refused)
     }
 
-    /// The room `id` if this node runs it (loading it if this node holds or takes its
-    /// claim), for another node's request; `None` if another node runs it.
-    pub(crate) async fn owned(&self, id: &str) -> Option<RoomHandle> {
-        let handle = match self.running(id) {
-            Some(handle) => handle,
-            None => self.enter(id).await.ok()?,
-        };
-        handle.relayed_from().is_none().then_some(handle)
+    /// Asks room `id` `request` and answers its answer alone.
+    async fn answer(&self, id: &str, request: Request) -> Result<Answer, ErrorCode> {
+        Ok(self.ask(id, &request).await?.1.answer)
     }
 
     /// Gives out the free seat of room `id`. A stored room is loaded for it only if it
@@ -365,11 +179,8 @@ impl Registry {
                 Some(_) => {}
             }
         }
-        self.ask(id, |room| {
-            let player = player.clone();
-            async move { room.take_seat(player).await }
-        })
-        .await?
+        let answer = self.answer(id, Request::TakeSeat { player }).await?;
+        answer.seat().map_err(mismatch)?
     }
 
     /// Deletes room `id` for its creator, who presents `key`, while nobody has taken the
@@ -385,17 +196,15 @@ impl Registry {
                 Some(_) => {}
             }
         }
-        self.ask(id, |room| {
-            let key = key.clone();
-            async move { room.cancel(key).await }
-        })
-        .await?
+        let answer = self.answer(id, Request::Cancel { key }).await?;
+        answer.cancelled().map_err(mismatch)?
     }
 
     /// Room `id` as the lobby shows it; read from the database if it is not running.
     pub(crate) async fn summary(&self, id: &str) -> Result<RoomSummary, ErrorCode> {
         if let Some(handle) = self.running(id)
-            && let Ok(summary) = handle.current_summary().await
+            && let Ok(reply) = handle.ask(Request::Summary).await
+            && let Ok(summary) = reply.answer.summary()
         {
             return Ok(summary);
         }
@@ -407,7 +216,8 @@ impl Registry {
     /// The record of room `id`; read from the database if it is not running.
     pub(crate) async fn record(&self, id: &str) -> Result<Record, ErrorCode> {
         if let Some(handle) = self.running(id)
-            && let Ok(record) = handle.record().await
+            && let Ok(reply) = handle.ask(Request::Record).await
+            && let Ok(record) = reply.answer.record()
         {
             return Ok(record);
         }
@@ -427,35 +237,50 @@ impl Registry {
         })
     }
 
+    /// Where room `id` runs: the node holding its claim, and whether this node holds it.
+    pub(crate) async fn whereabouts(&self, id: &str) -> Result<Whereabouts, ErrorCode> {
+        let holder = self.nodes().holder(Rooms::NAME, id).await;
+        let holder = holder.map_err(|e| {
+            let error: &dyn std::error::Error = &e;
+            tracing::error!(error, "cluster");
+            ErrorCode::StorageFailed
+        })?;
+        Ok(Whereabouts {
+            node: holder.map(|(node, _)| node),
+            alive: holder.is_some_and(|(_, alive)| alive),
+            here: self.running(id).is_some_and(|h| h.relayed_from().is_none()),
+        })
+    }
+
     /// The public rooms whose game goes on, oldest first: from the database, with what
-    /// the running ones know of who is connected.
-    /// In a cluster, the other nodes say who is in the rooms they run.
+    /// the nodes running them (this one, or in a cluster the others) know of who is
+    /// connected.
     pub(crate) async fn lobby(&self) -> Result<Vec<RoomSummary>, ErrorCode> {
         let rows = self.context().store.lobby(LOBBY_ROOMS).await;
         let rows = rows.map_err(|e| storage_failed(&e))?;
-        let mut elsewhere = HashMap::new();
-        if let Some(cluster) = &self.shared.cluster {
-            for room in owner::other_rooms(cluster).await {
-                elsewhere.insert(room.room.clone(), room);
-            }
-        }
+        let mut live: HashMap<String, RoomSummary> = self
+            .placement
+            .statuses_everywhere()
+            .await
+            .into_iter()
+            .map(|room| (room.room.clone(), room))
+            .collect();
+        // This node's own rooms as they are now.
+        live.extend(
+            self.running_summaries()
+                .into_iter()
+                .map(|room| (room.room.clone(), room)),
+        );
         Ok(rows
             .iter()
-            .map(|row| match self.running(&row.id) {
-                Some(handle) if handle.relayed_from().is_none() => handle.summary(),
-                _ => elsewhere.remove(&row.id).unwrap_or_else(|| summary_of(row)),
-            })
+            .map(|row| live.remove(&row.id).unwrap_or_else(|| summary_of(row)))
             .filter(|room| room.status != RoomStatus::Over && !deserted(room))
             .collect())
     }
 
     /// The summaries of the rooms running now on this node (not those it relays).
     pub(crate) fn running_summaries(&self) -> Vec<RoomSummary> {
-        self.lock()
-            .values()
-            .filter(|h| !h.is_closed() && h.relayed_from().is_none())
-            .map(RoomHandle::summary)
-            .collect()
+        self.placement.statuses()
     }
 
     /// Loads the unfinished rooms that need a timer (a clock running, or the computer to
@@ -464,23 +289,20 @@ impl Registry {
     /// live node holds: this is how the rooms of a dead node that nobody enters (a clock
     /// or the computer to run) are taken over.
     pub(crate) async fn restore(&self) -> Result<usize, StoreError> {
-        let mut ids = self.context().store.with_timers().await?;
-        if self.shared.cluster.is_some() {
-            let mut orphans = Vec::new();
-            for id in ids {
-                if !self.held_elsewhere(&id).await {
-                    orphans.push(id);
-                }
+        let ids = self.context().store.with_timers().await?;
+        let mut orphans = Vec::new();
+        for id in ids {
+            if !self.placement.held_elsewhere(&id).await {
+                orphans.push(id);
             }
-            ids = orphans;
         }
         let mut loaded = 0;
-        for id in &ids {
+        for id in &orphans {
             match self.enter(id).await {
                 Ok(_) => loaded += 1,
                 Err(ErrorCode::TooManyRooms) => {
                     tracing::warn!(
-                        waiting = ids.len() - loaded,
+                        waiting = orphans.len() - loaded,
                         "--max-rooms reached: the other timed rooms load when entered"
                     );
                     break;
@@ -491,9 +313,33 @@ impl Registry {
         Ok(loaded)
     }
 
+    /// When nodes die, takes over the rooms with a timer (a clock or the computer) they
+    /// ran, which nobody would otherwise enter. (A single server's nodes never change.)
+    async fn take_over_timers(self) {
+        let mut live = self.nodes().live();
+        let mut known = live.borrow().clone();
+        while live.changed().await.is_ok() {
+            let now = live.borrow_and_update().clone();
+            let died = known.difference(&now).count();
+            known = now;
+            if died == 0 {
+                continue;
+            }
+            match self.restore().await {
+                Ok(0) => {}
+                Ok(rooms) => tracing::info!(rooms, "rooms with a timer taken over"),
+                Err(e) => {
+                    let error: &dyn std::error::Error = &e;
+                    tracing::error!(error, "taking over the rooms of a dead node failed");
+                }
+            }
+        }
+    }
+
     /// Deletes the rooms whose free seat nobody took within `--open-room-expiry`, and
     /// ends the games nobody played in for `--abandoned-game-expiry` (the player to move
-    /// loses by abandonment); rooms running now are left alone. Answers how many.
+    /// loses by abandonment); rooms running now, here or elsewhere, are left alone.
+    /// Answers how many.
     pub(crate) async fn sweep(&self) -> Result<usize, StoreError> {
         let now = store::now();
         let before = |expiry: Duration| {
@@ -503,23 +349,22 @@ impl Registry {
             .context()
             .store
             .stale(
-                before(self.shared.open_room_expiry),
-                before(self.shared.abandoned_game_expiry),
+                before(self.open_room_expiry),
+                before(self.abandoned_game_expiry),
                 now,
             )
             .await?;
         let mut idle = Vec::new();
         for room in stale {
-            if self.running(&room.id).is_none() && !self.held_elsewhere(&room.id).await {
+            if self.running(&room.id).is_none() && !self.placement.held_elsewhere(&room.id).await {
                 idle.push(room);
             }
         }
-        let stale = idle;
         let store = &self.context().store;
-        let done = if stale.is_empty() {
+        let done = if idle.is_empty() {
             0
         } else {
-            let done = store.expire(stale).await?;
+            let done = store.expire(idle).await?;
             tracing::info!(rooms = done, "stale rooms expired or finished");
             done
         };
@@ -546,31 +391,15 @@ impl Registry {
         }
     }
 
-    /// Whether another live node of the cluster holds the room `id` (when unsure: yes).
-    async fn held_elsewhere(&self, id: &str) -> bool {
-        let Some(cluster) = &self.shared.cluster else {
-            return false;
-        };
-        match cluster.holder(id).await {
-            Ok(Some(node)) => node != cluster.tag() && cluster.is_alive(node),
-            Ok(None) => false,
-            Err(e) => {
-                cluster_failed(&e);
-                true
-            }
-        }
-    }
-
     /// Forgets every room: their actors stop once their last member has gone.
     pub(crate) fn clear(&self) {
-        self.lock().clear();
+        self.placement.clear();
     }
 }
 
-/// Logs a failure to reach the cluster; answers the code a client sees (try again).
-fn cluster_failed(e: &ClusterError) -> ErrorCode {
-    let error: &dyn std::error::Error = e;
-    tracing::error!(error, "cluster");
+/// A room answered with another request's answer (logged where it was found): the
+/// client sees a failure to try again.
+fn mismatch(_: Mismatch) -> ErrorCode {
     ErrorCode::StorageFailed
 }
 
@@ -598,9 +427,10 @@ mod tests {
 
     use super::*;
     use crate::room::Start;
+    use crate::room::testing::Drive;
 
     async fn registry(config: Config) -> Registry {
-        Registry::new(&config, Store::empty().await, None)
+        Registry::new(&config, Store::empty().await, Nodes::Alone)
     }
 
     fn idle_in(seconds: u64) -> Config {
@@ -667,15 +497,17 @@ mod tests {
         for conn in 0..32 {
             let handle = rooms.enter(&granted.room).await.unwrap();
             tokio::time::sleep(Duration::from_secs(60)).await;
-            let token = granted.token.clone();
-            let joined = rooms
-                .ask(&granted.room, |room| {
-                    let token = token.clone();
-                    async move { room.join(conn, token, None, false).await }
-                })
+            let join = Request::Join {
+                conn,
+                key: Key::Token(granted.token.clone()),
+                since: None,
+                lists: false,
+            };
+            let (_, reply) = rooms
+                .ask(&granted.room, &join)
                 .await
                 .expect("served, never no-such-room");
-            assert!(joined.is_ok());
+            assert!(reply.answer.entered().unwrap().is_ok());
             rooms.enter(&granted.room).await.unwrap().leave(conn);
             drop(handle);
         }
@@ -689,7 +521,7 @@ mod tests {
             ..idle_in(60)
         };
         let store = Store::empty().await;
-        let rooms = Registry::new(&config, store.clone(), None);
+        let rooms = Registry::new(&config, store.clone(), Nodes::Alone);
         let request = CreateRoom {
             color: punct_protocol::SeatChoice::White,
             clock: Some(punct_protocol::TimeControl::days(14)),
@@ -723,7 +555,7 @@ mod tests {
         assert!(rooms.running(&room).is_none(), "the room sleeps");
         // The server restarts after three days: Black has eleven left, not fourteen.
         tokio::time::sleep(3 * DAY).await;
-        let rooms = Registry::new(&config, store.clone(), None);
+        let rooms = Registry::new(&config, store.clone(), Nodes::Alone);
         assert_eq!(
             rooms.restore().await.unwrap(),
             0,
@@ -796,7 +628,7 @@ mod tests {
             max_rooms,
             ..Config::default()
         };
-        Registry::new(&config, store.clone(), None)
+        Registry::new(&config, store.clone(), Nodes::Alone)
     }
 
     #[tokio::test]

@@ -28,8 +28,9 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
         lobby.contains(&format!(r#"src="/assets/{version}/lobby.js""#)),
         "{lobby}"
     );
+    let room = format!("/room/{}", server.create_room("").await.room);
     for page in [
-        "/room/0123abcd",
+        room.as_str(),
         "/analysis",
         "/games",
         "/leaderboard",
@@ -83,6 +84,33 @@ fn version_of(html: &str) -> String {
         "{version}"
     );
     version.to_owned()
+}
+
+#[tokio::test]
+async fn a_room_that_does_not_exist_has_a_page_that_says_so() {
+    let server = TestServer::start().await;
+    let (status, html) = server.http("GET", "/room/0123abcd", "").await;
+    assert_eq!(status, 404);
+    assert!(
+        html.contains("<title>PÜNCT — no such room</title>"),
+        "{html}"
+    );
+    assert!(html.contains(r#"href="/""#), "it leads back to the lobby");
+    // A room cancelled by its creator is gone the same way.
+    let granted = server.create_room("").await;
+    let body = format!(r#"{{"token":"{}"}}"#, granted.token);
+    let (cancelled, _) = server
+        .http(
+            "POST",
+            &format!("/api/rooms/{}/cancel", granted.room),
+            &body,
+        )
+        .await;
+    assert_eq!(cancelled, 204);
+    let (status, _) = server
+        .http("GET", &format!("/room/{}", granted.room), "")
+        .await;
+    assert_eq!(status, 404);
 }
 
 #[tokio::test]
@@ -141,7 +169,8 @@ async fn assets_are_kept_a_year_under_their_version_and_sent_gzipped_when_asked(
     assert_eq!(old.headers()["cache-control"], "max-age=300");
     let bare = get("/assets/room.js".to_owned(), false).await.unwrap();
     assert_eq!(bare.headers()["cache-control"], "max-age=300");
-    let page = get("/room/0123abcd".to_owned(), true).await.unwrap();
+    let room = server.create_room("").await.room;
+    let page = get(format!("/room/{room}"), true).await.unwrap();
     assert_eq!(page.headers()["cache-control"], "no-cache");
     assert_eq!(page.headers()["content-encoding"], "gzip");
     assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");

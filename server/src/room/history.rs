@@ -5,12 +5,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use punct_protocol::{Role, Seq, ServerMessage};
+use punct_protocol::{Seq, ServerMessage};
 use punct_rules::{Color, Turn};
 use tokio::sync::broadcast;
 
-use super::actor::Room;
-use super::{ConnId, Event, Hearers, Joined, Start, to_json};
+use super::protocol::{Event, Hearers, to_json};
+use crate::cluster::ConnId;
 
 /// The room's events: what was published, and what is kept.
 #[derive(Debug)]
@@ -47,6 +47,11 @@ impl History {
     /// Events and notices from now on.
     pub(super) fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
         self.events.subscribe()
+    }
+
+    /// Where events and notices are published.
+    pub(super) fn sender(&self) -> &broadcast::Sender<Arc<Event>> {
+        &self.events
     }
 
     /// Publishes the next event, with the legal turns for the player to move after it if
@@ -128,44 +133,10 @@ impl History {
 
 /// A `your_turn` message, written into a buffer of the right size at once: a list of
 /// thousands of turns would otherwise be copied over and over as its string doubled.
-fn your_turn_json(seq: Seq, legal_turns: Vec<Turn>) -> String {
+pub(super) fn your_turn_json(seq: Seq, legal_turns: Vec<Turn>) -> String {
     // Most turns take 12 to 15 characters, quotes and a comma included.
     let mut json = Vec::with_capacity(64 + 16 * legal_turns.len());
     serde_json::to_writer(&mut json, &ServerMessage::YourTurn { seq, legal_turns })
         .expect("server messages serialise");
     String::from_utf8(json).expect("serde_json writes UTF-8")
-}
-
-impl Room {
-    /// What a member gets on entering: the events it missed since `since` if they are
-    /// all still kept, a snapshot otherwise; then the events after it.
-    pub(super) fn joined(&self, role: Role, since: Option<Seq>) -> Joined {
-        let resumed = since.and_then(|since| Some((since, self.history.missed_since(since)?)));
-        let start = match resumed {
-            Some((since, missed)) => {
-                // The list after the last turn, if the player is to move and none of the
-                // missed events brings it (it was not made while they were away).
-                let to_move = Some(self.game.to_move());
-                let brought = missed.iter().any(|e| e.your_turn_for(to_move).is_some());
-                let your_turn = (!brought)
-                    .then(|| self.legal_turns_for(role))
-                    .flatten()
-                    .map(|legal_turns| your_turn_json(self.history.seq(), legal_turns).into());
-                Start::Resumed {
-                    since,
-                    missed,
-                    your_turn,
-                    players: Box::new(self.seat_views()),
-                    spectators: self.audience_size(),
-                    chat: self.chat_for(role),
-                }
-            }
-            None => Start::Snapshot(Box::new(self.snapshot(role))),
-        };
-        Joined {
-            role,
-            start,
-            events: self.history.subscribe(),
-        }
-    }
 }

@@ -3,73 +3,23 @@
 //! everyone so. Presence is not the game's history: its notices carry no sequence number
 //! and are not kept for members coming back.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use punct_protocol::{ErrorCode, Role, SeatGranted, Seq, ServerMessage};
 use punct_rules::Color;
 use tokio::time::Instant;
 
-use super::actor::Room;
-use super::{ConnId, Joined, Key, Refusal, Resynced};
-use crate::clock::Clock;
+use super::protocol::{Entered, Key, Refusal, Start};
+use super::seat::{Holder, Seat};
+use super::state::Room;
+use crate::clock::{Clock, millis};
+use crate::cluster::{ConnId, NodeTag, node_of};
 use crate::secret;
-use crate::store::{Player, TokenHash, hash_token};
+use crate::store::{Player, hash_token};
 
 /// The least time between two spectator counts: a busy room's comings and goings are
 /// told as one count, at most about once a second.
 const AUDIENCE_INTERVAL: Duration = Duration::from_secs(1);
-
-/// One seat.
-#[derive(Debug, Default)]
-pub(super) struct Seat {
-    /// The hash of the secret that plays this seat, once someone has taken it.
-    pub(super) token: Option<TokenHash>,
-    /// Who took it: their name, and their account if they were signed in.
-    pub(super) player: Player,
-    /// The connection playing the seat now.
-    pub(super) holder: Option<Holder>,
-    /// Whether anyone has joined on this seat yet: a later join is a reconnect.
-    joined_before: bool,
-    /// Since when the seat's player has been away (given out, not connected); never for
-    /// the computer's seat.
-    pub(super) away: Option<Instant>,
-}
-
-impl Seat {
-    /// A seat as a room starts with it: one given out counts as away from now (nobody is
-    /// connected to a room that just started), unless the computer plays it.
-    pub(super) fn new(token: Option<TokenHash>, player: Player, computer: bool) -> Seat {
-        Seat {
-            token,
-            player,
-            away: token.filter(|_| !computer).map(|_| Instant::now()),
-            ..Seat::default()
-        }
-    }
-}
-
-/// The connection holding a seat.
-#[derive(Debug)]
-pub(super) struct Holder {
-    /// Which connection.
-    conn: ConnId,
-    /// Whether it wants the legal turns when it is to move.
-    pub(super) lists: bool,
-}
-
-/// The spectators, and what everyone was last told of their number.
-#[derive(Debug, Default)]
-pub(super) struct Audience {
-    /// The connections watching.
-    spectators: HashSet<ConnId>,
-    /// The count last told.
-    told: usize,
-    /// When it was told.
-    told_at: Option<Instant>,
-    /// When the next count is due, once the number has changed.
-    due: Option<Instant>,
-}
 
 impl Room {
     /// Gives out the free seat to `player`: a new token, whose hash is stored. A rated
@@ -121,7 +71,7 @@ impl Room {
         key: &Key,
         since: Option<Seq>,
         lists: bool,
-    ) -> Result<Joined, ErrorCode> {
+    ) -> Result<Entered, ErrorCode> {
         let color = self.seat_held_by(key)?;
         let seat = &mut self.seats[color as usize];
         seat.away = None;
@@ -139,7 +89,7 @@ impl Room {
             true => ServerMessage::PlayerReconnected { color },
             false => ServerMessage::PlayerJoined { color },
         });
-        Ok(self.joined(Role::player(color), since))
+        Ok(self.entered(Role::player(color), since))
     }
 
     /// The seat whose token `key` presents, or that its account holds; `BadToken` or
@@ -179,26 +129,19 @@ impl Room {
     }
 
     /// Adds `conn` to the spectators.
-    pub(super) fn watch(&mut self, conn: ConnId, since: Option<Seq>) -> Joined {
+    pub(super) fn watch(&mut self, conn: ConnId, since: Option<Seq>) -> Entered {
         self.audience.spectators.insert(conn);
         self.audience_changed();
-        self.joined(Role::Spectator, since)
+        self.entered(Role::Spectator, since)
     }
 
     /// A fresh snapshot for `conn`, which fell behind, or `SeatTakenOver` if it no longer
     /// holds its seat.
-    pub(super) fn resync(&self, conn: ConnId) -> Result<Resynced, ErrorCode> {
-        let role = if self.audience.spectators.contains(&conn) {
-            Role::Spectator
-        } else {
-            self.seat_of(conn)
-                .map(Role::player)
-                .ok_or(ErrorCode::SeatTakenOver)?
-        };
-        Ok(Resynced {
+    pub(super) fn resync(&self, conn: ConnId) -> Result<Entered, ErrorCode> {
+        let role = self.role_of(conn).ok_or(ErrorCode::SeatTakenOver)?;
+        Ok(Entered {
             role,
-            snapshot: Box::new(self.snapshot(role)),
-            events: self.history.subscribe(),
+            start: Start::Snapshot(Box::new(self.snapshot(role))),
         })
     }
 
@@ -210,9 +153,23 @@ impl Room {
             let seat = &mut self.seats[color as usize];
             seat.holder = None;
             seat.away = Some(Instant::now());
-            let claim_in_ms = self.claim_in(color).map(super::millis);
+            let claim_in_ms = self.claim_in(color).map(millis);
             self.history
                 .notify(&ServerMessage::PlayerLeft { color, claim_in_ms });
+        }
+    }
+
+    /// Node `node` died: each of its members has gone.
+    pub(super) fn node_died(&mut self, node: NodeTag) {
+        let spectators = self.audience.spectators.iter();
+        let holders = self.seats.iter().filter_map(|seat| seat.holder.as_ref());
+        let gone: Vec<ConnId> = spectators
+            .copied()
+            .chain(holders.map(|holder| holder.conn))
+            .filter(|&conn| node_of(conn) == node)
+            .collect();
+        for conn in gone {
+            self.leave(conn);
         }
     }
 

@@ -7,16 +7,20 @@ use punct_protocol::{Action, ErrorCode, Seats, ServerMessage, TimeControl, Visib
 use punct_rules::{Color, Outcome, Turn, Variant, WinReason};
 use tokio::sync::broadcast;
 
+use super::testing::{Drive, start};
 use super::*;
+use crate::clock::millis;
+use crate::cluster::ConnId;
+use crate::config::Config;
 use crate::secret;
-use crate::store::hash_token;
+use crate::store::{Player, Store, hash_token};
 
 /// A room with White seated on connection 1 and Black on connection 2.
 struct Table {
     /// The room.
     room: RoomHandle,
-    /// What it was given.
-    context: Arc<Context>,
+    /// Every room, and what each is given.
+    rooms: Rooms,
     /// White's and Black's seat tokens.
     tokens: [String; 2],
 }
@@ -24,7 +28,7 @@ struct Table {
 /// A new room in `config`, on `store`, with the time control `control`; both players
 /// seated.
 async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -> Table {
-    let context = Arc::new(Context::new(config, store));
+    let rooms = Rooms::new(Context::new(config, store));
     let white = secret::token();
     let fresh = Fresh::new(
         Variant::Standard,
@@ -35,9 +39,13 @@ async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -
         None,
         false,
     );
-    context.store.create_room(fresh.stored()).await.unwrap();
-    let (room, actor) = RoomHandle::start(fresh.setup(), Arc::clone(&context));
-    tokio::spawn(actor);
+    rooms
+        .context()
+        .store
+        .create_room(fresh.stored())
+        .await
+        .unwrap();
+    let room = start(fresh.setup(), &rooms);
     let black = room.take_seat(Player::default()).await.unwrap().unwrap();
     for (conn, token) in [(1, &white), (2, &black.token)] {
         room.join(conn, token.clone(), None, true)
@@ -47,7 +55,7 @@ async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -
     }
     Table {
         room,
-        context,
+        rooms,
         tokens: [white, black.token],
     }
 }
@@ -240,7 +248,8 @@ async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop(
     let path = dir.path().join("punct.db");
     let store = Store::open(path.to_str()).await.unwrap();
     let control = TimeControl::clock(1, 0);
-    let Table { room, context, .. } = table_on(&Config::default(), store, Some(control)).await;
+    let Table { room, rooms, .. } = table_on(&Config::default(), store, Some(control)).await;
+    let context = rooms.context();
     room.play(1, turn("C4:C5,D5")).await.unwrap().unwrap();
     // Black's second starts; the disk fails before it is over: no result can be stored.
     let disk = rusqlite::Connection::open(&path).unwrap();
@@ -252,7 +261,7 @@ async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop(
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     // The flag fell at 1 s and was tried again a second later: a couple of tries, not
     // thousands.
-    let failures = storage_failures(&context);
+    let failures = storage_failures(context);
     assert!((1..=3).contains(&failures), "{failures} tries");
     assert_eq!(outcome(&room).await, None, "nothing was stored");
     // Black may not play on: the game is lost, only not stored yet.
@@ -276,8 +285,8 @@ async fn a_fallen_flag_that_cannot_be_stored_is_tried_again_later_not_in_a_loop(
 
 #[tokio::test(start_paused = true)]
 async fn the_win_can_be_claimed_only_after_the_grace_period() {
-    let Table { room, context, .. } = table(None).await;
-    let grace = context.timings.grace_period;
+    let Table { room, rooms, .. } = table(None).await;
+    let grace = rooms.context().timings.grace_period;
     let claim = |conn| room.act(conn, Action::ClaimWin, false);
     assert_eq!(
         claim(2).await.unwrap().unwrap_err().code,
@@ -290,7 +299,10 @@ async fn the_win_can_be_claimed_only_after_the_grace_period() {
     assert_eq!(early.code, ErrorCode::NotClaimable);
     assert!(early.message.contains("1 s"), "{}", early.message);
     // The room says how long is left.
-    assert_eq!(room.summary().players.white.claim_in_ms, Some(1_000));
+    assert_eq!(
+        room.summary().await.unwrap().players.white.claim_in_ms,
+        Some(1_000)
+    );
     tokio::time::sleep(Duration::from_secs(1)).await;
     claim(2).await.unwrap().unwrap();
     assert_eq!(
@@ -306,10 +318,10 @@ async fn the_win_can_be_claimed_only_after_the_grace_period() {
 async fn coming_back_within_the_grace_period_keeps_the_game() {
     let Table {
         room,
-        context,
+        rooms,
         tokens: [white, _],
     } = table(None).await;
-    let grace = context.timings.grace_period;
+    let grace = rooms.context().timings.grace_period;
     room.leave(1);
     tokio::time::sleep(grace / 2).await;
     let left = seats(&room).await.white.claim_in_ms;
@@ -328,8 +340,8 @@ async fn coming_back_within_the_grace_period_keeps_the_game() {
 
 #[tokio::test(start_paused = true)]
 async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
-    let context = Arc::new(Context::new(&Config::default(), Store::empty().await));
-    let grace = context.timings.grace_period;
+    let rooms = Rooms::new(Context::new(&Config::default(), Store::empty().await));
+    let grace = rooms.context().timings.grace_period;
     for creator in Color::ALL {
         let token = secret::token();
         let mut seats = [None; 2];
@@ -343,14 +355,18 @@ async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
             None,
             false,
         );
-        context.store.create_room(fresh.stored()).await.unwrap();
-        let (room, actor) = RoomHandle::start(fresh.setup(), Arc::clone(&context));
-        tokio::spawn(actor);
+        rooms
+            .context()
+            .store
+            .create_room(fresh.stored())
+            .await
+            .unwrap();
+        let room = start(fresh.setup(), &rooms);
         room.join(1, token, None, false).await.unwrap().unwrap();
         // The other seat is given out but its player never comes.
         let other = room.take_seat(Player::default()).await.unwrap().unwrap();
         assert_eq!(other.color, creator.opponent());
-        let summary = room.summary();
+        let summary = room.summary().await.unwrap();
         let view = summary.players.get(other.color);
         assert_eq!(
             view.claim_in_ms,

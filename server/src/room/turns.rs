@@ -8,47 +8,14 @@ use punct_protocol::{Action, ErrorCode, Seq, ServerMessage};
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, WinReason};
 use tokio::time::Instant;
 
-use super::actor::Room;
-use super::{ConnId, Fresh, Refusal};
-use crate::clock::Clock;
+use super::protocol::Refusal;
+use super::setup::Fresh;
+use super::state::Room;
+use crate::clock::{Clock, millis};
+use crate::cluster::ConnId;
 use crate::computer::Chosen;
 use crate::mail::YourMove;
-use crate::store::{Rated, StoreError};
-
-/// The first wait after a storage failure; each failure in a row doubles it.
-const FIRST_RETRY: Duration = Duration::from_secs(1);
-/// The longest wait between two tries.
-const LAST_RETRY: Duration = Duration::from_secs(60);
-
-/// When the room may next store something on its own (the flag falling, the computer's
-/// turn) after storage failed: never in a loop.
-#[derive(Debug, Default)]
-pub(super) struct Backoff {
-    /// Not before then.
-    until: Option<Instant>,
-    /// The wait after the last failure.
-    delay: Duration,
-}
-
-impl Backoff {
-    fn failed(&mut self, now: Instant) {
-        self.delay = if self.delay.is_zero() {
-            FIRST_RETRY
-        } else {
-            (self.delay * 2).min(LAST_RETRY)
-        };
-        self.until = Some(now + self.delay);
-    }
-
-    fn succeeded(&mut self) {
-        *self = Backoff::default();
-    }
-
-    /// When the room may try again, while it must wait.
-    pub(super) fn until(&self) -> Option<Instant> {
-        self.until.filter(|&until| until > Instant::now())
-    }
-}
+use crate::store::{Rated, StoreError, to_move};
 
 impl Room {
     /// The result, once the game is over on the board or off it.
@@ -228,12 +195,42 @@ impl Room {
         Ok(seq)
     }
 
+    /// Plays `turn` for the player of `color` as turn `number`: acknowledged without
+    /// playing anything if that player played it already as that number (the answer was
+    /// lost on the way), refused if that number is taken by another turn or not due yet.
+    async fn play_numbered(
+        &mut self,
+        color: Color,
+        turn: Turn,
+        number: usize,
+    ) -> Result<Seq, Refusal> {
+        let played = self.game.turns().len();
+        if number == played + 1 {
+            return self.play_as(color, turn).await;
+        }
+        let earlier = number
+            .checked_sub(1)
+            .and_then(|before| Some((self.game.turns().get(before)?, to_move(before))));
+        match earlier {
+            Some((&done, by)) if done == turn && by == color => Ok(self.history.seq()),
+            Some(_) => Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                format!("turn {number} has been played already: {played} turns are"),
+            )),
+            None => Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                format!("turn {number} is not due: {played} turns have been played"),
+            )),
+        }
+    }
+
     /// Does `action` for the player on `conn`; `retry` if the player asks again after
     /// the room moved, when the first request may have been done already.
     pub(super) async fn act(
         &mut self,
         conn: ConnId,
         action: Action,
+        number: Option<usize>,
         retry: bool,
     ) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
@@ -242,7 +239,10 @@ impl Room {
         }
         let offer_from_opponent = self.draw_offer == Some(color.opponent());
         match action {
-            Action::Play(turn) => self.play_as(color, turn).await,
+            Action::Play(turn) => match number {
+                Some(number) => self.play_numbered(color, turn, number).await,
+                None => self.play_as(color, turn).await,
+            },
             Action::Rematch => self.rematch(color).await,
             _ if self.outcome().is_some() => {
                 Err(Refusal::new(ErrorCode::GameOver, "the game is over"))
@@ -550,8 +550,8 @@ impl Room {
             %turn,
             depth = choice.depth,
             nodes = choice.nodes,
-            waited_ms = super::millis(chosen.waited),
-            budget_ms = super::millis(chosen.budget),
+            waited_ms = millis(chosen.waited),
+            budget_ms = millis(chosen.budget),
             "the computer chose"
         );
         let played = self.play_as(computer.color, turn).await;

@@ -1,19 +1,48 @@
-//! How a room looks from outside: the snapshot a member gets, the seats as others see
-//! them, the lobby's summary and the record. A room that is not running is summarised
-//! from its database row by [`summary_of`].
+//! How a room looks from outside: what a member gets on entering, the snapshot, the
+//! seats as others see them, the lobby's summary and the record. (A room that is not
+//! running is summarised from its database row by `views`.)
 
 use punct_protocol::{
-    Record, Reserves, Role, RoomSnapshot, RoomStatus, RoomSummary, SeatView, Seats, StackView,
+    Record, Reserves, Role, RoomSnapshot, RoomSummary, SeatView, Seats, Seq, StackView,
 };
-use punct_rules::{Color, Outcome, Turn};
+use punct_rules::{Color, Turn};
 use tokio::time::Instant;
 
-use super::actor::Room;
-use super::millis;
-use crate::clock::Clock;
-use crate::store::{RoomRow, to_move};
+use super::history::your_turn_json;
+use super::protocol::{Entered, Start};
+use super::state::Room;
+use crate::clock::{Clock, millis};
+use crate::views::status;
 
 impl Room {
+    /// What a member who is `role` gets on entering: the events it missed since `since`
+    /// if they are all still kept, a snapshot otherwise.
+    pub(super) fn entered(&self, role: Role, since: Option<Seq>) -> Entered {
+        let resumed = since.and_then(|since| Some((since, self.history.missed_since(since)?)));
+        let start = match resumed {
+            Some((since, missed)) => {
+                // The list after the last turn, if the player is to move and none of the
+                // missed events brings it (it was not made while they were away).
+                let to_move = Some(self.game.to_move());
+                let brought = missed.iter().any(|e| e.your_turn_for(to_move).is_some());
+                let your_turn = (!brought)
+                    .then(|| self.legal_turns_for(role))
+                    .flatten()
+                    .map(|legal_turns| your_turn_json(self.history.seq(), legal_turns).into());
+                Start::Resumed {
+                    since,
+                    missed,
+                    your_turn,
+                    players: Box::new(self.seat_views()),
+                    spectators: self.audience_size(),
+                    chat: self.chat_for(role),
+                }
+            }
+            None => Start::Snapshot(Box::new(self.snapshot(role))),
+        };
+        Entered { role, start }
+    }
+
     /// The room as `role` sees it now.
     pub(super) fn snapshot(&self, role: Role) -> RoomSnapshot {
         let position = self.game.position();
@@ -106,52 +135,5 @@ impl Room {
             turns: self.game.turns().to_vec(),
             outcome: self.outcome(),
         }
-    }
-}
-
-/// The summary of a room that is not running: nobody is connected to it but the
-/// computer, and nobody is being timed (a player's grace period starts when the room is
-/// loaded).
-pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
-    let view = |color: Color| {
-        let computer = row
-            .computer
-            .filter(|(c, _)| *c == color)
-            .map(|(_, level)| level);
-        SeatView {
-            taken: row.taken[color as usize],
-            player: row.players[color as usize].view(),
-            connected: computer.is_some(),
-            claim_in_ms: None,
-            computer,
-        }
-    };
-    let players = Seats {
-        white: view(Color::White),
-        black: view(Color::Black),
-    };
-    RoomSummary {
-        room: row.id.clone(),
-        variant: row.variant,
-        visibility: row.visibility,
-        status: status(row.outcome, &players),
-        players,
-        rated: row.rated,
-        spectators: 0,
-        turns: row.turns,
-        to_move: to_move(row.turns),
-        outcome: row.outcome,
-        clock: row.clock,
-    }
-}
-
-/// Over once there is a result; live with both seats taken; open otherwise.
-fn status(outcome: Option<Outcome>, players: &Seats) -> RoomStatus {
-    if outcome.is_some() {
-        RoomStatus::Over
-    } else if players.white.taken && players.black.taken {
-        RoomStatus::Live
-    } else {
-        RoomStatus::Open
     }
 }

@@ -15,9 +15,7 @@
 //!   same key, whatever its case, spacing, or letters from other scripts that look
 //!   Latin.
 //!
-//! `http` has the routes and how a request is authenticated (cookie or bearer token).
-
-pub(crate) mod http;
+//! `api::accounts` has the routes, `api::auth` how a request is signed in.
 
 use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};

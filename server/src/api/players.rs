@@ -1,29 +1,28 @@
-//! Player pages and leaderboards, as JSON: `GET /api/players/{username}` and
-//! `GET /api/leaderboard?variant=V`. Ratings are shown as they stand now: each
-//! deviation grown for the time since the player's last rated game.
+//! Player pages and the leaderboard (JSON), and the signed-in player's own games and
+//! mail settings; the unsubscribe link of every mail.
 
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Html;
 use axum::routing::get;
 use punct_protocol::{
-    ErrorCode, Leaderboard, LeaderboardEntry, MyGame, MyGames, Notifications, NotifyMode,
-    PlayerProfile, RatingPoint, Results, RoomStatus, VariantRating,
+    ErrorCode, Leaderboard, LeaderboardEntry, MyGames, Notifications, NotifyMode, PlayerProfile,
+    RatingPoint, Results, VariantRating,
 };
-use punct_rules::{Color, Outcome, Variant};
+use punct_rules::{Outcome, Variant};
 use serde::Deserialize;
 
-use crate::AppState;
-use crate::accounts::http::signed_in;
+use super::auth::SignedIn;
+use super::error::ApiError;
 use crate::accounts::username_key;
-use crate::http::Failure;
 use crate::rating::PROVISIONAL_ABOVE;
-use crate::room::summary_of;
-use crate::store::{Account, AccountId, MailSettings, RoomRow, StoreError, now, rating_view};
+use crate::state::AppState;
+use crate::store::{AccountId, MailSettings, StoreError, now, rating_view};
+use crate::views::my_games_of;
 
 /// Games on a player's page.
 const RECENT_GAMES: usize = 20;
@@ -34,7 +33,7 @@ const LEADERS: usize = 100;
 /// The longest mail address (RFC 5321's path limit).
 const MAX_EMAIL: usize = 254;
 
-/// The routes of player pages and leaderboards.
+/// The routes of player pages, the leaderboard and one's own games and settings.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/players/{username}", get(profile))
@@ -44,31 +43,19 @@ pub(crate) fn routes() -> Router<AppState> {
             "/api/me/notifications",
             get(notifications).put(set_notifications),
         )
-        .route("/unsubscribe", get(unsubscribe).post(unsubscribe))
 }
 
-/// The signed-in account, or `401 sign-in-required`; `changes`: the request changes
-/// something (see `signed_in`).
-async fn account_of(
-    state: &AppState,
-    headers: &HeaderMap,
-    changes: bool,
-) -> Result<Account, Failure> {
-    signed_in(state, headers, changes).await?.ok_or_else(|| {
-        Failure::new(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::SignInRequired,
-            "sign in first",
-        )
-    })
+/// The route of the unsubscribe link, which needs no session: whoever has the link
+/// turns the mail off, signed in or not, as anyone.
+pub(crate) fn unchecked_routes() -> Router<AppState> {
+    Router::new().route("/unsubscribe", get(unsubscribe).post(unsubscribe))
 }
 
 /// `GET /api/me/notifications`: the signed-in player's mail settings.
 async fn notifications(
     State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Json<Notifications>, Failure> {
-    let account = account_of(&state, &headers, false).await?;
+    SignedIn(account): SignedIn,
+) -> Result<Json<Notifications>, ApiError> {
     let store = &state.rooms.context().store;
     let settings = store.mail_settings(&account.id).await;
     let settings = settings.map_err(|e| unavailable(&e))?.unwrap_or_default();
@@ -82,12 +69,11 @@ async fn notifications(
 /// address; each new address gets a new unsubscribe link.
 async fn set_notifications(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    SignedIn(account): SignedIn,
     body: Bytes,
-) -> Result<Json<Notifications>, Failure> {
-    let account = account_of(&state, &headers, true).await?;
+) -> Result<Json<Notifications>, ApiError> {
     let wanted: Notifications =
-        serde_json::from_slice(&body).map_err(|e| Failure::bad_request(e.to_string()))?;
+        serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let email = wanted
         .email
         .map(|e| e.trim().to_owned())
@@ -95,12 +81,12 @@ async fn set_notifications(
     if let Some(email) = &email
         && (email.len() > MAX_EMAIL || email.parse::<lettre::Address>().is_err())
     {
-        return Err(Failure::bad_request(format!(
+        return Err(ApiError::bad_request(format!(
             "'{email}' is not a mail address"
         )));
     }
     if email.is_none() && wanted.mode != NotifyMode::Off {
-        return Err(Failure::bad_request("mail needs an address"));
+        return Err(ApiError::bad_request("mail needs an address"));
     }
     let settings = MailSettings {
         unsubscribe: email.as_ref().map(|_| crate::secret::token()),
@@ -148,19 +134,12 @@ async fn unsubscribe(
     }
 }
 
-fn unavailable(e: &StoreError) -> Failure {
-    let error: &dyn std::error::Error = e;
-    tracing::error!(error, "reading players");
-    Failure::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::StorageFailed,
-        "the database could not answer; try again",
-    )
+fn unavailable(e: &StoreError) -> ApiError {
+    ApiError::storage("reading players", e)
 }
 
-fn no_such_player(username: &str) -> Failure {
-    Failure::new(
-        StatusCode::NOT_FOUND,
+fn no_such_player(username: &str) -> ApiError {
+    ApiError::new(
         ErrorCode::NoSuchPlayer,
         format!("no account is named {username}"),
     )
@@ -170,9 +149,8 @@ fn no_such_player(username: &str) -> Failure {
 /// move first, the least time left first.
 async fn my_games(
     State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Json<MyGames>, Failure> {
-    let account = account_of(&state, &headers, false).await?;
+    SignedIn(account): SignedIn,
+) -> Result<Json<MyGames>, ApiError> {
     let rows = state.rooms.context().store.games_of(&account.id).await;
     let rows = rows.map_err(|e| unavailable(&e))?;
     Ok(Json(MyGames {
@@ -180,33 +158,8 @@ async fn my_games(
     }))
 }
 
-/// `account`'s games among `rows`, as `GET /api/me/games` lists them at `now`.
-pub(crate) fn my_games_of(account: &Account, rows: &[RoomRow], now: i64) -> Vec<MyGame> {
-    let mut games: Vec<MyGame> = rows
-        .iter()
-        .filter_map(|row| {
-            let color = Color::ALL.into_iter().find(|&color| {
-                row.players[color as usize]
-                    .account
-                    .as_ref()
-                    .is_some_and(|held| held.id == account.id)
-            })?;
-            let summary = summary_of(row);
-            Some(MyGame {
-                your_move: summary.status == RoomStatus::Live && summary.to_move == color,
-                time_left_ms: row.time_left(now),
-                summary,
-                color,
-            })
-        })
-        .collect();
-    // Stable: among equals, the oldest game first.
-    games.sort_by_key(|game| (!game.your_move, game.time_left_ms.unwrap_or(u64::MAX)));
-    games
-}
-
 /// The id of the account named `username`.
-pub(crate) async fn account_id(state: &AppState, username: &str) -> Result<AccountId, Failure> {
+pub(super) async fn account_id(state: &AppState, username: &str) -> Result<AccountId, ApiError> {
     let store = &state.rooms.context().store;
     let found = store
         .account_by_key(&username_key(username))
@@ -217,10 +170,11 @@ pub(crate) async fn account_id(state: &AppState, username: &str) -> Result<Accou
         .ok_or_else(|| no_such_player(username))
 }
 
+/// `GET /api/players/{username}`.
 async fn profile(
     State(state): State<AppState>,
     Path(username): Path<String>,
-) -> Result<Json<PlayerProfile>, Failure> {
+) -> Result<Json<PlayerProfile>, ApiError> {
     let store = &state.rooms.context().store;
     let record = store
         .player(&username_key(&username))
@@ -277,11 +231,12 @@ struct LeaderboardQuery {
     variant: Option<Variant>,
 }
 
+/// `GET /api/leaderboard?variant=V`.
 async fn leaderboard(
     State(state): State<AppState>,
     query: Result<Query<LeaderboardQuery>, QueryRejection>,
-) -> Result<Json<Leaderboard>, Failure> {
-    let Query(query) = query.map_err(|e| Failure::bad_request(e.body_text()))?;
+) -> Result<Json<Leaderboard>, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
     let variant = query.variant.unwrap_or(Variant::Standard);
     // The stored deviation only grows with time: those above the mark now were above
     // it when stored, so the database leaves them out; the rest are judged as of now.

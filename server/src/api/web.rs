@@ -1,9 +1,8 @@
 //! The browser client: the lobby at `/`, the game page at `/room/{id}`, a player's page at
 //! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, a
-//! player's games at `/mine`, the analysis board at `/analysis`, their assets under
-//! `/assets/`, and `GET /api/rooms/{id}/position/{after}`, which replays the first N
-//! turns so that a page without the rules engine can show past positions. The pages
-//! get everything else from the JSON API.
+//! player's games at `/mine`, the analysis board at `/analysis`, and their assets under
+//! `/assets/`. The pages get everything else from the JSON API. A room's page for a
+//! room that does not exist is a `404` page of its own.
 //!
 //! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, and the rules
 //! engine compiled to WebAssembly by the build script, all compiled into the binary: the
@@ -15,35 +14,36 @@
 use std::io::Write;
 use std::sync::LazyLock;
 
-use axum::Json;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use punct_protocol::PositionView;
-use punct_rules::Game;
+use punct_protocol::ErrorCode;
 use sha2::{Digest, Sha256};
 
-use crate::AppState;
-use crate::http::Failure;
+use crate::state::AppState;
+
+/// The path of the game page, which is served only for a room that exists.
+const ROOM_PAGE: &str = "/room/{id}";
 
 /// The routes of the browser client, merged into the server's router.
 pub(crate) fn routes() -> Router<AppState> {
     let pages = PAGES
         .iter()
         .enumerate()
+        .filter(|(_, (path, _, _))| *path != ROOM_PAGE)
         .fold(Router::new(), |router, (index, &(path, _, _))| {
             router.route(path, get(move |headers| page(index, headers)))
         });
     pages
+        .route(ROOM_PAGE, get(room_page))
         .route("/favicon.ico", get(favicon))
         .route("/assets/{file}", get(unversioned_asset))
         .route("/assets/{version}/{file}", get(asset))
-        .route("/api/rooms/{id}/position/{after}", get(position))
 }
 
 /// The page's rules engine, built by `build.rs`; empty when the server was built
@@ -53,101 +53,113 @@ const RULES_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_rules.
 
 /// Every page: the path it is served at, its file and its source.
 const PAGES: &[(&str, &str, &str)] = &[
-    ("/", "lobby.html", include_str!("../web/lobby.html")),
-    ("/room/{id}", "room.html", include_str!("../web/room.html")),
+    ("/", "lobby.html", include_str!("../../web/lobby.html")),
+    (ROOM_PAGE, "room.html", include_str!("../../web/room.html")),
     (
         "/player/{username}",
         "player.html",
-        include_str!("../web/player.html"),
+        include_str!("../../web/player.html"),
     ),
     (
         "/leaderboard",
         "leaderboard.html",
-        include_str!("../web/leaderboard.html"),
+        include_str!("../../web/leaderboard.html"),
     ),
-    ("/games", "games.html", include_str!("../web/games.html")),
-    ("/mine", "mine.html", include_str!("../web/mine.html")),
+    ("/games", "games.html", include_str!("../../web/games.html")),
+    ("/mine", "mine.html", include_str!("../../web/mine.html")),
     (
         "/analysis",
         "analysis.html",
-        include_str!("../web/analysis.html"),
+        include_str!("../../web/analysis.html"),
     ),
     (
         "/how-to-play",
         "how-to-play.html",
-        include_str!("../web/how-to-play.html"),
+        include_str!("../../web/how-to-play.html"),
     ),
 ];
 
 /// Every asset: its name under `/assets/`, its media type and its bytes.
 const ASSETS: &[(&str, &str, &[u8])] = &[
-    ("style.css", "text/css", include_bytes!("../web/style.css")),
+    (
+        "style.css",
+        "text/css",
+        include_bytes!("../../web/style.css"),
+    ),
     (
         "lobby.js",
         "text/javascript",
-        include_bytes!("../web/lobby.js"),
+        include_bytes!("../../web/lobby.js"),
     ),
     (
         "room.js",
         "text/javascript",
-        include_bytes!("../web/room.js"),
+        include_bytes!("../../web/room.js"),
     ),
     (
         "board.js",
         "text/javascript",
-        include_bytes!("../web/board.js"),
+        include_bytes!("../../web/board.js"),
     ),
-    ("api.js", "text/javascript", include_bytes!("../web/api.js")),
-    ("ui.js", "text/javascript", include_bytes!("../web/ui.js")),
+    (
+        "api.js",
+        "text/javascript",
+        include_bytes!("../../web/api.js"),
+    ),
+    (
+        "ui.js",
+        "text/javascript",
+        include_bytes!("../../web/ui.js"),
+    ),
     (
         "chat.js",
         "text/javascript",
-        include_bytes!("../web/chat.js"),
+        include_bytes!("../../web/chat.js"),
     ),
     (
         "account.js",
         "text/javascript",
-        include_bytes!("../web/account.js"),
+        include_bytes!("../../web/account.js"),
     ),
     (
         "player.js",
         "text/javascript",
-        include_bytes!("../web/player.js"),
+        include_bytes!("../../web/player.js"),
     ),
     (
         "leaderboard.js",
         "text/javascript",
-        include_bytes!("../web/leaderboard.js"),
+        include_bytes!("../../web/leaderboard.js"),
     ),
     (
         "games.js",
         "text/javascript",
-        include_bytes!("../web/games.js"),
+        include_bytes!("../../web/games.js"),
     ),
     (
         "mine.js",
         "text/javascript",
-        include_bytes!("../web/mine.js"),
+        include_bytes!("../../web/mine.js"),
     ),
     (
         "how-to-play.js",
         "text/javascript",
-        include_bytes!("../web/how-to-play.js"),
+        include_bytes!("../../web/how-to-play.js"),
     ),
     (
         "engine.js",
         "text/javascript",
-        include_bytes!("../web/engine.js"),
+        include_bytes!("../../web/engine.js"),
     ),
     (
         "analysis.js",
         "text/javascript",
-        include_bytes!("../web/analysis.js"),
+        include_bytes!("../../web/analysis.js"),
     ),
     (
         "icon.svg",
         "image/svg+xml",
-        include_bytes!("../web/icon.svg"),
+        include_bytes!("../../web/icon.svg"),
     ),
     ("rules.wasm", "application/wasm", RULES_WASM),
 ];
@@ -275,21 +287,29 @@ async fn unversioned_asset(Path(file): Path<String>, headers: HeaderMap) -> Resp
     asset(Path((String::new(), file)), headers).await
 }
 
-async fn position(
+/// The game page of room `id`; a page saying there is no such room (`404`) when the
+/// store knows none, so that a wrong link does not look like a game that never loads.
+async fn room_page(
     State(state): State<AppState>,
-    Path((id, after)): Path<(String, usize)>,
-) -> Result<Json<PositionView>, Failure> {
-    let record = state.rooms.record(&id).await?;
-    if after > record.turns.len() {
-        return Err(Failure::bad_request(format!(
-            "the game has only {} turns",
-            record.turns.len()
-        )));
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    const NO_SUCH_ROOM: &str = "<!doctype html><html lang=en><meta charset=utf-8>\
+        <meta name=viewport content=\"width=device-width, initial-scale=1\">\
+        <title>PÜNCT — no such room</title>\
+        <h1>No such room</h1><p>No room has this id: the link may be mistyped, or its \
+        creator cancelled the room before anyone joined.</p><p><a href=\"/\">To the lobby</a></p>";
+    match state.rooms.summary(&id).await {
+        Err(ErrorCode::NoSuchRoom) => (StatusCode::NOT_FOUND, Html(NO_SUCH_ROOM)).into_response(),
+        // Known, or unknown for now (the database did not answer): the page tells.
+        _ => {
+            let index = PAGES
+                .iter()
+                .position(|(path, _, _)| *path == ROOM_PAGE)
+                .expect("the game page is one of the pages");
+            page(index, headers).await
+        }
     }
-    // The room accepted every recorded turn with the same rules engine.
-    let game =
-        Game::replay(record.variant, &record.turns[..after]).expect("recorded turns are legal");
-    Ok(Json(PositionView::of(&game)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,70 @@
+//! What operators ask: whether the server lives and is ready, its counters, and which
+//! node of a cluster it is.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use punct_protocol::NodeView;
+
+use crate::metrics::Gauges;
+use crate::state::AppState;
+
+/// The routes of health, metrics and the node.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route("/api/node", get(node))
+}
+
+/// `GET /healthz`: the process serves.
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// `GET /readyz`: ready to take games: the database answers and the server is not
+/// shutting down.
+async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
+    if *state.stop.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n");
+    }
+    match state.rooms.context().store.ping().await {
+        Ok(()) => (StatusCode::OK, "ready\n"),
+        Err(e) => {
+            tracing::error!("not ready: {e}");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n")
+        }
+    }
+}
+
+/// `GET /metrics`: the counters, in the Prometheus text format.
+async fn metrics(State(state): State<AppState>) -> Response {
+    let context = state.rooms.context();
+    let page = context.metrics.render(Gauges {
+        connections: state.config.max_connections - state.connections.available_permits(),
+        rooms: state
+            .rooms
+            .running_summaries()
+            .iter()
+            .map(|room| room.status)
+            .collect(),
+        computers: context.computers.load(),
+    });
+    let content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    ([(header::CONTENT_TYPE, content_type)], page).into_response()
+}
+
+/// `GET /api/node`: this node's tag and the live nodes' (a single server: 0 alone).
+async fn node(State(state): State<AppState>) -> Json<NodeView> {
+    let nodes = state.rooms.nodes();
+    let mut live: Vec<u32> = nodes.live().borrow().iter().copied().collect();
+    live.sort_unstable();
+    Json(NodeView {
+        node: nodes.tag(),
+        live,
+    })
+}

@@ -1,0 +1,57 @@
+//! The HTTP edge: every route of the server (`server/API.md`), the one error type they
+//! answer with, and how a request is signed in.
+//!
+//! # Layout
+//!
+//! - this file: [`router`], which puts the routes together.
+//! - `error`: [`ApiError`](error::ApiError), the one error type, over the table of
+//!   `errors`.
+//! - `auth`: the session cookie and bearer tokens, as the extractors `Session` and
+//!   `SignedIn`.
+//! - routes by resource: `rooms`, `games` (the archive), `accounts` (registering and
+//!   sessions), `players` (player pages, the leaderboard, one's own games and mail),
+//!   `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
+//!   `web` (the browser client's pages and assets).
+//!
+//! Must not be imported by anything but the crate's root: it is the top of the server.
+
+mod accounts;
+mod auth;
+mod error;
+mod games;
+mod health;
+mod players;
+mod rooms;
+mod web;
+mod ws;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::from_extractor_with_state;
+
+use crate::state::AppState;
+
+/// Largest HTTP request body accepted: requests are a few small JSON fields.
+const MAX_BODY_BYTES: usize = 4096;
+
+/// Every route of the server.
+pub(crate) fn router(state: AppState) -> Router {
+    // A request that presents a session that has ended is refused, on every route that
+    // may act or read as a player; signing in and out take any session as it comes.
+    let checked = Router::new()
+        .merge(rooms::routes())
+        .merge(games::routes())
+        .merge(players::routes())
+        .merge(ws::routes())
+        .route_layer(from_extractor_with_state::<auth::Session, AppState>(
+            state.clone(),
+        ));
+    Router::new()
+        .merge(checked)
+        .merge(accounts::routes())
+        .merge(players::unchecked_routes())
+        .merge(health::routes())
+        .merge(web::routes())
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}

@@ -1,0 +1,100 @@
+//! `GET /ws`: the WebSocket endpoint. The upgrade is refused before any socket exists
+//! when the page's origin is not allowed, the address or the server has as many
+//! connections as it may, or the session presented has ended; then the connection
+//! speaks the protocol of `punct-protocol` (`connection`).
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+
+use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use punct_protocol::ErrorCode;
+use tracing::Instrument;
+
+use super::auth::Session;
+use super::error::ApiError;
+use crate::connection;
+use crate::metrics::Refused;
+use crate::state::AppState;
+
+/// A WebSocket connection's read buffer: enough for the largest request.
+const READ_BUFFER_BYTES: usize = 4096;
+
+/// The route of the WebSocket endpoint.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new().route("/ws", get(websocket))
+}
+
+/// Whether a WebSocket upgrade may proceed given its `Origin`: any origin when no list is
+/// set; otherwise no `Origin` (not a browser), the server's own (the `Host` asked for), or
+/// one on the list.
+fn origin_allowed(allowed: &[String], headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    if allowed.is_empty() {
+        return true;
+    }
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.trim_end_matches('/');
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let same_origin = origin
+        .split_once("://")
+        .is_some_and(|(_, authority)| host.is_some_and(|h| h.eq_ignore_ascii_case(authority)));
+    same_origin
+        || allowed
+            .iter()
+            .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+}
+
+/// `GET /ws`.
+async fn websocket(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Session(account): Session,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let metrics = &state.rooms.context().metrics;
+    if !origin_allowed(&state.config.allowed_origins, &headers) {
+        metrics.refused(Refused::Origin);
+        return Err(ErrorCode::OriginNotAllowed.into());
+    }
+    let Some(slot) = state.addresses.connect(peer.ip()) else {
+        metrics.refused(Refused::ConnectionsPerIp);
+        return Err(ApiError::new(
+            ErrorCode::TooManyConnections,
+            "this address has as many connections open as it may",
+        )
+        .with_status(StatusCode::TOO_MANY_REQUESTS));
+    };
+    let Ok(permit) = state.connections.clone().try_acquire_owned() else {
+        metrics.refused(Refused::MaxConnections);
+        return Err(ErrorCode::TooManyConnections.into());
+    };
+    let id = state.next_connection.fetch_add(1, Ordering::Relaxed);
+    let max = state.config.max_message_bytes;
+    // Small buffers: tungstenite's default of 128 KiB each way would cost 256 KiB per
+    // idle connection; requests are at most `max` bytes, and replies go out as soon as
+    // they are queued.
+    Ok(upgrade
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| {
+            let span = tracing::info_span!("conn", conn = id, %peer, room = tracing::field::Empty);
+            async move {
+                connection::serve(socket, id, state, account).await;
+                drop((permit, slot));
+            }
+            .instrument(span)
+        })
+        .into_response())
+}

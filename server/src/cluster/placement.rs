@@ -1,0 +1,455 @@
+//! Where the actors of one kind run, and the handles to reach them: a map of the actors
+//! running here or relayed from their node, plus their loading, starting and forgetting.
+//!
+//! An actor is loaded when someone asks for it and it runs nowhere, claimed by the
+//! node that loads it, and forgotten once its task ends. The same code serves a single
+//! server and every node of a cluster: [`Nodes`] says where an actor runs.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use super::handle::{Closed, Handle};
+use super::ids::NodeTag;
+use super::kind::{Kind, Reply, Unavailable};
+use super::nats::{ClusterError, Place};
+use super::nodes::{Nodes, to_json};
+use super::wire::{self, Asked, Moved};
+
+/// Times a request tries an actor that closed just as it was asked (it is loaded again)
+/// on a single server.
+const ATTEMPTS: usize = 3;
+
+/// In a cluster, the wait between two tries to reach an actor whose node is going away.
+const RETRY_WAIT: Duration = Duration::from_millis(200);
+
+/// Why an actor could not be reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PlaceError {
+    /// There is no such actor.
+    NotFound,
+    /// This node holds as many actors as it may.
+    Full,
+    /// The store or the cluster could not answer, or the actor's node did not: try
+    /// again.
+    Unavailable,
+    /// This node lost its lease: it answers nothing more, and is stopping.
+    Stopping,
+}
+
+/// How many actors, and how much each may queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Most actors held here at once, run or relayed.
+    pub(crate) max: usize,
+    /// Requests an actor's inbox holds before senders wait.
+    pub(crate) queue: usize,
+    /// Events a relay keeps for members that fall behind.
+    pub(crate) events: usize,
+    /// In a cluster, how long a request keeps trying to reach its actor (while a dead
+    /// node's lease runs out, and another node takes the actor over).
+    pub(crate) patience: Duration,
+}
+
+/// A cheap, cloneable handle on the actors of kind `K`.
+///
+/// The maps are behind std `Mutex`es, not tokio's: each is held only to look up,
+/// insert or remove, never across an `.await`, and never on the path of a request
+/// (a caller looks its actor up once, then talks to it directly).
+pub(crate) struct Placement<K: Kind> {
+    /// Shared by every clone.
+    shared: Arc<Shared<K>>,
+}
+
+impl<K: Kind> Clone for Placement<K> {
+    fn clone(&self) -> Placement<K> {
+        Placement {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<K: Kind> std::fmt::Debug for Placement<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Placement")
+            .field("kind", &K::NAME)
+            .field("nodes", &self.shared.nodes)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared<K: Kind> {
+    /// How the kind loads and starts its actors.
+    kind: K,
+    /// Where actors run.
+    nodes: Nodes,
+    /// The actors running here or relayed, by id.
+    table: Mutex<HashMap<String, Handle<K>>>,
+    /// The actors being loaded, by id: one load at a time for an actor, since each load
+    /// counts an incarnation and fences the writes of the ones before it.
+    loading: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// How many, and how much they queue.
+    limits: Limits,
+}
+
+impl<K: Kind> Placement<K> {
+    /// The actors of `kind`, none running yet, placed by `nodes`. In a cluster, this
+    /// node starts answering the other nodes' requests for the actors it runs, and
+    /// lets the actors it runs know when a node with members in them dies.
+    pub(crate) fn new(kind: K, nodes: Nodes, limits: Limits) -> Placement<K> {
+        let placement = Placement {
+            shared: Arc::new(Shared {
+                kind,
+                nodes,
+                table: Mutex::new(HashMap::new()),
+                loading: Mutex::new(HashMap::new()),
+                limits,
+            }),
+        };
+        placement.serve_other_nodes();
+        placement
+    }
+
+    /// How this kind loads its actors.
+    pub(crate) fn kind(&self) -> &K {
+        &self.shared.kind
+    }
+
+    /// Where actors run.
+    pub(crate) fn nodes(&self) -> &Nodes {
+        &self.shared.nodes
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Handle<K>>> {
+        // No code that holds the lock can panic half-way through a change.
+        self.shared
+            .table
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Actor `id`, if it is running here or relayed.
+    pub(crate) fn running(&self, id: &str) -> Option<Handle<K>> {
+        self.lock().get(id).filter(|h| !h.is_closed()).cloned()
+    }
+
+    /// The statuses of the actors running here (not those relayed).
+    pub(crate) fn statuses(&self) -> Vec<K::Status> {
+        self.lock()
+            .values()
+            .filter(|h| !h.is_closed())
+            .filter_map(Handle::status)
+            .collect()
+    }
+
+    /// The statuses of the actors every node runs, as each answers within a moment
+    /// (this node's among them); none on a single server.
+    pub(crate) async fn statuses_everywhere(&self) -> Vec<K::Status> {
+        let subject = wire::status_subject(K::NAME);
+        let nodes: Vec<Vec<K::Status>> = self.shared.nodes.gather(subject).await;
+        nodes.into_iter().flatten().collect()
+    }
+
+    /// Whether this node may still answer: it holds its lease.
+    fn answering(&self) -> Result<(), PlaceError> {
+        if self.shared.nodes.lease().held() {
+            Ok(())
+        } else {
+            Err(PlaceError::Stopping)
+        }
+    }
+
+    /// Whether this node holds as many actors as it may.
+    pub(crate) fn is_full(&self) -> bool {
+        self.lock().len() >= self.shared.limits.max
+    }
+
+    /// Runs the new actor of `setup`, just stored, here: claims it, then starts it.
+    pub(crate) async fn create(&self, setup: K::Setup) -> Result<Handle<K>, PlaceError> {
+        self.answering()?;
+        if self.is_full() {
+            return Err(PlaceError::Full);
+        }
+        let id = K::id(&setup).to_owned();
+        self.shared
+            .nodes
+            .claim_new(K::NAME, &id)
+            .await
+            .map_err(|e| cluster_failed(&e))?;
+        Ok(self.start(setup))
+    }
+
+    /// Starts the actor of `setup` and lists it; answers the handle of the actor running
+    /// under that id (another task may have loaded it first).
+    fn start(&self, setup: K::Setup) -> Handle<K> {
+        let table = self.lock();
+        let id = K::id(&setup).to_owned();
+        if let Some(running) = table.get(&id).filter(|h| !h.is_closed()) {
+            return running.clone();
+        }
+        let (inbox, requests) = mpsc::channel(self.shared.limits.queue.max(1));
+        let started = self.shared.kind.start(setup, requests);
+        let handle = Handle::local(&id, inbox, started.status, self.shared.nodes.lease());
+        // Other nodes' members hear the actor's events from the first.
+        self.shared.nodes.publish::<K>(&id, started.events);
+        self.run(table, handle, started.task)
+    }
+
+    /// Lists `handle` in `table` and spawns `task`, its actor or relay; the actor leaves
+    /// the table once the task ends.
+    fn run(
+        &self,
+        mut table: MutexGuard<'_, HashMap<String, Handle<K>>>,
+        handle: Handle<K>,
+        task: BoxFuture<'static, ()>,
+    ) -> Handle<K> {
+        let id = handle.id().to_owned();
+        table.insert(id.clone(), handle.clone());
+        drop(table);
+        let placement = self.clone();
+        let relayed = handle.relayed_from().is_some();
+        tokio::spawn(async move {
+            task.await;
+            placement.forget(&id, relayed).await;
+        });
+        handle
+    }
+
+    /// Actor `id` has closed: it leaves the table (unless it runs again already), and
+    /// this node lets go of its claim if it ran it.
+    async fn forget(&self, id: &str, relayed: bool) {
+        {
+            let mut table = self.lock();
+            if table.get(id).is_some_and(Handle::is_closed) {
+                table.remove(id);
+            }
+        }
+        if !relayed && self.running(id).is_none() {
+            self.shared.nodes.release(K::NAME, id).await;
+        }
+    }
+
+    /// Actor `id` to ask: the one running or relayed, or the stored one, loaded now (or
+    /// relayed from the node that runs it). Loading counts against the limit.
+    pub(crate) async fn enter(&self, id: &str) -> Result<Handle<K>, PlaceError> {
+        self.answering()?;
+        if let Some(handle) = self.running(id) {
+            return Ok(handle);
+        }
+        // Whoever loads the actor first, the others wait for it and then find it
+        // running.
+        let gate = {
+            let mut loading = self
+                .shared
+                .loading
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(loading.entry(id.to_owned()).or_default())
+        };
+        let loaded = {
+            let _turn = gate.lock().await;
+            self.load(id).await
+        };
+        let mut loading = self
+            .shared
+            .loading
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // The map and this task hold the gate: nobody else waits at it.
+        if Arc::strong_count(&gate) == 2 {
+            loading.remove(id);
+        }
+        loaded
+    }
+
+    /// Actor `id`, running if another task loaded it meanwhile, relayed if another node
+    /// runs it, else claimed and loaded from the store now.
+    async fn load(&self, id: &str) -> Result<Handle<K>, PlaceError> {
+        if let Some(handle) = self.running(id) {
+            return Ok(handle);
+        }
+        if self.is_full() {
+            return Err(PlaceError::Full);
+        }
+        let nodes = &self.shared.nodes;
+        let place = nodes.locate(K::NAME, id).await;
+        match place.map_err(|e| cluster_failed(&e))? {
+            None => Err(PlaceError::NotFound),
+            Some(Place::There(node)) => self.relay(id, node).await,
+            Some(Place::Here) => {
+                let loaded = self.shared.kind.load(id).await;
+                let loaded = match loaded {
+                    Ok(Some(setup)) => Ok(self.start(setup)),
+                    Ok(None) => Err(PlaceError::NotFound),
+                    Err(Unavailable) => Err(PlaceError::Unavailable),
+                };
+                if loaded.is_err() {
+                    nodes.release(K::NAME, id).await;
+                }
+                loaded
+            }
+        }
+    }
+
+    /// A relay of actor `id` from node `node`, listed.
+    async fn relay(&self, id: &str, node: NodeTag) -> Result<Handle<K>, PlaceError> {
+        let Limits { events, queue, .. } = self.shared.limits;
+        let relayed = self.shared.nodes.relay::<K>(id, node, events, queue).await;
+        let (handle, task) = relayed.map_err(|Closed| {
+            tracing::debug!(
+                kind = K::NAME,
+                id,
+                owner = node,
+                "the actor's node did not answer"
+            );
+            PlaceError::Unavailable
+        })?;
+        Ok(self.run(self.lock(), handle, task))
+    }
+
+    /// Asks actor `id` `request`, entering it if need be; answers its handle (to ask
+    /// again) and its reply. An actor that closed between the lookup and the question
+    /// (its idle timeout ran out just then) is loaded again. In a cluster, an actor whose
+    /// node is going away is tried again until another node has taken it over, for up
+    /// to the limits' patience; and a node that lost its lease stops trying at once.
+    pub(crate) async fn ask(
+        &self,
+        id: &str,
+        request: &K::Request,
+    ) -> Result<(Handle<K>, Reply<K>), PlaceError> {
+        let clustered = self.shared.nodes.waits_for_failover();
+        let deadline = Instant::now() + self.shared.limits.patience;
+        for attempt in 1.. {
+            match self.enter(id).await {
+                Ok(handle) => {
+                    if let Ok(reply) = handle.ask(request.clone()).await {
+                        return Ok((handle, reply));
+                    }
+                    let relayed = handle.relayed_from();
+                    tracing::debug!(
+                        kind = K::NAME,
+                        id,
+                        attempt,
+                        ?relayed,
+                        "the actor closed under the question"
+                    );
+                }
+                Err(PlaceError::Unavailable) if clustered => {
+                    tracing::debug!(
+                        kind = K::NAME,
+                        id,
+                        attempt,
+                        "the actor could not be entered"
+                    );
+                }
+                Err(e) => return Err(e),
+            }
+            self.answering()?;
+            if !clustered && attempt >= ATTEMPTS {
+                return Err(PlaceError::NotFound);
+            }
+            if clustered {
+                if Instant::now() >= deadline {
+                    tracing::warn!(kind = K::NAME, id, attempt, "gave up entering the actor");
+                    return Err(PlaceError::Unavailable);
+                }
+                tokio::time::sleep(RETRY_WAIT).await;
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// Actor `id` if this node runs it (loading it if this node holds or takes its
+    /// claim), for another node's request; `None` if another node runs it.
+    async fn owned(&self, id: &str) -> Option<Handle<K>> {
+        let handle = match self.running(id) {
+            Some(handle) => handle,
+            None => self.enter(id).await.ok()?,
+        };
+        handle.relayed_from().is_none().then_some(handle)
+    }
+
+    /// Whether another live node holds the claim on actor `id` (when unsure: yes).
+    pub(crate) async fn held_elsewhere(&self, id: &str) -> bool {
+        self.shared.nodes.held_elsewhere(K::NAME, id).await
+    }
+
+    /// Forgets every actor: each stops once its last member has gone.
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
+    /// In a cluster: answers the other nodes' requests for the actors run here and
+    /// their question for this node's statuses, and tells the actors run here when a
+    /// node dies, so that they let its members go.
+    fn serve_other_nodes(&self) {
+        let nodes = &self.shared.nodes;
+        let placement = self.clone();
+        nodes.serve(
+            wire::node_subject(nodes.tag(), K::NAME),
+            Arc::new(move |payload| {
+                let placement = placement.clone();
+                async move { placement.answer(&payload).await }.boxed()
+            }),
+        );
+        let placement = self.clone();
+        nodes.serve(
+            wire::status_subject(K::NAME),
+            Arc::new(move |_| std::future::ready(to_json(&placement.statuses())).boxed()),
+        );
+        tokio::spawn(self.clone().follow_deaths(nodes.live()));
+    }
+
+    /// The answer to another node's request, as JSON: the actor's, or `Moved` when it
+    /// does not run here or this node may not answer.
+    async fn answer(&self, payload: &[u8]) -> Vec<u8> {
+        let Ok(Asked { id, request }) =
+            serde_json::from_slice::<Asked<Option<K::Request>>>(payload)
+        else {
+            tracing::error!(kind = K::NAME, "a node's request does not read");
+            return to_json(&Err::<(), _>(Moved));
+        };
+        let Some(handle) = self.owned(&id).await else {
+            return to_json(&Err::<(), _>(Moved));
+        };
+        match request {
+            // Whether it runs here.
+            None => to_json(&Ok::<(), Moved>(())),
+            Some(request) => match handle.ask(request).await {
+                Ok(reply) => to_json(&Ok::<_, Moved>(reply.answer)),
+                Err(Closed) => to_json(&Err::<(), _>(Moved)),
+            },
+        }
+    }
+
+    /// When nodes die: tells every actor run here, so that it lets go of their members.
+    async fn follow_deaths(self, mut live: watch::Receiver<HashSet<NodeTag>>) {
+        let mut known = live.borrow().clone();
+        while live.changed().await.is_ok() {
+            let now = live.borrow_and_update().clone();
+            let dead: Vec<NodeTag> = known.difference(&now).copied().collect();
+            known = now;
+            for node in dead {
+                let Some(request) = K::node_died(node) else {
+                    continue;
+                };
+                let handles: Vec<Handle<K>> = self.lock().values().cloned().collect();
+                for handle in handles.iter().filter(|h| h.relayed_from().is_none()) {
+                    handle.tell(request.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Logs a failure to reach the cluster; answers what the caller sees (try again).
+fn cluster_failed(e: &ClusterError) -> PlaceError {
+    let error: &dyn std::error::Error = e;
+    tracing::error!(error, "cluster");
+    PlaceError::Unavailable
+}

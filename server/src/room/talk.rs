@@ -1,0 +1,74 @@
+//! `Talk`: a line of the room's chat, or a player muting the opponent. Lines are stored
+//! with the game, and muting too: it outlasts the room's stay in memory.
+
+use punct_protocol::{Channel, ChatLine, ErrorCode, Role, Seq, ServerMessage};
+
+use super::protocol::{Refusal, Talk};
+use super::state::Room;
+use crate::cluster::ConnId;
+use crate::store::now;
+
+/// Longest line, in characters.
+const MAX_CHARS: usize = 300;
+
+impl Room {
+    /// What the member on `conn` says or asks of the chat: answers the room's sequence
+    /// number now (the line's notice has none).
+    pub(super) async fn talk(&mut self, conn: ConnId, talk: Talk) -> Result<Seq, Refusal> {
+        let role = self.role_of(conn).ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::SeatTakenOver,
+                "another connection holds this seat now",
+            )
+        })?;
+        match talk {
+            Talk::Mute(muted) => {
+                let color = role.color().ok_or_else(|| {
+                    Refusal::new(ErrorCode::NotAPlayer, "only a player can mute the opponent")
+                })?;
+                let stored = self.context.store.mute(&self.id, color, muted).await;
+                self.stored(stored)?;
+                self.chat.muted[color as usize] = muted;
+                Ok(self.history.seq())
+            }
+            Talk::Say { name, text } => {
+                let text = text.trim();
+                if text.is_empty()
+                    || text.chars().count() > MAX_CHARS
+                    || text.chars().any(char::is_control)
+                {
+                    return Err(Refusal::new(
+                        ErrorCode::BadChat,
+                        "a line of chat is 1 to 300 characters, without control characters",
+                    ));
+                }
+                let (channel, name) = match role.color() {
+                    Some(color) => (
+                        Channel::Players,
+                        self.seats[color as usize].player.name.clone(),
+                    ),
+                    None => (Channel::Spectators, name),
+                };
+                let line = ChatLine {
+                    channel,
+                    color: role.color(),
+                    name,
+                    text: text.to_owned(),
+                    at: u64::try_from(now()).unwrap_or(0),
+                };
+                let stored = self.context.store.chat(&self.id, &line).await;
+                self.stored(stored)?;
+                let hearers = self.chat.hearers(&line, self.outcome().is_some());
+                self.chat.keep(line.clone());
+                self.history
+                    .notify_to(&ServerMessage::Chat { line }, hearers);
+                Ok(self.history.seq())
+            }
+        }
+    }
+
+    /// The recent lines a member who is `role` hears, oldest first.
+    pub(super) fn chat_for(&self, role: Role) -> Vec<ChatLine> {
+        self.chat.lines_for(role, self.outcome().is_some())
+    }
+}

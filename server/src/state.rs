@@ -1,0 +1,70 @@
+//! What every HTTP handler and WebSocket connection shares: the rooms, the accounts,
+//! the limits, and the shutdown signal.
+//!
+//! Must not import: `connection`, `api`.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use tokio::sync::{Semaphore, mpsc, watch};
+
+use crate::accounts::Accounts;
+use crate::cluster::Nodes;
+use crate::config::Config;
+use crate::limits::Addresses;
+use crate::registry::Registry;
+use crate::store::Store;
+
+/// What every handler shares. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    /// Every room.
+    pub(crate) rooms: Registry,
+    /// Limits and timings.
+    pub(crate) config: Arc<Config>,
+    /// One permit per open WebSocket connection.
+    pub(crate) connections: Arc<Semaphore>,
+    /// Accounts and sessions.
+    pub(crate) accounts: Arc<Accounts>,
+    /// Connections and new rooms by client address.
+    pub(crate) addresses: Arc<Addresses>,
+    /// The next connection's id.
+    pub(crate) next_connection: Arc<AtomicU64>,
+    /// Turns true when the server shuts down.
+    pub(crate) stop: watch::Receiver<bool>,
+    /// Held by every connection until its last frame is written: the server's `run`
+    /// returns once every clone is dropped.
+    pub(crate) _running: mpsc::Sender<()>,
+}
+
+impl AppState {
+    /// The state of a new server on `store`, its rooms placed by `nodes`; the sender
+    /// stops it, and the receiver answers `None` once every connection has finished.
+    pub(crate) fn new(
+        config: Config,
+        store: Store,
+        nodes: Nodes,
+    ) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
+        let (stop_tx, stop) = watch::channel(false);
+        let (running, all_done) = mpsc::channel::<()>(1);
+        // Connection ids are unique across a cluster: each node's carry its tag.
+        let first = nodes.first_connection();
+        let accounts = Accounts::new(
+            store.clone(),
+            config.session_lifetime,
+            config.sign_ins_per_minute,
+            config.sign_ins_per_account,
+        );
+        let state = AppState {
+            accounts,
+            rooms: Registry::new(&config, store, nodes),
+            connections: Arc::new(Semaphore::new(config.max_connections)),
+            addresses: Addresses::new(&config),
+            config: Arc::new(config),
+            next_connection: Arc::new(AtomicU64::new(first)),
+            stop,
+            _running: running,
+        };
+        (state, stop_tx, all_done)
+    }
+}
