@@ -97,6 +97,26 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/room.js"),
     ),
     (
+        "room-session.js",
+        "text/javascript",
+        include_bytes!("../web/room-session.js"),
+    ),
+    (
+        "room-state.js",
+        "text/javascript",
+        include_bytes!("../web/room-state.js"),
+    ),
+    (
+        "room-input.js",
+        "text/javascript",
+        include_bytes!("../web/room-input.js"),
+    ),
+    (
+        "room-view.js",
+        "text/javascript",
+        include_bytes!("../web/room-view.js"),
+    ),
+    (
         "board.js",
         "text/javascript",
         include_bytes!("../../web/board.js"),

@@ -1,0 +1,410 @@
+// What the user does on the game page, turned into requests: picking a piece (a kind in
+// the reserve, or one on the board) and a lit cell for its PÜNCT, turning it at its
+// destination, confirming with Play; typing a turn; the keyboard on the board; resigning,
+// draws, takebacks, claiming the win and the rematch; stepping through the game; taking
+// a free seat, cancelling a room, copying the invitation.
+//
+// A turn is sent only when it is among the legal turns (`page.legal()`): the list is the
+// only judge. What the user is doing lives in `page.ui`, which the view draws.
+
+import { takeSeat, api, seatToken, setDisplayName } from './api.js';
+import { parseTurn, isDrop, kindOf, KINDS, piecesOf, cellTowards } from './board.js';
+import { myColor } from './room-state.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** What the user is doing, before anything is picked. */
+export function newUi() {
+  return {
+    /** The past position shown (`{n, board, reserves}`), or null for the game's. */
+    view: null,
+    /** The piece picked: `{kind}` from the reserve, or `{from, cells}` on the board. */
+    pick: null,
+    /** The cell picked for the PÜNCT, and the legal turns that put it there. */
+    dest: null,
+    options: [],
+    /** Which of `options` the preview shows. */
+    option: 0,
+    /** The id of the turn or action sent and not yet answered. */
+    pending: null,
+    /** The cell whose stack the inspector lists. */
+    inspected: null,
+    /** Whether the board is drawn turned half a turn; null: as the seat has it (Black's
+     * side nearest). */
+    flip: null,
+    /** The cell the keyboard is on. */
+    cursor: 'I9',
+  };
+}
+
+/** The legal turns (parsed) of the piece picked in `ui`, among `legal`. */
+export function candidates(ui, legal) {
+  if (!ui.pick) return [];
+  return (legal ?? []).map(parseTurn).filter((t) =>
+    ui.pick.kind ? isDrop(t) && kindOf(t) === ui.pick.kind : t.from === ui.pick.from,
+  );
+}
+
+/** Whether the board is drawn turned half a turn: as the user chose, else with Black's
+ * side nearest for Black. */
+export function flipped(page) {
+  return page.ui.flip ?? myColor(page.state) === 'black';
+}
+
+/** A typed turn in canonical notation: upper case, minor cells in column-then-row order. */
+export function canonical(input) {
+  const text = input.trim().toUpperCase();
+  const turn = parseTurn(text);
+  if (turn.punct === null) return text === 'PASS' ? 'pass' : text;
+  const order = (cell) => cell.charCodeAt(0) * 100 + Number(cell.slice(1));
+  const minors = [...turn.minors].sort((a, b) => order(a) - order(b));
+  return `${turn.from ? `${turn.from}-` : ''}${turn.punct}:${minors.join(',')}`;
+}
+
+/** Wires the page's controls. `page` is the entry module's (`state`, `ui`, `engine`,
+ * `roomId`, `user`, `legal()`, `canPlay()`, `online()`, `send()`, `render()`,
+ * `positionAfter(n)`, `stop()`); `view` the view's. */
+export function createInput(page, view) {
+  const { ui } = page;
+  const svg = $('board');
+  const { say, notice, inspect } = view;
+  /** Set once this page asked for a rematch: the page then follows the player into the
+   * rematch's room when it is made. */
+  let askedRematch = false;
+
+  function clearPick() {
+    ui.pick = null;
+    ui.dest = null;
+    ui.options = [];
+    ui.option = 0;
+  }
+
+  function pickKind(kind) {
+    if (!page.canPlay()) return;
+    clearPick();
+    ui.pick = { kind };
+    say(`${KINDS[kind]}: pick a lit cell for its PÜNCT`);
+    page.render();
+  }
+
+  function clickCell(cell) {
+    inspect(cell);
+    ui.cursor = cell;
+    if (!page.canPlay()) return;
+    if (ui.dest === cell) {
+      // The destination again turns the piece: only Play sends the turn.
+      rotate();
+      return;
+    }
+    if (ui.dest && ui.options.some((t) => t.minors.includes(cell))) {
+      orient(cell);
+      return;
+    }
+    const picked = candidates(ui, page.legal());
+    if (ui.pick && picked.some((t) => t.punct === cell)) {
+      ui.dest = cell;
+      ui.options = picked.filter((t) => t.punct === cell);
+      ui.option = 0;
+      say(ui.options.length > 1 ? 'Click where a minor dot goes (or rotate), then Play' : 'Play it, or pick another cell');
+      page.render();
+      return;
+    }
+    const { board } = page.state;
+    const me = myColor(page.state);
+    const top = board.find((s) => s.cell === cell)?.dots[0];
+    if (!top || top.color !== me) {
+      if (ui.pick) say('No legal turn puts the PÜNCT there', 'refused');
+      return;
+    }
+    const piece = piecesOf(board).find((p) => p.key === `${top.color}-${top.piece}`);
+    const from = piece.dots.find((d) => d.punct).cell;
+    clearPick();
+    if (page.legal().some((t) => parseTurn(t).from === from)) {
+      ui.pick = { from, cells: piece.dots.map((d) => d.cell) };
+      say('Pick a lit cell for its PÜNCT');
+    } else {
+      say('That piece cannot move: it is covered, under a bridge, or has nowhere to go', 'refused');
+    }
+    page.render();
+  }
+
+  function rotate() {
+    if (ui.options.length > 1) {
+      ui.option = (ui.option + 1) % ui.options.length;
+      page.render();
+    }
+  }
+
+  /** Turns the piece at its destination so that a minor dot lies on `cell`: the next such
+   * orientation after the one shown (a cell two orientations share takes two clicks). */
+  function orient(cell) {
+    const count = ui.options.length;
+    for (let i = 1; i <= count; i++) {
+      const option = (ui.option + i) % count;
+      if (ui.options[option].minors.includes(cell)) {
+        ui.option = option;
+        break;
+      }
+    }
+    page.render();
+  }
+
+  function place() {
+    if (ui.dest) sendTurn(ui.options[ui.option].text);
+  }
+
+  function sendTurn(text) {
+    if (!page.canPlay()) return;
+    if (!page.legal().includes(text)) {
+      say(`${text} is not a legal turn here${whyNot(text)}`, 'refused');
+      return;
+    }
+    ui.pending = page.send({ type: 'play', turn: text });
+    say(`Sent ${text}…`);
+    page.render();
+  }
+
+  /** What the engine finds wrong with a typed turn, as a sentence's end (or nothing). */
+  function whyNot(text) {
+    if (!page.engine) return '';
+    const { state } = page;
+    const { why } = page.engine.check(state.variant, state.turns, text);
+    return why ? `: ${why}` : '';
+  }
+
+  // ---- the notation box ---------------------------------------------------------------
+
+  // Typing offers the legal turns that start so (the input's list), and says whether the
+  // text is a legal turn and, when it is not, why.
+  const completions = document.createElement('datalist');
+  completions.id = 'notation-completions';
+  $('notation-form').append(completions);
+  $('notation').setAttribute('list', completions.id);
+  $('notation').addEventListener('input', (event) => {
+    const text = event.target.value.trim().toUpperCase();
+    const legal = page.legal();
+    const starting = text && legal ? legal.filter((t) => t.startsWith(text)) : [];
+    completions.replaceChildren(
+      ...starting.slice(0, 12).map((turn) => Object.assign(document.createElement('option'), { value: turn })),
+    );
+    if (!text || !legal) return;
+    const typed = canonical(text);
+    if (legal.includes(typed)) say(`${typed} is legal: Enter sends it`);
+    else if (starting.length) say(`${starting.length} legal turn${starting.length === 1 ? '' : 's'} start${starting.length === 1 ? 's' : ''} so`);
+    else if (page.engine && /:.+,./.test(text)) say(`${typed} is not legal${whyNot(typed)}`, 'refused');
+    else say('No legal turn starts so', 'refused');
+  });
+
+  $('notation-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = $('notation');
+    if (!page.canPlay()) {
+      say('It is not your turn', 'refused');
+      return;
+    }
+    sendTurn(canonical(input.value));
+    if (ui.pending !== null) input.value = '';
+  });
+
+  // ---- the board and its tools ---------------------------------------------------------
+
+  for (const color of ['white', 'black']) {
+    // The view redraws the reserve's buttons; a click on one picks its kind.
+    $(`reserve-${color}`).querySelector('.kinds').addEventListener('click', (event) => {
+      const kind = event.target.closest('button.kind')?.dataset.kind;
+      if (kind) pickKind(kind);
+    });
+  }
+  $('rotate').onclick = rotate;
+  $('flip').onclick = () => {
+    ui.flip = !flipped(page);
+    page.render();
+  };
+  $('zoom').onclick = () => {
+    const zoomed = $('board-box').classList.toggle('zoomed');
+    $('zoom').setAttribute('aria-pressed', String(zoomed));
+    $('zoom').textContent = zoomed ? 'Zoom out' : 'Zoom in';
+  };
+  $('pass').onclick = () => sendTurn('pass');
+  $('place').onclick = place;
+  $('cancel').onclick = () => {
+    clearPick();
+    say('');
+    page.render();
+  };
+
+  svg.addEventListener('click', (event) => {
+    const cell = event.target.closest('[data-cell]')?.dataset.cell;
+    if (cell) clickCell(cell);
+  });
+  // On the board the arrow keys move from cell to cell and Enter or Space clicks one.
+  svg.addEventListener('keydown', (event) => {
+    const cell = event.target.closest('[data-cell]')?.dataset.cell;
+    if (!cell) return;
+    if (event.key.startsWith('Arrow')) {
+      const next = cellTowards(cell, event.key, flipped(page));
+      if (next) {
+        ui.cursor = next;
+        inspect(next);
+        page.render();
+      }
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      clickCell(cell);
+    } else {
+      return;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+  });
+  svg.addEventListener('pointerover', (event) => {
+    const cell = event.target.closest('[data-cell]')?.dataset.cell;
+    if (cell) inspect(cell);
+  });
+
+  document.addEventListener('keydown', (event) => {
+    if (event.target.tagName === 'INPUT') return;
+    if (event.key === 'r' || event.key === 'R') rotate();
+    else if (event.key === 'Enter') place();
+    else if (event.key === 'Escape') $('cancel').click();
+    else if (event.key === 'ArrowLeft') step(-1);
+    else if (event.key === 'ArrowRight') step(1);
+  });
+
+  // ---- resign, draws, takebacks, the claim, the rematch ------------------------------
+
+  function act(type, button) {
+    if (page.online()) {
+      ui.pending = page.send({ type });
+      button.disabled = true;
+    }
+  }
+
+  $('resign').onclick = (event) => {
+    const button = event.target;
+    // Two clicks, so a slip of the finger does not lose the game.
+    if (button.dataset.confirm) act('resign', button);
+    else {
+      button.dataset.confirm = '1';
+      button.textContent = 'Really resign?';
+    }
+  };
+  $('offer-draw').onclick = (event) => act('offer_draw', event.target);
+  $('takeback').onclick = (event) => act('takeback', event.target);
+  $('accept-takeback').onclick = (event) => act('accept_takeback', event.target);
+  $('decline-takeback').onclick = (event) => act('decline_takeback', event.target);
+  $('accept-draw').onclick = (event) => act('accept_draw', event.target);
+  $('decline-draw').onclick = (event) => act('decline_draw', event.target);
+  $('claim-win').onclick = (event) => act('claim_win', event.target);
+  $('rematch').onclick = (event) => {
+    askedRematch = true;
+    act('rematch', event.target);
+  };
+
+  /** Where the rematch is played. For a player, this browser's seat token of this room
+   * holds the other colour there, so it is kept under the new room's id too. */
+  function rematchLink() {
+    const { rematch } = page.state;
+    const token = seatToken(page.roomId);
+    if (myColor(page.state) && token) localStorage.setItem(`punct-seat:${rematch}`, token);
+    return `/room/${encodeURIComponent(rematch)}`;
+  }
+
+  $('rematch-link').onclick = (event) => {
+    // Keep the seat token for the new room before going there.
+    event.currentTarget.href = rematchLink();
+  };
+
+  $('cancel-room').onclick = async (event) => {
+    const button = event.target;
+    // Two clicks, as for resigning: the room and its link are gone for good.
+    if (!button.dataset.confirm) {
+      button.dataset.confirm = '1';
+      button.textContent = 'Really cancel?';
+      return;
+    }
+    const token = seatToken(page.roomId);
+    try {
+      await api('POST', `/api/rooms/${encodeURIComponent(page.roomId)}/cancel`, token ? { token } : {});
+      page.stop();
+      location.assign('/');
+    } catch (e) {
+      notice(e.message, 'error');
+    }
+  };
+
+  // ---- stepping through the game -----------------------------------------------------
+
+  async function show(n) {
+    if (n >= page.state.turns.length) {
+      ui.view = null;
+      page.render();
+      return;
+    }
+    const position = await page.positionAfter(Math.max(0, n));
+    ui.view = { n: position.after, board: position.board, reserves: position.reserves };
+    page.render();
+  }
+
+  function step(delta) {
+    const at = ui.view ? ui.view.n : page.state.turns.length;
+    show(at + delta);
+  }
+
+  $('live').onclick = () => show(page.state.turns.length);
+  $('back').onclick = () => step(-1);
+  $('forward').onclick = () => step(1);
+  $('turns').addEventListener('click', (event) => {
+    const n = event.target.closest('[data-n]')?.dataset.n;
+    if (n !== undefined) show(Number(n));
+  });
+
+  // ---- a free seat, the invitation ---------------------------------------------------
+
+  $('seat-name-input').addEventListener('input', (event) => setDisplayName(event.target.value));
+
+  $('take-seat').onclick = async () => {
+    try {
+      await takeSeat(page.roomId, page.user !== null);
+      location.reload();
+    } catch (e) {
+      say(e.message, 'error');
+      // A name refused can be changed and tried again; any other refusal is final.
+      if (e.code !== 'bad-name') $('seat-offer').hidden = true;
+    }
+  };
+
+  $('copy-link').onclick = async () => {
+    try {
+      await navigator.clipboard.writeText($('invite-link').value);
+      $('copy-link').textContent = 'Copied';
+    } catch {
+      // No clipboard (an insecure origin): select the link for the player to copy.
+      $('invite-link').select();
+      $('copy-link').textContent = 'Press Ctrl+C';
+    }
+  };
+
+  return {
+    clearPick,
+    rematchLink,
+    /** Whether the user asked for the rematch on this page. */
+    askedRematch: () => askedRematch,
+
+    /** An `ack` or `error` that is not the chat's: the turn or action sent is answered. */
+    answered(message) {
+      if (message.type === 'ack') {
+        ui.pending = null;
+        clearPick();
+        say('');
+      } else if (message.id !== undefined && message.id === ui.pending) {
+        ui.pending = null;
+      }
+    },
+
+    /** The game went back to an earlier position: what was picked no longer applies. */
+    takenBack() {
+      clearPick();
+      ui.view = null;
+    },
+  };
+}

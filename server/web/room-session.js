@@ -1,0 +1,147 @@
+// The game page's connection to the room: one WebSocket to `/ws` at a time, speaking
+// protocol/PROTOCOL.md. It says `hello` (declining the lists of legal turns when the page
+// has the rules engine), enters the room (`join` with the seat token this browser keeps,
+// `join` without one for a signed-in player whose account holds a seat, `watch`
+// otherwise), numbers the requests, and comes back after losing the connection: with
+// `since`, the last room event seen, after a delay that doubles up to 5 s so that a
+// restarting server is not flooded.
+//
+// While the page sits in the back/forward cache its socket is closed (the player shows
+// as away while gone) and opened again when the page is shown. The session stops for good
+// when the room is gone or another window took the seat over.
+
+/**
+ * Opens the session. `options`:
+ * - `roomId`;
+ * - `legalTurns`: whether the server is to send the lists of legal turns;
+ * - `since()`: the `seq` to come back from, or null on entering the first time;
+ * - `seatToken()`: this browser's token of the room, or null; `forgetToken()` drops it;
+ * - `accountSeat()`: whether the signed-in account holds a seat of the room;
+ * - `receive(message)`: every message of the room's business (all but `welcome` and the
+ *   refusal of a `join` by account, which the session answers itself by watching);
+ * - `disconnected()`: the connection ended (requests in flight have no answer coming);
+ * - `status(state, text)`: shows the connection's state (`connecting`, `online`,
+ *   `offline`, `closed`) in words.
+ */
+export function openSession(options) {
+  let socket = null;
+  let nextId = 1;
+  let retries = 0;
+  /** The reconnection waiting to be tried, if any. */
+  let reconnect = null;
+  /** Set while the page is kept in the back/forward cache. */
+  let parked = false;
+  /** Set when reconnecting would be wrong: the room is gone or another tab took the seat. */
+  let stopped = false;
+  /** The `id` of the last `join` sent without a token: refused, the page watches instead. */
+  let accountJoin = null;
+
+  const setConnection = options.status;
+
+  function send(message) {
+    const id = nextId++;
+    socket.send(JSON.stringify({ ...message, id }));
+    return id;
+  }
+
+  function online() {
+    return socket?.readyState === WebSocket.OPEN;
+  }
+
+  function connect() {
+    setConnection('connecting', retries ? 'reconnecting…' : 'connecting…');
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    socket = new WebSocket(`${scheme}://${location.host}/ws`);
+    socket.onopen = () => send({ type: 'hello', version: 1, ...(options.legalTurns ? {} : { legal_turns: false }) });
+    socket.onmessage = (event) => handle(JSON.parse(event.data));
+    socket.onclose = () => {
+      options.disconnected();
+      if (stopped || parked) return;
+      setConnection('offline', 'offline — reconnecting…');
+      reconnect = setTimeout(connect, Math.min(5000, 250 * 2 ** retries++));
+    };
+  }
+
+  /** Enters the room, coming back from the last event seen if there was one. */
+  function enter() {
+    const token = options.seatToken();
+    const seq = options.since();
+    const since = seq === null ? {} : { since: seq };
+    if (token) send({ type: 'join', room: options.roomId, token, ...since });
+    else if (options.accountSeat()) accountJoin = send({ type: 'join', room: options.roomId, ...since });
+    else send({ type: 'watch', room: options.roomId, ...since });
+  }
+
+  function handle(message) {
+    switch (message.type) {
+      case 'welcome':
+        enter();
+        return;
+      case 'snapshot':
+      case 'resumed':
+        retries = 0;
+        setConnection('online', 'online');
+        break;
+      case 'error':
+        if (message.id !== undefined && message.id === accountJoin) {
+          // The account holds no seat here after all (or the session ended): watch.
+          accountJoin = null;
+          send({ type: 'watch', room: options.roomId });
+          return;
+        }
+        if (message.code === 'no-such-room') {
+          stopped = true;
+          socket.close();
+        } else if (message.code === 'bad-token') {
+          // The kept token is not a seat of this room (an old room id reused?): watch.
+          options.forgetToken();
+          send({ type: 'watch', room: options.roomId });
+        }
+        break;
+      case 'bye':
+        if (message.code === 'seat-taken-over') {
+          stopped = true;
+          setConnection('closed', 'closed: this seat was taken over by another window');
+        }
+        break;
+      default:
+        break;
+    }
+    options.receive(message);
+  }
+
+  addEventListener('pagehide', () => {
+    if (stopped || !socket) return;
+    parked = true;
+    clearTimeout(reconnect);
+    socket.close();
+  });
+  addEventListener('pageshow', (event) => {
+    // Shown again from the back/forward cache: come back with the events missed.
+    if (!event.persisted || !parked) return;
+    parked = false;
+    retries = 0;
+    connect();
+  });
+
+  connect();
+
+  return {
+    /** Sends `message` with the next id; returns the id. */
+    send,
+    online,
+    /** Whether the session ended for good. */
+    stopped: () => stopped,
+
+    /** Ends the session for good (the page leaves, or the room is gone). */
+    stop() {
+      stopped = true;
+      socket?.close();
+    },
+
+    /** Comes back at once with `since`, for the events missed after a gap. */
+    resync() {
+      if (!stopped && !parked) socket?.close();
+    },
+  };
+}

@@ -1,0 +1,416 @@
+// What the game page shows: the board, the players' bars and clocks, the reserves, the
+// list of turns, the offers and the panels after the game, the message line, the chat
+// panel, and the alerts of one's move (the tab's title, a tone).
+//
+// The view reads the page (`page.state`, the room as told; `page.ui`, what the user is
+// doing) and draws it, changing neither but for the cell the stack inspector lists.
+// `render()` redraws everything; a timer redraws what changes with time alone (the
+// clocks, the claim button).
+
+import { api, displayName } from './api.js';
+import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView } from './board.js';
+import { el, playerNode, ratingText, changeText, outcomeText, cap, timeLeftText } from './ui.js';
+import { mountChat } from './chat.js';
+import { myColor, myMove, clockNow, turnsOf } from './room-state.js';
+import { candidates, flipped } from './room-input.js';
+
+/** How long a notice stays (news that goes stale: a declined offer, the server going
+ * away). */
+const NOTICE_MS = 8000;
+
+const $ = (id) => document.getElementById(id);
+
+/** Turn `n` (from 1) as players count it: the move and who played it, `2. Black`. */
+function turnName(n) {
+  return `${Math.ceil(n / 2)}. ${n % 2 ? 'White' : 'Black'}`;
+}
+
+/** Mounts the view on the page. `page` is the entry module's: `state`, `ui`, `roomId`,
+ * `engine`, `user`, `legal()`, `canPlay()`, `online()`, `sendInRoom()`. */
+export function createView(page) {
+  const svg = $('board');
+  const chat = mountChat(page.roomId, page.sendInRoom);
+  const TITLE = document.title;
+  let noticeTimer = null;
+  /** Whether the message shown is a notice, which the next turn or reconnection clears. */
+  let noticed = false;
+  /** The state's notice last shown: a new one is news. */
+  let shownNotice = null;
+  /** The state's chat lines last handed to the panel. */
+  let shownChat = null;
+  /** Whether it was this player's move at the last render: the alert is for the change. */
+  let wasMyMove = false;
+  let audio = null;
+  /** The winning chain of the final position, asked of the engine once. */
+  let finalChain = { after: -1, chain: null };
+
+  function setConnection(state, text) {
+    const node = $('connection');
+    node.dataset.state = state;
+    node.textContent = text;
+  }
+
+  function say(text, kind = 'info') {
+    clearTimeout(noticeTimer);
+    noticed = false;
+    const node = $('message');
+    node.textContent = text;
+    node.dataset.kind = kind;
+  }
+
+  /** Says `text` until it goes stale: for a while, and not past the next turn or coming
+   * back online. */
+  function notice(text, kind = 'info') {
+    say(text, kind);
+    noticed = true;
+    noticeTimer = setTimeout(clearNotice, NOTICE_MS);
+  }
+
+  function clearNotice() {
+    if (noticed) say('');
+  }
+
+  /** The room does not exist (or no longer does): the page says so instead of a board. */
+  function noSuchRoom() {
+    setConnection('closed', 'no such room');
+    $('no-room').hidden = false;
+    document.querySelector('main').hidden = true;
+  }
+
+  /** Offers a spectator the free seat, if the room has one. */
+  async function offerSeat() {
+    const summary = await api('GET', `/api/rooms/${encodeURIComponent(page.roomId)}`);
+    $('seat-offer').hidden = summary.status !== 'open';
+    // A rated game's seat is for a signed-in player only, who plays under their username.
+    const barred = summary.rated && !page.user;
+    $('seat-offer-text').textContent = barred
+      ? 'A seat is free in this rated game: sign in to take it.'
+      : 'A seat is free in this room.';
+    $('take-seat').disabled = barred;
+    $('seat-name').hidden = page.user !== null;
+    $('seat-name-input').value = displayName();
+  }
+
+  function inspect(cell) {
+    const { state, ui } = page;
+    ui.inspected = cell;
+    const board = ui.view ? ui.view.board : state.board;
+    const stack = board.find((s) => s.cell === cell);
+    const list = $('inspect').querySelector('ol');
+    $('inspect').querySelector('small').textContent = stack ? `${cell}, top to bottom` : `${cell}: empty`;
+    list.replaceChildren(
+      ...(stack?.dots ?? []).map((dot) => {
+        const li = document.createElement('li');
+        li.className = `dot ${dot.color}`;
+        li.textContent = `level ${dot.level}: ${dot.color} ${KINDS[dot.kind]}${dot.punct ? ' — PÜNCT' : ''}`;
+        return li;
+      }),
+    );
+  }
+
+  // ---- clocks ---------------------------------------------------------------------------
+
+  function formatClock(ms) {
+    // A correspondence game's days read as days and hours.
+    if (ms >= 3_600_000) return timeLeftText(ms);
+    const seconds = Math.ceil(ms / 1000);
+    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  }
+
+  /** Redraws what changes with time alone: the clocks and the claim button. */
+  function tick() {
+    const { state, ui } = page;
+    const now = performance.now();
+    for (const color of ['white', 'black']) {
+      const node = $(`player-${color}`).querySelector('.clock');
+      node.hidden = !state.clock;
+      if (state.clock) {
+        node.textContent = formatClock(clockNow(state, now)[`${color}_ms`]);
+        node.classList.toggle('running', state.clock.running === color);
+      }
+    }
+    const me = myColor(state);
+    const opponent = me === 'white' ? 'black' : 'white';
+    const claimAt = me && !state.outcome ? state.claimAt[opponent] : undefined;
+    const claim = $('claim-win');
+    claim.hidden = claimAt === undefined;
+    if (claimAt !== undefined) {
+      const wait = claimAt - now;
+      claim.disabled = wait > 0 || ui.pending !== null;
+      claim.textContent = wait > 0 ? `Claim the win (in ${Math.ceil(wait / 1000)} s)` : 'Claim the win';
+    }
+  }
+  setInterval(tick, 250);
+
+  // ---- the alert of one's move ----------------------------------------------------------
+
+  function soundOn() {
+    return localStorage.getItem('punct-sound') === 'on';
+  }
+
+  /** A short tone. The audio context is made (or resumed) on a click first: browsers keep
+   * one made without a gesture silent. */
+  function beep() {
+    if (!audio) return;
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 880;
+    gain.gain.setValueAtTime(0.2, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.4);
+  }
+
+  function wakeAudio() {
+    if (!soundOn()) return;
+    audio ??= new AudioContext();
+    audio.resume();
+  }
+
+  $('sound').checked = soundOn();
+  $('sound').addEventListener('change', (event) => {
+    localStorage.setItem('punct-sound', event.target.checked ? 'on' : 'off');
+    wakeAudio();
+  });
+  document.addEventListener('pointerdown', wakeAudio);
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) document.title = TITLE;
+  });
+
+  /** When it becomes this player's move while the tab is hidden: says so in the tab's
+   * title, and with a tone if the player asked for one. */
+  function alertMyMove() {
+    const mine = myMove(page.state);
+    if (mine && !wasMyMove && document.hidden) {
+      document.title = `Your move — ${TITLE}`;
+      if (soundOn()) beep();
+    } else if (!mine) {
+      document.title = TITLE;
+    }
+    wasMyMove = mine;
+  }
+
+  // ---- the panels -----------------------------------------------------------------------
+
+  /** The players' rating changes once a rated game is rated: "anna 1500? → 1662? (+162)". */
+  function renderRatings() {
+    const { ratings } = page.state;
+    const panel = $('ratings');
+    panel.hidden = !ratings;
+    if (!ratings) return;
+    for (const color of ['white', 'black']) {
+      const { username, before, after } = ratings[color];
+      panel.querySelector(`.change[data-color="${color}"]`).replaceChildren(
+        playerNode({ account: username }),
+        ` ${ratingText(before)} → ${ratingText(after)} `,
+        el('span', { className: `diff ${after.rating >= before.rating ? 'up' : 'down'}` }, `(${changeText(before, after)})`),
+      );
+    }
+  }
+
+  function renderRematch() {
+    const { state, ui } = page;
+    const me = myColor(state);
+    const panel = $('after-game');
+    const status = $('rematch-status');
+    const button = $('rematch');
+    const link = $('rematch-link');
+    panel.hidden = !state.outcome || !(me || state.rematchOffer || state.rematch);
+    button.hidden = !me || state.rematch !== null;
+    link.hidden = state.rematch === null;
+    if (state.rematch) {
+      status.textContent = me ? 'The rematch is ready, with colours swapped.' : 'The players started a rematch.';
+      link.textContent = me ? 'Play the rematch' : 'Watch the rematch';
+      link.href = `/room/${encodeURIComponent(state.rematch)}`;
+    } else if (state.rematchOffer && state.rematchOffer === me) {
+      status.textContent = 'You asked for a rematch; waiting for your opponent…';
+    } else if (state.rematchOffer) {
+      status.textContent = me ? 'Your opponent asks for a rematch.' : `${cap(state.rematchOffer)} asks for a rematch.`;
+    } else {
+      status.textContent = '';
+    }
+    button.textContent = state.rematchOffer && state.rematchOffer !== me ? 'Accept the rematch' : 'Rematch';
+    button.disabled = ui.pending !== null || state.rematchOffer === me || !page.online();
+  }
+
+  /** The link to this room, and the panel that offers it while the other seat is free. */
+  function renderInvite() {
+    const { state } = page;
+    const me = myColor(state);
+    const free = me && !state.players[me === 'white' ? 'black' : 'white'].taken;
+    $('invite').hidden = !free || Boolean(state.outcome);
+    $('invite-link').value = location.origin + location.pathname;
+  }
+
+  function renderReserves(reserves, droppable) {
+    if (!reserves) return;
+    const me = myColor(page.state);
+    for (const color of ['white', 'black']) {
+      const panel = $(`reserve-${color}`);
+      const counts = reserves[color];
+      panel.querySelector('small').textContent = `${Object.values(counts).reduce((a, b) => a + b, 0)} left`;
+      panel.querySelector('.kinds').replaceChildren(
+        ...Object.keys(KINDS).map((kind) => {
+          const button = document.createElement('button');
+          button.className = `kind ${color}`;
+          button.dataset.kind = kind;
+          button.title = KINDS[kind];
+          button.setAttribute('aria-label', `${cap(color)}'s ${KINDS[kind]}: ${counts[kind]} left`);
+          button.append(kindIcon(kind, color), ` ×${counts[kind]}`);
+          button.disabled = color !== me || !droppable.has(kind);
+          button.classList.toggle('picked', page.ui.pick?.kind === kind && color === me);
+          return button;
+        }),
+      );
+    }
+  }
+
+  /** The turns two to a line, White's then Black's, numbered by moves as players count
+   * them; each button shows the position after it. */
+  function renderTurns() {
+    const { state, ui } = page;
+    const list = $('turns');
+    const shown = ui.view ? ui.view.n : state.turns.length;
+    const moves = [];
+    state.turns.forEach((turn, i) => {
+      const color = i % 2 ? 'black' : 'white';
+      if (color === 'white') moves.push(el('li'));
+      moves.at(-1).append(
+        el(
+          'button',
+          {
+            type: 'button',
+            className: `turn ${color}${i + 1 === shown ? ' current' : ''}`,
+            dataset: { n: i + 1 },
+            ariaLabel: `${turnName(i + 1)}: ${turn}`,
+          },
+          // A shape as well as a colour tells the sides apart.
+          el('span', { className: 'side-mark', ariaHidden: 'true' }, color === 'white' ? '○' : '●'),
+          el('span', { className: 'text' }, turn),
+        ),
+      );
+    });
+    list.replaceChildren(...moves);
+    // Scroll the list only, never the page (scrollIntoView would move a phone's view).
+    const current = list.querySelector('.current');
+    if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
+  }
+
+  // ---- the board ------------------------------------------------------------------------
+
+  /** What to mark of the turn that led to the position shown: the PÜNCT's origin for a
+   * move, and the cells the piece went to. */
+  function lastTurn(shown) {
+    // (Just after a takeback the board shown may be ahead of the turns, until found.)
+    const text = shown > 0 ? page.state.turns[shown - 1] : undefined;
+    const turn = text === undefined ? null : parseTurn(text);
+    return turn?.punct ? { from: turn.from, to: [turn.punct, ...turn.minors] } : null;
+  }
+
+  function winningChain() {
+    const { state } = page;
+    if (finalChain.after !== state.turns.length) {
+      const chain = chainView(page.engine.position(state.variant, state.turns).chain);
+      finalChain = { after: state.turns.length, chain };
+    }
+    return finalChain.chain;
+  }
+
+  function render() {
+    const { state, ui, engine } = page;
+    if (state.notice && state.notice !== shownNotice) notice(state.notice.text, state.notice.kind);
+    shownNotice = state.notice;
+    if (state.chat !== shownChat) chat.replace(state.chat);
+    shownChat = state.chat;
+    if (!state.players) return;
+    const me = myColor(state);
+    $('you').textContent = me ? `You play ${me}` : 'Watching';
+    $('rated').hidden = !state.rated;
+    $('spectators').querySelector('b').textContent = state.spectators;
+    for (const color of ['white', 'black']) {
+      const seat = state.players[color];
+      const node = $(`player-${color}`);
+      node.classList.toggle('to-move', !state.outcome && state.toMove === color);
+      // The computer's seat says its level as its presence.
+      node.querySelector('.who').replaceChildren(seat.taken && !seat.computer ? playerNode(seat) : '');
+      node.querySelector('.presence').textContent = seat.computer
+        ? `computer, level ${seat.computer}`
+        : !seat.taken ? 'seat free' : seat.connected ? 'online' : 'away';
+    }
+    const flip = flipped(page);
+    // Black's bar on top when the board shows Black's side nearest.
+    $('players').classList.toggle('flipped', flip);
+    const myTurn = page.canPlay();
+    const legal = page.legal();
+    $('turn-status').hidden = Boolean(state.outcome);
+    $('turn-status').textContent = `${cap(state.toMove)} to move, move ${Math.floor(state.turns.length / 2) + 1}${myTurn ? ' — your move' : ''}`;
+    const banner = $('banner');
+    banner.hidden = !state.outcome;
+    if (state.outcome) banner.textContent = outcomeText(state.outcome);
+
+    const shown = ui.view ?? state;
+    const shownAfter = ui.view ? ui.view.n : state.boardAfter;
+    const picked = candidates(ui, legal);
+    const ghostTurn = ui.dest ? ui.options[ui.option] : null;
+    // The winning chain once the game is won on the board, and the final position shown
+    // (found by the engine: a page without it shows none).
+    const winner = state.outcome?.reason === 'connection' && !ui.view && state.boardAfter === state.turns.length;
+    const chain = winner && engine ? winningChain() : null;
+    drawBoard(svg, {
+      board: shown.board,
+      flip,
+      targets: ui.dest ? [] : picked.map((t) => t.punct),
+      minors: ui.dest ? [...new Set(ui.options.flatMap((t) => t.minors))] : [],
+      source: ui.pick?.cells ?? (ui.dest ? [ui.dest] : []),
+      ghost: ghostTurn && { ...ghostTurn, color: me },
+      last: lastTurn(shownAfter),
+      chain,
+      focus: ui.cursor,
+    });
+    Object.assign(svg.dataset, {
+      turns: state.turns.length,
+      shown: shownAfter,
+      myTurn,
+      pending: ui.pending !== null,
+      ghost: ghostTurn ? ghostTurn.text : '',
+      flipped: flip,
+    });
+
+    const droppable = myTurn ? new Set((legal ?? []).map(parseTurn).filter(isDrop).map(kindOf)) : new Set();
+    renderReserves(shown.reserves, droppable);
+    renderTurns();
+
+    $('viewing').hidden = !ui.view;
+    if (ui.view) $('viewing').querySelector('b').textContent = ui.view.n ? turnName(ui.view.n) : 'the start';
+    const playing = me && !state.outcome;
+    $('controls').hidden = !playing;
+    $('actions').hidden = !playing;
+    $('rotate').disabled = ui.options.length < 2;
+    $('place').disabled = !ui.dest || !myTurn;
+    $('cancel').disabled = !ui.pick;
+    // Only when passing is the turn to play (no other legal turn).
+    $('pass').hidden = !(myTurn && legal.includes('pass'));
+    $('offer-draw').disabled = state.drawOffer !== null || ui.pending !== null;
+    $('resign').disabled = ui.pending !== null;
+    $('draw-answer').hidden = !state.drawOffer || state.drawOffer === me || !playing;
+    $('takeback-answer').hidden = !state.takebackOffer || state.takebackOffer === me || !playing;
+    for (const id of ['accept-draw', 'decline-draw', 'accept-takeback', 'decline-takeback']) $(id).disabled = ui.pending !== null;
+    // A player may ask once they have played a turn, while no request stands.
+    $('takeback').disabled = turnsOf(state, me) === 0 || state.takebackOffer !== null || ui.pending !== null;
+    $('takeback').textContent = state.takebackOffer === me ? 'Takeback asked…' : 'Ask to take back';
+    $('record-link').href = `/api/rooms/${encodeURIComponent(page.roomId)}/record.txt`;
+    // The analysis board needs the engine; it starts from the position shown.
+    $('analysis-link').hidden = !engine;
+    $('analysis-link').href = `/analysis?room=${encodeURIComponent(page.roomId)}&after=${shownAfter}`;
+    renderInvite();
+    renderRematch();
+    renderRatings();
+    chat.render({ you: state.you, over: Boolean(state.outcome), online: page.online() });
+    if (ui.inspected) inspect(ui.inspected);
+    tick();
+    alertMyMove();
+  }
+
+  return { render, say, notice, clearNotice, setConnection, noSuchRoom, offerSeat, inspect, chat };
+}
