@@ -170,14 +170,6 @@ export function mountChat(roomId, send) {
       state.version++;
     },
 
-    /** A `chat` notice. */
-    add(notice) {
-      const { type: _, ...line } = notice;
-      state.lines.push(line);
-      if (state.lines.length > KEPT) state.lines.shift();
-      state.version++;
-    },
-
     /** An `ack`: true when it answers a request of the chat's. */
     acked(id) {
       if (state.saying?.id === id) {

@@ -99,22 +99,22 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
     (
         "room-session.js",
         "text/javascript",
-        include_bytes!("../web/room-session.js"),
+        include_bytes!("../../web/room-session.js"),
     ),
     (
         "room-state.js",
         "text/javascript",
-        include_bytes!("../web/room-state.js"),
+        include_bytes!("../../web/room-state.js"),
     ),
     (
         "room-input.js",
         "text/javascript",
-        include_bytes!("../web/room-input.js"),
+        include_bytes!("../../web/room-input.js"),
     ),
     (
         "room-view.js",
         "text/javascript",
-        include_bytes!("../web/room-view.js"),
+        include_bytes!("../../web/room-view.js"),
     ),
     (
         "board.js",
