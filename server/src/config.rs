@@ -10,118 +10,118 @@ pub struct Config {
     /// (`:memory:` keeps everything in memory: nothing survives a restart), or a
     /// PostgreSQL URL (`postgres://user:password@host/database`), which every node of a
     /// cluster shares. Without it (`Config::default()`, for tests), SQLite in memory.
-    #[arg(long, env = "PUNCT_DATABASE", default_value = "punct.db")]
+    #[arg(long, global = true, env = "PUNCT_DATABASE", default_value = "punct.db")]
     pub database: Option<String>,
     /// Run as one node of a cluster: the NATS server (with JetStream) the nodes share
     /// (`nats://host:4222`). Every node must use the same PostgreSQL database. Without it,
     /// the server runs alone.
-    #[arg(long, env = "PUNCT_CLUSTER")]
+    #[arg(long, global = true, env = "PUNCT_CLUSTER")]
     pub cluster: Option<String>,
     /// In a cluster, how long a node's lease lasts without being renewed (it is renewed
     /// four times as often): a node that died has its rooms taken over by the others
     /// this long after its last renewal. Every node must use the same value.
-    #[arg(long, env = "PUNCT_CLUSTER_LEASE", value_parser = parse_duration, default_value = "5s")]
+    #[arg(long, global = true, env = "PUNCT_CLUSTER_LEASE", value_parser = parse_duration, default_value = "5s")]
     pub cluster_lease: Duration,
     /// Most WebSocket connections open at once; more are refused with 503.
-    #[arg(long, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
+    #[arg(long, global = true, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
     pub max_connections: usize,
     /// Most rooms held at once; creating more is refused with 503.
-    #[arg(long, env = "PUNCT_MAX_ROOMS", default_value_t = Config::DEFAULT.max_rooms)]
+    #[arg(long, global = true, env = "PUNCT_MAX_ROOMS", default_value_t = Config::DEFAULT.max_rooms)]
     pub max_rooms: usize,
     /// Largest WebSocket frame or message a client may send, in bytes; a larger one closes
     /// the connection.
-    #[arg(long, env = "PUNCT_MAX_MESSAGE_BYTES", default_value_t = Config::DEFAULT.max_message_bytes)]
+    #[arg(long, global = true, env = "PUNCT_MAX_MESSAGE_BYTES", default_value_t = Config::DEFAULT.max_message_bytes)]
     pub max_message_bytes: usize,
     /// How often the server pings each connection (such as `20s` or `500ms`).
-    #[arg(long, env = "PUNCT_PING_INTERVAL", value_parser = parse_duration, default_value = "20s")]
+    #[arg(long, global = true, env = "PUNCT_PING_INTERVAL", value_parser = parse_duration, default_value = "20s")]
     pub ping_interval: Duration,
     /// How long a connection may stay silent (no pong, no message) before it is dropped.
-    #[arg(long, env = "PUNCT_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "60s")]
+    #[arg(long, global = true, env = "PUNCT_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "60s")]
     pub idle_timeout: Duration,
     /// Messages queued for one connection before it counts as stalled and is dropped;
     /// bounds the memory a client that does not read can hold, and keeps it from
     /// delaying anyone else.
-    #[arg(long, env = "PUNCT_OUTBOUND_QUEUE", default_value_t = Config::DEFAULT.outbound_queue)]
+    #[arg(long, global = true, env = "PUNCT_OUTBOUND_QUEUE", default_value_t = Config::DEFAULT.outbound_queue)]
     pub outbound_queue: usize,
     /// Room events kept for connections that are behind; one further behind gets a fresh
     /// snapshot.
-    #[arg(long, env = "PUNCT_ROOM_EVENT_BUFFER", default_value_t = Config::DEFAULT.room_event_buffer)]
+    #[arg(long, global = true, env = "PUNCT_ROOM_EVENT_BUFFER", default_value_t = Config::DEFAULT.room_event_buffer)]
     pub room_event_buffer: usize,
     /// How long a room with nobody in it (and no clock or computer to time) stays in
     /// memory without any request (such as `30m`); it stays in the database and is
     /// loaded again when someone enters it.
-    #[arg(long, env = "PUNCT_ROOM_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "30m")]
+    #[arg(long, global = true, env = "PUNCT_ROOM_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "30m")]
     pub room_idle_timeout: Duration,
     /// How long a player may be away (disconnected, or never connected after taking a
     /// seat) before the opponent may claim the win (such as `2m`).
-    #[arg(long, env = "PUNCT_GRACE_PERIOD", value_parser = parse_duration, default_value = "2m")]
+    #[arg(long, global = true, env = "PUNCT_GRACE_PERIOD", value_parser = parse_duration, default_value = "2m")]
     pub grace_period: Duration,
     /// Most WebSocket connections open at once from one IP address; more are refused with
     /// 429. 0 for no cap. (Behind a reverse proxy every client has the proxy's address.)
-    #[arg(long, env = "PUNCT_MAX_CONNECTIONS_PER_IP", default_value_t = Config::DEFAULT.max_connections_per_ip)]
+    #[arg(long, global = true, env = "PUNCT_MAX_CONNECTIONS_PER_IP", default_value_t = Config::DEFAULT.max_connections_per_ip)]
     pub max_connections_per_ip: usize,
     /// Rooms one IP address may create a minute (and at once); more are refused with 429.
     /// 0 for no cap.
-    #[arg(long, env = "PUNCT_ROOMS_PER_MINUTE", default_value_t = Config::DEFAULT.rooms_per_minute)]
+    #[arg(long, global = true, env = "PUNCT_ROOMS_PER_MINUTE", default_value_t = Config::DEFAULT.rooms_per_minute)]
     pub rooms_per_minute: u32,
     /// Multiplies every per-connection message rate and burst (`protocol/PROTOCOL.md`
     /// lists them); 0 turns message rate limits off.
-    #[arg(long, env = "PUNCT_MESSAGE_RATE_SCALE", default_value_t = Config::DEFAULT.message_rate_scale)]
+    #[arg(long, global = true, env = "PUNCT_MESSAGE_RATE_SCALE", default_value_t = Config::DEFAULT.message_rate_scale)]
     pub message_rate_scale: f64,
     /// Web page origins (such as `https://punct.example`) allowed to open WebSockets,
     /// comma-separated, besides the server's own. Empty: any origin. Clients that send no
     /// `Origin` (programs, not browsers) are always allowed.
-    #[arg(long, env = "PUNCT_ALLOWED_ORIGINS", value_delimiter = ',')]
+    #[arg(long, global = true, env = "PUNCT_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
     /// How long the computer thinks about each turn in rooms created against it (such as
     /// `1s`); in a timed game never more than a twentieth of its clock plus half the
     /// increment.
-    #[arg(long, env = "PUNCT_COMPUTER_THINK_TIME", value_parser = parse_duration, default_value = "1s")]
+    #[arg(long, global = true, env = "PUNCT_COMPUTER_THINK_TIME", value_parser = parse_duration, default_value = "1s")]
     pub computer_think_time: Duration,
     /// Searches the computer runs at once, each on a thread of its own; more wait their
     /// turn, so that each keeps its strength. 0: one less than the machine's cores (at
     /// least one).
-    #[arg(long, env = "PUNCT_COMPUTER_THREADS", default_value_t = Config::DEFAULT.computer_threads)]
+    #[arg(long, global = true, env = "PUNCT_COMPUTER_THREADS", default_value_t = Config::DEFAULT.computer_threads)]
     pub computer_threads: usize,
     /// How long a room may wait for someone to take its free seat (such as `24h`); it is
     /// then deleted, unless someone is in it.
-    #[arg(long, env = "PUNCT_OPEN_ROOM_EXPIRY", value_parser = parse_duration, default_value = "24h")]
+    #[arg(long, global = true, env = "PUNCT_OPEN_ROOM_EXPIRY", value_parser = parse_duration, default_value = "24h")]
     pub open_room_expiry: Duration,
     /// How long a game with both seats taken may go without a turn while nobody is in its
     /// room (such as `7d`); it then ends, the player to move losing by abandonment, as if
     /// the opponent had claimed the win.
-    #[arg(long, env = "PUNCT_ABANDONED_GAME_EXPIRY", value_parser = parse_duration, default_value = "7d")]
+    #[arg(long, global = true, env = "PUNCT_ABANDONED_GAME_EXPIRY", value_parser = parse_duration, default_value = "7d")]
     pub abandoned_game_expiry: Duration,
     /// How long a signed-in session lasts (such as `30d`); signing out ends it sooner.
-    #[arg(long, env = "PUNCT_SESSION_LIFETIME", value_parser = parse_duration, default_value = "30d")]
+    #[arg(long, global = true, env = "PUNCT_SESSION_LIFETIME", value_parser = parse_duration, default_value = "30d")]
     pub session_lifetime: Duration,
     /// Sends the session cookie without `Secure`, for a server reached over plain HTTP
     /// other than on localhost (browsers keep `Secure` cookies only over HTTPS and from
     /// localhost). Behind an HTTPS proxy, leave it off.
-    #[arg(long, env = "PUNCT_INSECURE_COOKIES")]
+    #[arg(long, global = true, env = "PUNCT_INSECURE_COOKIES")]
     pub insecure_cookies: bool,
     /// Times one IP address may try to sign in or register a minute (and at once); more
     /// are refused with 429. 0 for no cap.
-    #[arg(long, env = "PUNCT_SIGN_INS_PER_MINUTE", default_value_t = Config::DEFAULT.sign_ins_per_minute)]
+    #[arg(long, global = true, env = "PUNCT_SIGN_INS_PER_MINUTE", default_value_t = Config::DEFAULT.sign_ins_per_minute)]
     pub sign_ins_per_minute: u32,
     /// Times anyone may try to sign in to one username a minute (and at once), from any
     /// address; more are refused with 429. 0 for no cap.
-    #[arg(long, env = "PUNCT_SIGN_INS_PER_ACCOUNT", default_value_t = Config::DEFAULT.sign_ins_per_account)]
+    #[arg(long, global = true, env = "PUNCT_SIGN_INS_PER_ACCOUNT", default_value_t = Config::DEFAULT.sign_ins_per_account)]
     pub sign_ins_per_account: u32,
     /// The SMTP server that mails correspondence players, as `smtp://host:25` (plain, for
     /// a relay beside the server), `smtp://user:password@host:587?tls=required`
     /// (STARTTLS) or `smtps://user:password@host:465` (TLS). Without it, no mail.
-    #[arg(long, env = "PUNCT_SMTP_URL", value_parser = parse_smtp_url)]
+    #[arg(long, global = true, env = "PUNCT_SMTP_URL", value_parser = parse_smtp_url)]
     pub smtp_url: Option<String>,
     /// The sender of the mail, as `Name <address>` [default: PÜNCT <punct@localhost>].
-    #[arg(long, env = "PUNCT_MAIL_FROM")]
+    #[arg(long, global = true, env = "PUNCT_MAIL_FROM")]
     pub mail_from: Option<String>,
     /// Where players reach the server, for the links in mail (such as
     /// `https://punct.example.org`) [default: http://localhost:8080].
-    #[arg(long, env = "PUNCT_PUBLIC_URL")]
+    #[arg(long, global = true, env = "PUNCT_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// How often the server looks for daily digests to send.
-    #[arg(long, env = "PUNCT_DIGEST_CHECK", value_parser = parse_duration, default_value = "10m")]
+    #[arg(long, global = true, env = "PUNCT_DIGEST_CHECK", value_parser = parse_duration, default_value = "10m")]
     pub digest_check: Duration,
 }
 

@@ -3,7 +3,7 @@
 //! running server on the listen address whether it is ready (for container health
 //! checks, where no shell or curl exists).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -30,9 +30,10 @@ struct Cli {
     /// How log lines are written to stderr: `text` for people, `json` (one object a line,
     /// with the connection and room ids of its spans) for log collectors. `RUST_LOG`
     /// chooses what is logged (`info` by default).
-    #[arg(long, env = "PUNCT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, env = "PUNCT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     log_format: LogFormat,
-    /// Limits and timings.
+    /// Limits and timings (every one global: `punct-server rebuild-ratings --database DB`
+    /// reads as `punct-server --database DB rebuild-ratings`).
     #[command(flatten)]
     config: Config,
 }
@@ -63,7 +64,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Schema) => {
-            print!("{}", punct_protocol::schema_json());
+            // A reader that stops early (`| head`) is not an error of ours.
+            let _ = std::io::stdout().write_all(punct_protocol::schema_json().as_bytes());
             ExitCode::SUCCESS
         }
         Some(Command::Healthcheck) => match ready(cli.listen) {
