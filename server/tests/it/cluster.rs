@@ -1,8 +1,9 @@
 //! Three real `punct-server` nodes on one PostgreSQL database and one NATS server:
 //! players and spectators of a room on different nodes, a node killed or cut off in the
 //! middle of a game, and every acknowledged turn stored once.
-
-#![cfg(feature = "services")]
+//!
+//! They need PostgreSQL and NATS on the machine, so a plain `cargo test` skips them;
+//! `.ci/services-tests` runs them with `--include-ignored`.
 
 use nix::sys::signal::Signal;
 use punct_client::{Entry, NetEvent};
@@ -96,6 +97,7 @@ async fn stored_turns(database: &Database, room: &str) -> Vec<String> {
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn players_and_spectators_on_three_nodes_play_one_game() {
     let (database, nats) = (Database::postgres(), Nats::start());
     let nodes = cluster(&database, &nats);
@@ -131,6 +133,7 @@ async fn players_and_spectators_on_three_nodes_play_one_game() {
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn() {
     let (database, nats) = (Database::postgres(), Nats::start());
     let mut nodes = cluster(&database, &nats);
@@ -192,6 +195,7 @@ async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn(
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn a_turn_on_its_way_when_the_owner_dies_is_answered_once_the_room_moves() {
     for round in 0..3 {
         let (database, nats) = (Database::postgres(), Nats::start());
@@ -229,6 +233,7 @@ async fn a_turn_on_its_way_when_the_owner_dies_is_answered_once_the_room_moves()
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn a_node_cut_off_past_its_lease_writes_nothing_and_stops() {
     let (database, nats) = (Database::postgres(), Nats::start());
     let nodes = cluster(&database, &nats);
@@ -259,6 +264,7 @@ async fn a_node_cut_off_past_its_lease_writes_nothing_and_stops() {
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn accounts_chat_and_ratings_work_across_nodes() {
     let (database, nats) = (Database::postgres(), Nats::start());
     let nodes = cluster(&database, &nats);

@@ -4,8 +4,8 @@
 //! The server under test runs in this process (`punct_testing::TestServer`) or, where a
 //! test kills, stops or signals it, as a process of its own ([`process`]). With
 //! `PUNCT_TEST_DATABASE=postgres` every server keeps its rooms in PostgreSQL instead of
-//! SQLite; the cluster's tests need PostgreSQL and NATS and the feature `services`
-//! (`.ci/services-tests`).
+//! SQLite; the cluster's tests need PostgreSQL and NATS and are ignored unless asked for
+//! (`cargo test -p punct-server -- --include-ignored`, as `.ci/services-tests` runs them).
 
 mod games;
 mod process;
