@@ -4,22 +4,14 @@
 use std::net::SocketAddr;
 
 use punct_load::{LoadConfig, Report, run};
-use punct_server::Config;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use punct_testing::TestServer;
 
 /// Runs the load `config` against a server in this process, which it then stops.
 async fn against_a_server(config: impl FnOnce(SocketAddr) -> LoadConfig) -> Report {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let serving = tokio::spawn(punct_server::run(listener, Config::default(), async {
-        let _ = stopped.await;
-    }));
-    let report = run(config(server)).await.unwrap();
+    let server = TestServer::start().await;
+    let report = run(config(server.addr)).await.unwrap();
     eprintln!("{report}");
-    let _ = stop.send(());
-    serving.await.unwrap().unwrap();
+    server.shutdown().await.unwrap();
     report
 }
 

@@ -1,22 +1,38 @@
-//! Real PostgreSQL and NATS servers for tests, started from the machine's packages
-//! (Debian's `postgresql` and `nats-server`) in temporary directories, on free ports,
-//! and stopped when dropped.
+//! What the workspace's tests share: a `punct-server` in the test's process and clients
+//! that speak to it, and real PostgreSQL and NATS servers started from the machine's
+//! packages (Debian's `postgresql` and `nats-server`) in temporary directories, on free
+//! ports, and stopped when dropped.
 //!
 //! PostgreSQL refuses to run as root: when the tests do (as in CI), the server runs as
 //! the `postgres` user the package creates, through `runuser`. A test that asks for a
 //! server on a machine without the package fails, saying which package to install; CI
-//! installs them (`.ci/run`).
+//! installs them (`.ci/services-tests`).
 //!
 //! # Layout
 //!
+//! - [`TestServer`]: a server in this process on a free port, on the test's runtime or
+//!   on one of its own ([`TestServer::in_background`], for tests that are not async);
+//!   its [`Endpoint`] makes HTTP requests and opens connections. The server's tests and
+//!   the `punct` command's tests both start theirs here.
+//! - [`Client`]: a WebSocket connection that speaks the protocol and checks that a
+//!   room's events come in sequence; [`Refused`] is what it is told when refused.
+//! - [`Database`]: a test's database, SQLite or, with `PUNCT_TEST_DATABASE=postgres`,
+//!   PostgreSQL ([`on_postgres`]).
 //! - [`glicko2`]: Glicko-2 straight from its paper, to check ratings against.
 //! - [`Postgres`]: one server per test process ([`Postgres::shared`]), a fresh database
 //!   per test ([`Postgres::database`]).
 //! - [`Nats`]: a NATS server with JetStream, one per test that needs one.
 //! - [`smtp`]: a mail server that keeps what it is sent, refuses it, or hangs.
 
+mod client;
+mod database;
 pub mod glicko2;
+mod server;
 pub mod smtp;
+
+pub use client::{Client, Refused, error_code, illegal, refused};
+pub use database::{Database, on_postgres};
+pub use server::{Endpoint, PATIENCE, Table, TestServer, api_error};
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

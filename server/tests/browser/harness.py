@@ -25,7 +25,7 @@ from selenium.webdriver.common.by import By
 ROOT = os.path.dirname(os.path.abspath(__file__))
 RECORDS = os.path.join(ROOT, "..", "..", "..", "rules", "tests", "records")
 
-# White links B1 to K17 in the 11th turn (server/tests/common/games.rs, WHITE_CONNECTS).
+# White links B1 to K17 in the 11th turn (server/tests/it/games.rs, WHITE_CONNECTS).
 WHITE_CONNECTS = """B2:B1,B3 A3:A2,A4 B5:B4,B6 A6:A5,A7 B7:B8,B9 B10:C11,D12 C10:D11,E12
 C1:D1,E1 F13:G14,H15 E13:F14,G15 I15:J16,K17""".split()
 

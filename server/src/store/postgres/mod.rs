@@ -15,7 +15,7 @@ mod chat;
 mod queries;
 mod ratings;
 mod schema;
-#[cfg(all(test, feature = "services"))]
+#[cfg(test)]
 mod tests;
 
 use std::sync::Arc;

@@ -29,6 +29,7 @@ fn new_room(id: &str) -> NewRoom {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn nodes_starting_together_migrate_once() {
     let url = Server::shared().database();
     let opening: Vec<_> = (0..6)
@@ -54,6 +55,7 @@ async fn nodes_starting_together_migrate_once() {
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn a_database_newer_than_the_server_is_refused_untouched() {
     let url = Server::shared().database();
     let store = Store::open(Some(&url)).await.unwrap();
@@ -79,6 +81,7 @@ async fn a_database_newer_than_the_server_is_refused_untouched() {
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
 async fn connections_cut_by_the_database_are_made_again() {
     let url = Server::shared().database();
     let store = Store::open(Some(&url)).await.unwrap();

@@ -1,0 +1,103 @@
+//! A server for `punct` processes to talk to, in the test's process, and the screen of
+//! the room view as text.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use punct_cli::app::App;
+use punct_server::Config;
+use punct_testing::TestServer;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+/// Runs `work` on a runtime of its own, on a thread of its own, for the rest of the test.
+pub(crate) fn in_background(work: impl Future<Output = ()> + Send + 'static) {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(work);
+    });
+}
+
+/// A server whose computer thinks briefly, so that games against it are quick; on a
+/// runtime of its own, since these tests are not async.
+pub(crate) fn start_server() -> TestServer {
+    TestServer::in_background(Config {
+        computer_think_time: std::time::Duration::from_millis(20),
+        ..Config::default()
+    })
+}
+
+/// The room view's screen as text, one line per row.
+pub(crate) fn screen(app: &App) -> String {
+    drawn(|frame| punct_cli::ui::render(app, frame))
+}
+
+/// The room view's screen on a `width`×`height` terminal.
+pub(crate) fn screen_at(app: &App, width: u16, height: u16) -> String {
+    drawn_at(width, height, |frame| punct_cli::ui::render(app, frame))
+}
+
+/// What `draw` draws on a 110×42 terminal, one line per row.
+pub(crate) fn drawn(draw: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
+    drawn_at(110, 42, draw)
+}
+
+/// What `draw` draws on a `width`×`height` terminal, one line per row.
+pub(crate) fn drawn_at(
+    width: u16,
+    height: u16,
+    draw: impl FnOnce(&mut ratatui::Frame<'_>),
+) -> String {
+    text(&buffer_at(width, height, draw))
+}
+
+/// What `draw` draws on a `width`×`height` terminal, styles included.
+pub(crate) fn buffer_at(
+    width: u16,
+    height: u16,
+    draw: impl FnOnce(&mut ratatui::Frame<'_>),
+) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal.draw(draw).expect("drawn");
+    terminal.backend().buffer().clone()
+}
+
+/// A buffer's text, one line per row, without trailing blanks.
+pub(crate) fn text(buffer: &Buffer) -> String {
+    (0..buffer.area.height)
+        .map(|y| {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect();
+            line.trim_end().to_owned() + "\n"
+        })
+        .collect()
+}
+
+/// Runs the `punct` binary with `args`, `input` on its standard input and, if given,
+/// `config` as its configuration directory; answers how it ended.
+pub(crate) fn run_punct(args: &[&str], input: &str, config: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_punct"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(config) = config {
+        command.env("PUNCT_CONFIG_DIR", config);
+    }
+    let mut child = command.spawn().expect("punct starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("punct reads its stdin");
+    child.wait_with_output().expect("punct runs")
+}

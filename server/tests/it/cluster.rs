@@ -1,0 +1,328 @@
+//! Three real `punct-server` nodes on one PostgreSQL database and one NATS server:
+//! players and spectators of a room on different nodes, a node killed or cut off in the
+//! middle of a game, and every acknowledged turn stored once.
+//!
+//! They need PostgreSQL and NATS on the machine, so a plain `cargo test` skips them;
+//! `.ci/services-tests` runs them with `--include-ignored`.
+
+use nix::sys::signal::Signal;
+use punct_client::{Entry, NetEvent};
+use punct_protocol::{ClientMessage, Lobby, ServerMessage};
+use punct_rules::{Game, Turn, Variant};
+use punct_testing::{Client, Database, Nats, Table};
+
+use crate::games::{WHITE_CONNECTED, white_connects};
+use crate::process::Process;
+
+/// The lease the nodes run with: short, so that a failover takes seconds.
+const LEASE: &str = "2s";
+
+/// Three nodes of one cluster.
+fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {
+    let url = nats.url();
+    (0..3)
+        .map(|_| Process::with(database, &["--cluster", &url, "--cluster-lease", LEASE]))
+        .collect()
+}
+
+/// A room made on the first node, which runs it and where nobody plays; White and a
+/// spectator on the second node, Black on the third.
+async fn seated(nodes: &[Process]) -> (Table, Client, Client, Client) {
+    let table = nodes[0].table("standard").await;
+    let white = nodes[1].player(&table.room, &table.white).await;
+    let black = nodes[2].player(&table.room, &table.black).await;
+    let (near, _) = nodes[1].spectator(&table.room).await;
+    (table, white, black, near)
+}
+
+/// The turns of a long game, chosen by the rules engine; none ends it early.
+fn long_game(turns: usize) -> Vec<Turn> {
+    let mut game = Game::new(Variant::Standard);
+    let mut played = Vec::new();
+    for n in 0..turns {
+        let legal = game.legal_turns();
+        let turn = (0..legal.len())
+            .map(|i| legal[(n * 7919 + i) % legal.len()])
+            .find(|&turn| {
+                let mut next = game.clone();
+                next.play(turn).unwrap().is_none()
+            })
+            .expect("a turn that does not end the game");
+        game.play(turn).unwrap();
+        played.push(turn);
+    }
+    played
+}
+
+/// Reads `client`'s messages until it knows of `turns` turns, by the turns it is told of
+/// or a snapshot (a member whose room moved to another node may be sent one).
+async fn await_turns(client: &mut Client, turns: usize) {
+    let mut known = 0;
+    while known < turns {
+        match client.recv().await {
+            ServerMessage::TurnPlayed { number, .. } => known = known.max(number),
+            ServerMessage::Snapshot { room, .. } => known = known.max(room.turns.len()),
+            _ => {}
+        }
+    }
+}
+
+/// Plays `turn`, the `n`th from 0, for whichever of `white` and `black` is to move, and
+/// waits until the other has heard of it; answers it as the database writes it.
+async fn play_turn(white: &mut Client, black: &mut Client, n: usize, turn: Turn) -> String {
+    let (mover, other) = if n.is_multiple_of(2) {
+        (white, black)
+    } else {
+        (black, white)
+    };
+    let reply = mover.request(|id| ClientMessage::Play { id, turn }).await;
+    assert!(
+        matches!(reply, ServerMessage::Ack { .. }),
+        "turn {turn} refused: {reply:?}"
+    );
+    await_turns(other, n + 1).await;
+    turn.to_string()
+}
+
+/// The turns stored for `room`, in order.
+async fn stored_turns(database: &Database, room: &str) -> Vec<String> {
+    let rows = database
+        .query(&format!(
+            "SELECT turn FROM turns WHERE room = '{room}' ORDER BY number"
+        ))
+        .await;
+    rows.into_iter()
+        .map(|row| row[0].clone().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn players_and_spectators_on_three_nodes_play_one_game() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    let table = nodes[0].table("standard").await;
+    let mut white = nodes[1].player(&table.room, &table.white).await;
+    let mut black = nodes[2].player(&table.room, &table.black).await;
+    let (mut watcher, _) = nodes[2].spectator(&table.room).await;
+    let turns = long_game(12);
+    for (n, &turn) in turns.iter().enumerate() {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    await_turns(&mut watcher, turns.len()).await;
+
+    // Every node answers for the room: its record, its summary, the lobby.
+    for node in &nodes {
+        assert_eq!(node.record(&table.room).await.turns, turns);
+        let summary = node.summary(&table.room).await;
+        assert!(summary.players.white.connected && summary.players.black.connected);
+        let lobby: Lobby = node.get("/api/rooms").await;
+        let listed = lobby
+            .rooms
+            .iter()
+            .find(|room| room.room == table.room)
+            .unwrap();
+        assert_eq!(
+            listed.spectators, 1,
+            "the lobby knows who is in rooms on other nodes"
+        );
+    }
+    let stored = stored_turns(&database, &table.room).await;
+    let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+    assert_eq!(stored, expected);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_killed_node_s_room_carries_on_elsewhere_with_every_acknowledged_turn() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = cluster(&database, &nats);
+    let (table, mut white, mut black, mut near) = seated(&nodes).await;
+    let (mut on_owner, _) = nodes[0].spectator(&table.room).await;
+    // A client given two nodes, on the doomed one first, comes back on the other.
+    let both: [punct_client::Server; 2] =
+        [nodes[0].addr, nodes[1].addr].map(|addr| format!("http://{addr}").parse().unwrap());
+    let client = punct_client::Client::builder(both[0].clone())
+        .also([both[1].clone()])
+        .build()
+        .unwrap();
+    let mut link = punct_client::connect(
+        client,
+        Entry::Watch {
+            room: table.room.clone(),
+        },
+    );
+    // A whole game, which White wins by connection in eleven turns.
+    let turns = white_connects(Variant::Standard);
+    let mut acknowledged = Vec::new();
+    for (n, &turn) in turns.iter().enumerate() {
+        if n == 5 {
+            nodes.remove(0).kill();
+        }
+        // The first turn after the kill waits for the lease to run out and another
+        // node to take the room over; the players notice nothing else.
+        acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+    }
+    await_turns(&mut near, turns.len()).await;
+    assert!(on_owner.closed().await.is_none(), "its node is gone");
+    let (mut dropped, mut known) = (false, 0);
+    while known < turns.len() {
+        let event = tokio::time::timeout(punct_testing::PATIENCE, link.events.recv()).await;
+        match event
+            .expect("the link comes back in time")
+            .expect("the link lives")
+        {
+            NetEvent::Disconnected(_) => dropped = true,
+            NetEvent::Message(ServerMessage::TurnPlayed { number, .. }) => {
+                known = known.max(number)
+            }
+            NetEvent::Message(ServerMessage::Snapshot { room, .. }) => {
+                known = known.max(room.turns.len())
+            }
+            NetEvent::Failed(why) => panic!("the link gave up: {why}"),
+            _ => {}
+        }
+    }
+    assert!(dropped, "the link was on the killed node");
+
+    // A spectator of the dead node comes back on another, resuming where it was.
+    let (_back, snapshot) = nodes[0].spectator(&table.room).await;
+    assert_eq!(snapshot.turns, turns);
+    assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+    let record = nodes[1].record(&table.room).await;
+    assert_eq!(record.turns, turns);
+    assert_eq!(record.outcome, Some(WHITE_CONNECTED), "the game finished");
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_turn_on_its_way_when_the_owner_dies_is_answered_once_the_room_moves() {
+    for round in 0..3 {
+        let (database, nats) = (Database::postgres(), Nats::start());
+        let mut nodes = cluster(&database, &nats);
+        // The node of either player may take the room over.
+        let (table, mut white, mut black, mut near) = seated(&nodes).await;
+        let turns = white_connects(Variant::Standard);
+        let mut acknowledged = Vec::new();
+        for (n, &turn) in turns.iter().enumerate().take(4) {
+            acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+        }
+        // White's turn leaves for the owner, which dies as it travels (or just after it
+        // arrives): White is answered once another node runs the room, and the answer
+        // says what the database holds.
+        let id = 1_000 + round;
+        white
+            .send(&ClientMessage::Play { id, turn: turns[4] })
+            .await;
+        nodes.remove(0).kill();
+        let reply = white.reply_to(id).await;
+        assert!(
+            matches!(reply, ServerMessage::Ack { .. }),
+            "round {round}: the turn on its way was refused: {reply:?}"
+        );
+        acknowledged.push(turns[4].to_string());
+        await_turns(&mut black, 5).await;
+        for (n, &turn) in turns.iter().enumerate().skip(5) {
+            acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+        }
+        await_turns(&mut near, turns.len()).await;
+        assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+        let record = nodes[0].record(&table.room).await;
+        assert_eq!(record.outcome, Some(WHITE_CONNECTED), "the game finished");
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_node_cut_off_past_its_lease_writes_nothing_and_stops() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    let table = nodes[0].table("standard").await;
+    let mut white = nodes[1].player(&table.room, &table.white).await;
+    let mut black = nodes[2].player(&table.room, &table.black).await;
+    let turns = long_game(12);
+    let mut acknowledged = Vec::new();
+    for (n, &turn) in turns.iter().enumerate() {
+        if n == 4 {
+            // The owner freezes mid-game, as a partition or a long pause would leave it.
+            nodes[0].signal(Signal::SIGSTOP);
+        }
+        if n == 8 {
+            // It wakes up long after the others took its room over.
+            nodes[0].signal(Signal::SIGCONT);
+        }
+        acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+    }
+    // Back, it finds its lease gone: it stops, and says why.
+    let mut nodes = nodes.into_iter();
+    let stopped = nodes.next().unwrap().wait();
+    assert!(
+        !stopped.success(),
+        "a node that lost its lease exits with an error"
+    );
+    assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn accounts_chat_and_ratings_work_across_nodes() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    let password = "a fine password";
+    let anna = nodes[0].register("anna", password).await;
+    let bert = nodes[1].register("bert", password).await;
+    // The room runs on node 0; Bert takes his seat through node 1.
+    let granted = nodes[0]
+        .signed_in(&anna)
+        .create_room(r#"{"color":"white","rated":true}"#)
+        .await;
+    nodes[1].signed_in(&bert).take_seat(&granted.room).await;
+    // Both come back by account, without tokens, on nodes that do not run the room.
+    let mut white = nodes[1].signed_in(&anna).client().await;
+    let mut black = nodes[2].signed_in(&bert).client().await;
+    for client in [&mut white, &mut black] {
+        let joined = client.join_as(&granted.room, None).await;
+        assert!(
+            matches!(joined, ServerMessage::Snapshot { .. }),
+            "{joined:?}"
+        );
+    }
+    let (mut watcher, _) = nodes[2].spectator(&granted.room).await;
+
+    // The players' chat reaches the other player, never the spectator, across nodes.
+    assert_eq!(white.say("good luck").await, None);
+    let line = black.heard().await;
+    assert_eq!(
+        (line.text.as_str(), line.name.as_deref()),
+        ("good luck", Some("anna"))
+    );
+    assert!(!watcher.hears_next("good luck").await);
+    assert!(!black.hears_next("mark 9").await, "nor the spectator's");
+
+    // A rated game between the two accounts, rated wherever it ends.
+    let turns = long_game(2);
+    for (n, &turn) in turns.iter().enumerate() {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    let resigned = black.request(|id| ClientMessage::Resign { id }).await;
+    assert!(
+        matches!(resigned, ServerMessage::Ack { .. }),
+        "{resigned:?}"
+    );
+    loop {
+        match white.next_news().await {
+            ServerMessage::Ratings { changes, .. } => {
+                assert_eq!(changes.white.username, "anna");
+                assert!(changes.white.after.rating > changes.white.before.rating);
+                break;
+            }
+            ServerMessage::Chat { .. }
+            | ServerMessage::TurnPlayed { .. }
+            | ServerMessage::YourTurn { .. }
+            | ServerMessage::GameOver { .. } => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    let rated = database.query("SELECT room FROM rated_games").await;
+    assert_eq!(rated, [vec![Some(granted.room.clone())]], "rated once");
+}

@@ -1,0 +1,148 @@
+//! The HTTP API: rooms, the lobby, records, health.
+
+use punct_protocol::{Lobby, Record, RoomStatus, RoomSummary, Visibility};
+use punct_rules::{Color, Variant};
+use punct_testing::TestServer;
+
+#[tokio::test]
+async fn health_is_reported() {
+    let server = TestServer::start().await;
+    assert_eq!(
+        server.http("GET", "/healthz", "").await,
+        (200, "ok\n".to_owned())
+    );
+    assert_eq!(
+        server.http("GET", "/readyz", "").await,
+        (200, "ready\n".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
+    let server = TestServer::start().await;
+    let open = server.create_room(r#"{"variant":"basic"}"#).await;
+    let hidden = server.create_room(r#"{"visibility":"private"}"#).await;
+    let live = server.table("standard").await;
+    let _white = server.player(&live.room, &live.white).await;
+
+    let lobby: Lobby = server.get("/api/rooms").await;
+    let listed: Vec<(&str, RoomStatus)> = lobby
+        .rooms
+        .iter()
+        .map(|r| (r.room.as_str(), r.status))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (open.room.as_str(), RoomStatus::Open),
+            (live.room.as_str(), RoomStatus::Live)
+        ]
+    );
+    assert_eq!(lobby.rooms[0].variant, Variant::Basic);
+    assert!(lobby.rooms[1].players.white.taken && lobby.rooms[1].players.black.taken);
+    // A game whose players are both away is not listed as live; while one of its
+    // players is there, it is.
+    let deserted = server.table("standard").await;
+    let mut away = server.player(&deserted.room, &deserted.white).await;
+    let lobby: Lobby = server.get("/api/rooms").await;
+    assert!(lobby.rooms.iter().any(|r| r.room == deserted.room));
+    away.send_raw(punct_client::Message::Close(None)).await;
+    let gone = async {
+        loop {
+            let lobby: Lobby = server.get("/api/rooms").await;
+            if lobby.rooms.iter().all(|r| r.room != deserted.room) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(punct_testing::PATIENCE, gone)
+        .await
+        .unwrap();
+
+    // A private room is reached by its id only.
+    let summary: RoomSummary = server.summary(&hidden.room).await;
+    assert_eq!(summary.visibility, Visibility::Private);
+    assert_eq!(summary.status, RoomStatus::Open);
+    assert_eq!(summary.turns, 0);
+    assert_eq!(summary.to_move, Color::White);
+}
+
+#[tokio::test]
+async fn the_record_comes_as_json_and_as_text() {
+    let server = TestServer::start().await;
+    let table = server.table("basic").await;
+    let mut alice = server.player(&table.room, &table.white).await;
+    let mut bob = server.player(&table.room, &table.black).await;
+    alice.play("C4:C5,D5").await.unwrap();
+    bob.play("j14:k15,j15").await.unwrap();
+
+    let record: Record = server.record(&table.room).await;
+    assert_eq!(record.variant, Variant::Basic);
+    let turns: Vec<String> = record.turns.iter().map(ToString::to_string).collect();
+    assert_eq!(turns, ["C4:C5,D5", "J14:J15,K15"]);
+    assert_eq!(record.outcome, None);
+
+    let (status, text) = server
+        .http("GET", &format!("/api/rooms/{}/record.txt", table.room), "")
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(text, "# PÜNCT, basic game\nC4:C5,D5\nJ14:J15,K15\n");
+    assert_eq!(server.summary(&table.room).await.turns, 2);
+}
+
+#[tokio::test]
+async fn bad_requests_and_unknown_rooms_get_typed_errors() {
+    let server = TestServer::start().await;
+    let (status, body) = server
+        .http("POST", "/api/rooms", r#"{"variant":"chess"}"#)
+        .await;
+    assert_eq!(status, 400);
+    assert!(body.contains(r#""code":"bad-request""#), "{body}");
+    let (status, body) = server
+        .http("POST", "/api/rooms", r#"{"colour":"white"}"#)
+        .await;
+    assert_eq!(status, 400, "unknown fields are refused: {body}");
+    let (status, body) = server
+        .http(
+            "POST",
+            "/api/rooms",
+            r#"{"clock":{"base":0,"increment":5}}"#,
+        )
+        .await;
+    assert_eq!(status, 400, "no time at all is no time control: {body}");
+    assert!(body.contains(r#""code":"bad-request""#), "{body}");
+    for path in [
+        "/api/rooms/nowhere",
+        "/api/rooms/nowhere/record",
+        "/api/rooms/nowhere/record.txt",
+    ] {
+        let (status, body) = server.http("GET", path, "").await;
+        assert_eq!(status, 404, "{path}");
+        assert!(body.contains(r#""code":"no-such-room""#), "{path}: {body}");
+    }
+    let (status, _) = server.http("POST", "/api/rooms/nowhere/seat", "").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_client_given_several_servers_uses_one_that_is_up() {
+    let server = TestServer::start().await;
+    // Nothing listens on the first address.
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let down = format!("http://{}", gone.local_addr().unwrap());
+    drop(gone);
+    let client = punct_client::Client::builder(down.parse().unwrap())
+        .also([format!("http://{}", server.addr).parse().unwrap()])
+        .build()
+        .unwrap();
+    let granted = client
+        .create_room(&punct_protocol::CreateRoom::default())
+        .await
+        .expect("the second server creates the room");
+    let mut connection = client.connect().await.expect("and takes the WebSocket");
+    connection.hello(false).await.unwrap();
+    assert_eq!(client.room(&granted.room).await.unwrap().room, granted.room);
+    // The client still names the servers by the first given.
+    assert_eq!(client.server().to_string(), down);
+}
