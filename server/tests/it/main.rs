@@ -11,6 +11,7 @@ mod games;
 mod process;
 
 mod accounts;
+mod architecture;
 mod archive;
 mod cancel;
 mod chat;
