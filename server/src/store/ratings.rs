@@ -41,16 +41,7 @@ pub(super) async fn rate(db: &dyn Conn, room: &str) -> Result<Option<[Rated; 2]>
         .await?;
     for (color, (account, change)) in Color::ALL.into_iter().zip(accounts.iter().zip(changes)) {
         put_change(db, room, color, account, variant, at, change).await?;
-        let after = change.after;
-        let values = params![
-            account,
-            text(&variant),
-            after.rating,
-            after.deviation,
-            after.volatility,
-            at,
-        ];
-        db.execute(sql::RATE_ONE_MORE, values).await?;
+        put_rating(db, account, variant, change.after, 1, Some(at)).await?;
     }
     let [white, black] = changes;
     Ok(Some([
@@ -88,19 +79,36 @@ pub(super) async fn rebuild(db: &dyn Conn) -> Result<usize, StoreError> {
     }
     db.execute(sql::DELETE_RATINGS, &[]).await?;
     for ((account, variant), (standing, games)) in ledger.into_entries() {
-        let rating = standing.rating;
-        let values = params![
-            account,
-            text(&variant),
-            rating.rating,
-            rating.deviation,
-            rating.volatility,
-            games,
-            standing.last_rated_at,
-        ];
-        db.execute(sql::INSERT_RATING, values).await?;
+        let Standing {
+            rating,
+            last_rated_at,
+        } = standing;
+        put_rating(db, &account, variant, rating, games, last_rated_at).await?;
     }
     Ok(games.len())
+}
+
+/// Stores `account`'s `rating` in `variant` after `games` more rated games, the last of
+/// which ended at `at`.
+async fn put_rating(
+    db: &dyn Conn,
+    account: &str,
+    variant: Variant,
+    rating: Rating,
+    games: u32,
+    at: Option<i64>,
+) -> Result<(), StoreError> {
+    let values = params![
+        account,
+        text(&variant),
+        rating.rating,
+        rating.deviation,
+        rating.volatility,
+        games,
+        at,
+    ];
+    db.execute(sql::PUT_RATING, values).await?;
+    Ok(())
 }
 
 /// Stores (or, rebuilding, overwrites) what a game did to one player's rating.

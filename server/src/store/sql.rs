@@ -292,21 +292,17 @@ pub(crate) const STANDING: &str = "SELECT rating, deviation, volatility, last_ra
 pub(crate) const INSERT_RATED_GAME: &str =
     "INSERT INTO rated_games (room, rated_at) VALUES ($1, $2)";
 
-/// Account `$1`'s rating in variant `$2` after one more rated game, ended at `$6`.
-pub(crate) const RATE_ONE_MORE: &str =
+/// Account `$1`'s rating in variant `$2` (rating, deviation, volatility: `$3` to `$5`)
+/// after `$6` more rated games, the last of which ended at `$7`: one more after a game, or
+/// all of them when rebuilding (the ratings were deleted first).
+pub(crate) const PUT_RATING: &str =
     "INSERT INTO ratings (account, variant, rating, deviation, volatility, games,
                           last_rated_at)
-     VALUES ($1, $2, $3, $4, $5, 1, $6)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (account, variant) DO UPDATE SET
          rating = excluded.rating, deviation = excluded.deviation,
-         volatility = excluded.volatility, games = ratings.games + 1,
+         volatility = excluded.volatility, games = ratings.games + excluded.games,
          last_rated_at = excluded.last_rated_at";
-
-/// Account `$1`'s rating in variant `$2`, as a rebuild found it, after `$6` games.
-pub(crate) const INSERT_RATING: &str =
-    "INSERT INTO ratings (account, variant, rating, deviation, volatility, games,
-                          last_rated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// What a game (room, colour) did to a player's rating (account, variant, when, before,
 /// after), stored or, when rebuilding, stored again.
