@@ -13,14 +13,22 @@
 //!
 //! # Layout
 //!
-//! - this file: [`Store`], which chooses the database from the setting, and
-//!   [`StoreError`];
+//! - this file: [`Store`], which chooses the database from the setting, checks the lease
+//!   before each write, reads the time, and sends each request down one of three paths
+//!   (a room's group-committed write, a statement or two, a rating); and [`StoreError`];
 //! - `model`: what is stored, the same in both, and the decisions both make alike;
-//! - `sql`: the statements both run as they are;
-//! - `sqlite/`, `postgres/`: each database's connection, schema and queries.
+//! - `sql`: every statement, the same in both;
+//! - `driver`: the seam between the queries and a database ([`driver::Conn`]), and the
+//!   values that cross it;
+//! - `rooms`, `accounts`, `ratings`: every query, written once against the seam;
+//! - `sqlite/`, `postgres/`: each database's driver, transactions and schema.
 
+mod accounts;
+mod driver;
 mod model;
 mod postgres;
+mod ratings;
+mod rooms;
 mod sql;
 mod sqlite;
 #[cfg(test)]
@@ -33,9 +41,8 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use punct_protocol::{ArchivedGame, ChatLine};
 use punct_rules::{Color, Outcome, Turn, Variant};
 
-use crate::rating::Standing;
-
 use crate::lease::Lease;
+use crate::rating::Standing;
 
 pub(crate) use model::{
     Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Player,
@@ -43,7 +50,9 @@ pub(crate) use model::{
     rating_view, time_control, to_move,
 };
 
+use driver::{Answer, Conn};
 use postgres::Postgres;
+use rooms::{Write, Written};
 use sqlite::Sqlite;
 
 /// Why the database could not do what was asked. Each keeps its cause.
@@ -53,6 +62,8 @@ pub(crate) enum StoreError {
     Sqlite(rusqlite::Error),
     /// PostgreSQL refused or failed the request, or could not be reached.
     Postgres(tokio_postgres::Error),
+    /// No connection to PostgreSQL could be had from the pool.
+    Pool(Box<dyn std::error::Error + Send + Sync>),
     /// A stored value does not read back: the database was changed by hand or damaged.
     Corrupt(Box<dyn std::error::Error + Send + Sync>),
     /// The transaction that held the request (and others) failed to commit.
@@ -65,10 +76,28 @@ pub(crate) enum StoreError {
     Thread(std::io::Error),
     /// The database thread or task has stopped.
     Stopped,
+    /// A job on SQLite's thread waited for something other than its statements, which
+    /// the thread cannot wait for: a fault of the store's own code.
+    Pending,
     /// The room was loaded again since the writer loaded it (by another node, after a
     /// failover), or this node of a cluster lost its lease: this writer no longer owns
     /// the room, and its write was refused.
     Fenced,
+}
+
+impl StoreError {
+    /// Whether the database refused a row because a unique key (a username's) is taken.
+    fn is_unique_violation(&self) -> bool {
+        match self {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
+                e.code == rusqlite::ErrorCode::ConstraintViolation
+            }
+            StoreError::Postgres(e) => {
+                e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
+            }
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Display for StoreError {
@@ -76,12 +105,14 @@ impl fmt::Display for StoreError {
         match self {
             StoreError::Sqlite(e) => write!(f, "database: {e}"),
             StoreError::Postgres(e) => write!(f, "database: {e}"),
+            StoreError::Pool(e) => write!(f, "database connection: {e}"),
             StoreError::Corrupt(e) => write!(f, "a stored value does not read back: {e}"),
             StoreError::Schema(why) => write!(f, "database schema: {why}"),
             StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
             StoreError::Stopped => f.write_str("the database thread has stopped"),
+            StoreError::Pending => f.write_str("a database job waited on the database thread"),
             StoreError::Fenced => {
                 f.write_str("the room was loaded again elsewhere, or this node lost its lease")
             }
@@ -94,11 +125,14 @@ impl std::error::Error for StoreError {
         match self {
             StoreError::Sqlite(e) => Some(e),
             StoreError::Postgres(e) => Some(e),
-            StoreError::Corrupt(e) => Some(e.as_ref()),
+            StoreError::Pool(e) | StoreError::Corrupt(e) => Some(e.as_ref()),
             StoreError::Commit(e) => Some(e.as_ref()),
             StoreError::Migration(e) => Some(e),
             StoreError::Thread(e) => Some(e),
-            StoreError::Schema(_) | StoreError::Stopped | StoreError::Fenced => None,
+            StoreError::Schema(_)
+            | StoreError::Stopped
+            | StoreError::Pending
+            | StoreError::Fenced => None,
         }
     }
 }
@@ -115,6 +149,15 @@ impl From<tokio_postgres::Error> for StoreError {
     }
 }
 
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(e: deadpool_postgres::PoolError) -> StoreError {
+        match e {
+            deadpool_postgres::PoolError::Backend(e) => StoreError::Postgres(e),
+            other => StoreError::Pool(Box::new(other)),
+        }
+    }
+}
+
 /// A cheap handle on the database.
 #[derive(Clone, Debug)]
 pub(crate) struct Store {
@@ -126,7 +169,7 @@ pub(crate) struct Store {
     lease: Lease,
 }
 
-/// Which database.
+/// Which database: where the queries of `rooms`, `accounts` and `ratings` run.
 #[derive(Clone, Debug)]
 enum Db {
     /// The embedded SQLite file.
@@ -135,14 +178,41 @@ enum Db {
     Postgres(Postgres),
 }
 
-/// Runs `$call` on whichever database `$store` is.
-macro_rules! on_db {
-    ($store:expr, $db:ident => $call:expr) => {
-        match &$store.db {
-            Db::Sqlite($db) => $call.await,
-            Db::Postgres($db) => $call.await,
+impl Db {
+    /// Makes a room's `write` in the next group commit; answers once it is committed.
+    async fn write(&self, write: Write) -> Result<Written, StoreError> {
+        match self {
+            Db::Sqlite(db) => {
+                db.call(move |db| Box::pin(async move { write.run(db).await }))
+                    .await
+            }
+            Db::Postgres(db) => db.write(write).await,
         }
-    };
+    }
+
+    /// Runs `work`: on SQLite in the next transaction (answered once it is committed),
+    /// on PostgreSQL on a pooled connection, each statement committing alone.
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl for<'a> FnOnce(&'a dyn Conn) -> Answer<'a, T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        match self {
+            Db::Sqlite(db) => db.call(work).await,
+            Db::Postgres(db) => db.call(work).await,
+        }
+    }
+
+    /// Runs `work` in a transaction with no other rating beside it: on SQLite, as any
+    /// job of its one thread; on PostgreSQL, under an advisory lock all nodes take.
+    async fn exclusive<T: Send + 'static>(
+        &self,
+        work: impl for<'a> FnOnce(&'a dyn Conn) -> Answer<'a, T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        match self {
+            Db::Sqlite(db) => db.call(work).await,
+            Db::Postgres(db) => db.exclusive(work).await,
+        }
+    }
 }
 
 /// Whether `database` names a PostgreSQL database rather than a SQLite file.
@@ -200,6 +270,12 @@ impl Store {
         }
     }
 
+    /// Makes a room's `write`, if the node holds its lease.
+    async fn write(&self, write: Write) -> Result<Written, StoreError> {
+        self.leased()?;
+        self.db.write(write).await
+    }
+
     /// The histogram of commit times.
     pub(crate) fn commit_times(&self) -> Histogram {
         self.commits.clone()
@@ -207,13 +283,16 @@ impl Store {
 
     /// Answers once the database has run a query.
     pub(crate) async fn ping(&self) -> Result<(), StoreError> {
-        on_db!(self, db => db.ping())
+        self.db
+            .run(|db| Box::pin(async move { db.query(sql::PING, &[]).await.map(drop) }))
+            .await
     }
 
     /// Records a new room, its seats given out and its computer, in one transaction.
     pub(crate) async fn create_room(&self, room: NewRoom) -> Result<(), StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.create_room(room))
+        self.write(Write::CreateRoom { room, at: now() })
+            .await
+            .map(drop)
     }
 
     /// Records that the seat of `color` in `room` (run as `incarnation`) was given out to
@@ -226,8 +305,14 @@ impl Store {
         token: TokenHash,
         player: Player,
     ) -> Result<bool, StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.take_seat(room, incarnation, color, token, player))
+        let write = Write::TakeSeat {
+            room: room.to_owned(),
+            incarnation,
+            color,
+            token,
+            player,
+        };
+        Ok(self.write(write).await? == 1)
     }
 
     /// Records turn `number` of `room` (run as `incarnation`), the clocks after it
@@ -242,13 +327,22 @@ impl Store {
         clocks: Option<[u64; 2]>,
         outcome: Option<Outcome>,
     ) -> Result<(), StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.turn(room, incarnation, number, turn, clocks, outcome))
+        let write = Write::Turn {
+            room: room.to_owned(),
+            incarnation,
+            number,
+            turn,
+            clocks,
+            outcome,
+            at: now(),
+        };
+        self.write(write).await.map(drop)
     }
 
     /// Takes back the turns of `room` (run as `incarnation`) after the first `played`;
     /// `clocks` (White's and Black's time left now, in a timed game) are stored as those
-    /// after turn `played`.
+    /// after turn `played`, as if it had just been played, so that a room loaded later
+    /// starts from them.
     pub(crate) async fn take_back(
         &self,
         room: &str,
@@ -256,15 +350,24 @@ impl Store {
         played: usize,
         clocks: Option<[u64; 2]>,
     ) -> Result<(), StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.take_back(room, incarnation, played, clocks))
+        let write = Write::TakeBack {
+            room: room.to_owned(),
+            incarnation,
+            played,
+            clocks,
+            at: now(),
+        };
+        self.write(write).await.map(drop)
     }
 
     /// Deletes `room` (run as `incarnation`), its turns and chat, if its game is not over
     /// and a seat is free; false otherwise.
     pub(crate) async fn cancel(&self, room: &str, incarnation: u32) -> Result<bool, StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.cancel(room, incarnation))
+        let write = Write::Cancel {
+            room: room.to_owned(),
+            incarnation,
+        };
+        Ok(self.write(write).await? == 1)
     }
 
     /// Records that `room` (run as `incarnation`) ended off the board.
@@ -274,41 +377,60 @@ impl Store {
         incarnation: u32,
         outcome: Outcome,
     ) -> Result<(), StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.finish(room, incarnation, outcome))
+        let write = Write::Finish {
+            room: room.to_owned(),
+            incarnation,
+            outcome,
+            at: now(),
+        };
+        self.write(write).await.map(drop)
     }
 
     /// Loads `room` to run it, counting one more incarnation (which fences the writes of
     /// any earlier one); `None` if there is no such room.
     pub(crate) async fn load(&self, room: &str) -> Result<Option<StoredRoom>, StoreError> {
         self.leased()?;
-        on_db!(self, db => db.load(room))
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::load(db, &room).await }))
+            .await
     }
 
     /// `room` as the lobby would show it, read only.
     pub(crate) async fn summary(&self, room: &str) -> Result<Option<RoomRow>, StoreError> {
-        on_db!(self, db => db.summary(room))
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::summary(db, &room).await }))
+            .await
     }
 
     /// The record of `room`, read only.
     pub(crate) async fn record(&self, room: &str) -> Result<Option<StoredRecord>, StoreError> {
-        on_db!(self, db => db.record(room))
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::record(db, &room).await }))
+            .await
     }
 
     /// Up to `limit` public rooms whose game is not over, oldest first.
     pub(crate) async fn lobby(&self, limit: usize) -> Result<Vec<RoomRow>, StoreError> {
-        on_db!(self, db => db.lobby(limit))
+        self.db
+            .run(move |db| Box::pin(rooms::lobby(db, limit)))
+            .await
     }
 
     /// The unfinished games in which `account` holds a seat, oldest first.
     pub(crate) async fn games_of(&self, account: &str) -> Result<Vec<RoomRow>, StoreError> {
-        on_db!(self, db => db.games_of(account.to_owned()))
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::games_of(db, &account).await }))
+            .await
     }
 
     /// The rooms whose game is not over and that need a timer running: a timed game whose
     /// clock runs (the first turn is played), or a game where the computer is to move.
     pub(crate) async fn with_timers(&self) -> Result<Vec<String>, StoreError> {
-        on_db!(self, db => db.with_timers())
+        self.db.run(|db| Box::pin(rooms::with_timers(db))).await
     }
 
     /// The unfinished rooms gone stale (see `model::Activity::stale`), given the times of
@@ -319,20 +441,24 @@ impl Store {
         abandoned_before: i64,
         now: i64,
     ) -> Result<Vec<Stale>, StoreError> {
-        on_db!(self, db => db.stale(open_before, abandoned_before, now))
+        self.db
+            .run(move |db| Box::pin(rooms::stale(db, open_before, abandoned_before, now)))
+            .await
     }
 
     /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
     /// they were found (nor finished, nor had their seat taken); answers how many.
     pub(crate) async fn expire(&self, stale: Vec<Stale>) -> Result<usize, StoreError> {
-        self.leased()?;
-        on_db!(self, db => db.expire(stale))
+        self.write(Write::Expire { stale, at: now() }).await
     }
 
     /// Stores a line of `room`'s chat.
     pub(crate) async fn chat(&self, room: &str, line: &ChatLine) -> Result<(), StoreError> {
         self.leased()?;
-        on_db!(self, db => db.chat(room, line))
+        let (room, line) = (room.to_owned(), line.clone());
+        self.db
+            .run(move |db| Box::pin(async move { rooms::chat(db, &room, &line).await }))
+            .await
     }
 
     /// Records whether `color`'s player in `room` mutes the opponent.
@@ -343,12 +469,18 @@ impl Store {
         muted: bool,
     ) -> Result<(), StoreError> {
         self.leased()?;
-        on_db!(self, db => db.mute(room, color, muted))
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::mute(db, &room, color, muted).await }))
+            .await
     }
 
     /// Stores a new account; false if its username's key is taken.
     pub(crate) async fn create_account(&self, account: NewAccount) -> Result<bool, StoreError> {
-        on_db!(self, db => db.create_account(account))
+        let at = now();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::create(db, &account, at).await }))
+            .await
     }
 
     /// The account whose username has `key` (see `accounts::username_key`), and its
@@ -357,7 +489,10 @@ impl Store {
         &self,
         key: &str,
     ) -> Result<Option<(Account, String)>, StoreError> {
-        on_db!(self, db => db.account_by_key(key))
+        let key = key.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::by_key(db, &key).await }))
+            .await
     }
 
     /// Stores a session of `account`, whose secret hashes to `token`, until `expires_at`
@@ -368,7 +503,14 @@ impl Store {
         account: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        on_db!(self, db => db.create_session(token, account, expires_at))
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move {
+                    accounts::create_session(db, token, &account, at, expires_at).await
+                })
+            })
+            .await
     }
 
     /// The account of session `token`, if it has not expired by `at` nor been ended.
@@ -377,12 +519,16 @@ impl Store {
         token: TokenHash,
         at: i64,
     ) -> Result<Option<Account>, StoreError> {
-        on_db!(self, db => db.session(token, at))
+        self.db
+            .run(move |db| Box::pin(accounts::session(db, token, at)))
+            .await
     }
 
     /// Ends session `token`.
     pub(crate) async fn end_session(&self, token: TokenHash) -> Result<(), StoreError> {
-        on_db!(self, db => db.end_session(token))
+        self.db
+            .run(move |db| Box::pin(accounts::end_session(db, token)))
+            .await
     }
 
     /// Account `account`'s mail settings; `None` if there is no such account.
@@ -390,7 +536,10 @@ impl Store {
         &self,
         account: &str,
     ) -> Result<Option<MailSettings>, StoreError> {
-        on_db!(self, db => db.mail_settings(account.to_owned()))
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::mail_settings(db, &account).await }))
+            .await
     }
 
     /// Sets account `account`'s mail settings.
@@ -399,18 +548,28 @@ impl Store {
         account: &str,
         settings: MailSettings,
     ) -> Result<(), StoreError> {
-        on_db!(self, db => db.set_mail_settings(account.to_owned(), settings))
+        let account = account.to_owned();
+        self.db
+            .run(move |db| {
+                Box::pin(async move { accounts::set_mail_settings(db, &account, &settings).await })
+            })
+            .await
     }
 
     /// Turns off the mail of the account whose unsubscribe secret is `secret`; false if
     /// no account has it.
     pub(crate) async fn unsubscribe(&self, secret: &str) -> Result<bool, StoreError> {
-        on_db!(self, db => db.unsubscribe(secret.to_owned()))
+        let secret = secret.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::unsubscribe(db, &secret).await }))
+            .await
     }
 
     /// The accounts that take a daily digest and had none since `since`.
     pub(crate) async fn digests_due(&self, since: i64) -> Result<Vec<DigestDue>, StoreError> {
-        on_db!(self, db => db.digests_due(since))
+        self.db
+            .run(move |db| Box::pin(accounts::digests_due(db, since)))
+            .await
     }
 
     /// Marks `account`'s digest sent at `now` if it had none since `since`; false if it
@@ -421,29 +580,40 @@ impl Store {
         since: i64,
         now: i64,
     ) -> Result<bool, StoreError> {
-        on_db!(self, db => db.claim_digest(account.to_owned(), since, now))
+        let account = account.to_owned();
+        self.db
+            .run(move |db| {
+                Box::pin(async move { accounts::claim_digest(db, &account, since, now).await })
+            })
+            .await
     }
 
     /// Rates `room` if it is a finished rated game between two accounts, both of whom
     /// played a turn, and has not been rated yet; answers what it did.
     pub(crate) async fn rate_game(&self, room: &str) -> Result<Option<[Rated; 2]>, StoreError> {
-        on_db!(self, db => db.rate_game(room))
+        let room = room.to_owned();
+        self.db
+            .exclusive(move |db| Box::pin(async move { ratings::rate(db, &room).await }))
+            .await
     }
 
     /// The finished rated games not rated yet (rating them failed), oldest first.
     pub(crate) async fn unrated_games(&self) -> Result<Vec<String>, StoreError> {
-        on_db!(self, db => db.unrated_games())
+        self.db.run(|db| Box::pin(ratings::unrated_games(db))).await
     }
 
     /// Rebuilds every rating, and what each game did to them, by replaying the rated
     /// games in the order they were rated; answers how many games.
     pub(crate) async fn rebuild_ratings(&self) -> Result<usize, StoreError> {
-        on_db!(self, db => db.rebuild_ratings())
+        self.db.exclusive(|db| Box::pin(ratings::rebuild(db))).await
     }
 
     /// The page of the account whose username has `key`.
     pub(crate) async fn player(&self, key: &str) -> Result<Option<PlayerRecord>, StoreError> {
-        on_db!(self, db => db.player(key))
+        let key = key.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { ratings::player(db, &key).await }))
+            .await
     }
 
     /// Up to `limit` players of `variant` whose stored deviation is at most `deviation`,
@@ -454,7 +624,9 @@ impl Store {
         deviation: f64,
         limit: usize,
     ) -> Result<Vec<(String, Standing, u32)>, StoreError> {
-        on_db!(self, db => db.leaders(variant, deviation, limit))
+        self.db
+            .run(move |db| Box::pin(ratings::leaders(db, variant, deviation, limit)))
+            .await
     }
 
     /// Up to `limit` finished public games, the one that ended last first, starting after
@@ -465,6 +637,8 @@ impl Store {
         limit: usize,
         player: Option<AccountId>,
     ) -> Result<Vec<ArchivedGame>, StoreError> {
-        on_db!(self, db => db.archive(after, limit, player))
+        self.db
+            .run(move |db| Box::pin(rooms::archive(db, after, limit, player)))
+            .await
     }
 }

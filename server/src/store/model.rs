@@ -451,8 +451,3 @@ pub(crate) fn both(a: Option<i64>, b: Option<i64>) -> Option<[u64; 2]> {
     let ms = |v: i64| u64::try_from(v).unwrap_or(0);
     Some([ms(a?), ms(b?)])
 }
-
-/// A count the database answers.
-pub(crate) fn count(n: i64) -> usize {
-    usize::try_from(n).unwrap_or(0)
-}

@@ -1,8 +1,8 @@
-//! SQL that both databases run as it is. Parameters are written `$1`, `$2`, … for
-//! PostgreSQL; SQLite reads `$1` as a named parameter and numbers named parameters in the
-//! order they first appear. So every statement here must first use them in order (`$1`
-//! before `$2`): then both bind alike. (`SET x = $2 WHERE id = $1` would swap them in
-//! SQLite.)
+//! Every statement the store runs, the same on both databases. They are written in
+//! PostgreSQL's SQL; the SQLite driver rewrites what SQLite spells otherwise (`$1` is
+//! `?1`; it has no row locks, `FOR SHARE` and `FOR UPDATE`, and needs none: one thread
+//! writes). Where PostgreSQL cannot infer a parameter's type, a `CAST` names it, which
+//! SQLite reads too.
 
 /// The migration that adds correspondence games, the same in both databases: the days
 /// each move may take (the clock's base is then those days, its increment 0), and the
@@ -16,6 +16,120 @@ pub(crate) const CORRESPONDENCE: &str = "ALTER TABLE rooms ADD COLUMN clock_days
     ALTER TABLE accounts ADD COLUMN unsubscribe TEXT;
     ALTER TABLE accounts ADD COLUMN last_digest_at BIGINT;
     CREATE UNIQUE INDEX accounts_unsubscribe ON accounts(unsubscribe);";
+
+/// How a database names the column types of the migrations written once for both.
+pub(crate) struct Types {
+    /// Milliseconds since the Unix epoch.
+    pub(crate) time: &'static str,
+    /// Bytes: a token's hash.
+    pub(crate) bytes: &'static str,
+    /// A floating-point number: a rating.
+    pub(crate) real: &'static str,
+    /// A key numbered in the order rows are added.
+    pub(crate) serial: &'static str,
+    /// A flag, false until set.
+    pub(crate) flag: &'static str,
+}
+
+/// The migration that adds accounts and their sessions, players' names and accounts on
+/// the seats, and rated games with the ratings they changed (SQLite's sixth, PostgreSQL's
+/// second), in the types of `t`.
+pub(crate) fn accounts(t: &Types) -> String {
+    let Types {
+        time,
+        bytes,
+        real,
+        serial,
+        flag,
+    } = t;
+    format!(
+        "CREATE TABLE accounts (
+        -- A UUIDv7.
+        id TEXT PRIMARY KEY,
+        -- As registered; `username_key` (lower case) is what must be unique.
+        username TEXT NOT NULL,
+        username_key TEXT NOT NULL UNIQUE,
+        -- Argon2id, as a PHC string.
+        password TEXT NOT NULL,
+        created_at {time} NOT NULL
+    );
+    CREATE TABLE sessions (
+        -- SHA-256 of the session's secret.
+        token {bytes} PRIMARY KEY,
+        account TEXT NOT NULL REFERENCES accounts(id),
+        created_at {time} NOT NULL,
+        expires_at {time} NOT NULL
+    );
+    CREATE INDEX sessions_account ON sessions(account);
+    ALTER TABLE rooms ADD COLUMN white_name TEXT;
+    ALTER TABLE rooms ADD COLUMN black_name TEXT;
+    ALTER TABLE rooms ADD COLUMN white_account TEXT REFERENCES accounts(id);
+    ALTER TABLE rooms ADD COLUMN black_account TEXT REFERENCES accounts(id);
+    ALTER TABLE rooms ADD COLUMN rated {flag};
+    CREATE INDEX rooms_white_account ON rooms(white_account, finished_at)
+        WHERE white_account IS NOT NULL;
+    CREATE INDEX rooms_black_account ON rooms(black_account, finished_at)
+        WHERE black_account IS NOT NULL;
+    -- A player's rating now, per variant.
+    CREATE TABLE ratings (
+        account TEXT NOT NULL REFERENCES accounts(id),
+        variant TEXT NOT NULL,
+        rating {real} NOT NULL,
+        deviation {real} NOT NULL,
+        volatility {real} NOT NULL,
+        games INTEGER NOT NULL,
+        -- The end of the last rated game: inactivity since then widens the deviation.
+        last_rated_at {time} NOT NULL,
+        PRIMARY KEY (account, variant)
+    );
+    CREATE INDEX ratings_board ON ratings(variant, rating);
+    -- Each rated game, in the order it was rated: rebuilding replays this order.
+    CREATE TABLE rated_games (
+        seq {serial},
+        room TEXT NOT NULL UNIQUE REFERENCES rooms(id),
+        rated_at {time} NOT NULL
+    );
+    -- What a rated game did to each player's rating.
+    CREATE TABLE rating_changes (
+        room TEXT NOT NULL REFERENCES rated_games(room),
+        color TEXT NOT NULL,
+        account TEXT NOT NULL REFERENCES accounts(id),
+        variant TEXT NOT NULL,
+        rated_at {time} NOT NULL,
+        rating_before {real} NOT NULL,
+        deviation_before {real} NOT NULL,
+        volatility_before {real} NOT NULL,
+        rating {real} NOT NULL,
+        deviation {real} NOT NULL,
+        volatility {real} NOT NULL,
+        PRIMARY KEY (room, color)
+    );
+    CREATE INDEX rating_changes_account ON rating_changes(account, variant, rated_at);"
+    )
+}
+
+/// The migration that adds each room's chat, and who muted whom (SQLite's seventh,
+/// PostgreSQL's third), in the types of `t`.
+pub(crate) fn chat(t: &Types) -> String {
+    let Types {
+        time, serial, flag, ..
+    } = t;
+    format!(
+        "CREATE TABLE chat (
+        id {serial},
+        room TEXT NOT NULL REFERENCES rooms(id),
+        channel TEXT NOT NULL,
+        color TEXT,
+        name TEXT,
+        text TEXT NOT NULL,
+        at {time} NOT NULL
+    );
+    CREATE INDEX chat_room ON chat(room, id);
+    -- Whether White's and Black's players muted their opponent.
+    ALTER TABLE rooms ADD COLUMN white_mutes {flag};
+    ALTER TABLE rooms ADD COLUMN black_mutes {flag};"
+    )
+}
 
 /// Account `$1`'s mail settings: address, how often, the unsubscribe secret.
 pub(crate) const NOTIFICATIONS: &str =
@@ -113,9 +227,6 @@ pub(crate) const INSERT_CHAT: &str =
 pub(crate) const ROOM_CHAT: &str = "SELECT channel, color, name, text, at FROM chat
      WHERE room = $1 ORDER BY id DESC LIMIT 100";
 
-/// Whether room `$1`'s White and Black muted their opponent.
-pub(crate) const ROOM_MUTES: &str = "SELECT white_mutes, black_mutes FROM rooms WHERE id = $1";
-
 /// Records whether `color`'s player mutes the opponent (`$1`) in room `$2`.
 pub(crate) fn set_mute(color: punct_rules::Color) -> String {
     format!("UPDATE rooms SET {color}_mutes = $1 WHERE id = $2")
@@ -181,21 +292,17 @@ pub(crate) const STANDING: &str = "SELECT rating, deviation, volatility, last_ra
 pub(crate) const INSERT_RATED_GAME: &str =
     "INSERT INTO rated_games (room, rated_at) VALUES ($1, $2)";
 
-/// Account `$1`'s rating in variant `$2` after one more rated game, ended at `$6`.
-pub(crate) const RATE_ONE_MORE: &str =
+/// Account `$1`'s rating in variant `$2` (rating, deviation, volatility: `$3` to `$5`)
+/// after `$6` more rated games, the last of which ended at `$7`: one more after a game, or
+/// all of them when rebuilding (the ratings were deleted first).
+pub(crate) const PUT_RATING: &str =
     "INSERT INTO ratings (account, variant, rating, deviation, volatility, games,
                           last_rated_at)
-     VALUES ($1, $2, $3, $4, $5, 1, $6)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (account, variant) DO UPDATE SET
          rating = excluded.rating, deviation = excluded.deviation,
-         volatility = excluded.volatility, games = ratings.games + 1,
+         volatility = excluded.volatility, games = ratings.games + excluded.games,
          last_rated_at = excluded.last_rated_at";
-
-/// Account `$1`'s rating in variant `$2`, as a rebuild found it, after `$6` games.
-pub(crate) const INSERT_RATING: &str =
-    "INSERT INTO ratings (account, variant, rating, deviation, volatility, games,
-                          last_rated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// What a game (room, colour) did to a player's rating (account, variant, when, before,
 /// after), stored or, when rebuilding, stored again.
@@ -253,61 +360,102 @@ pub(crate) const LEADERS: &str =
      WHERE r.variant = $1 AND r.deviation <= $2
      ORDER BY r.rating DESC, a.username LIMIT $3";
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// A new room: id, variant, visibility, when, both token hashes, the clock (base and
+/// increment), the computer (colour, level), both players (name, account), whether it is
+/// rated, days per move.
+pub(crate) const INSERT_ROOM: &str =
+    "INSERT INTO rooms (id, variant, visibility, created_at, white_token, black_token,
+                        clock_base_ms, clock_increment_ms, computer_color, computer_level,
+                        white_name, white_account, black_name, black_account, rated,
+                        clock_days)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
 
-    /// The parameters of `statement` in the order they first appear.
-    fn first_uses(statement: &str) -> Vec<u32> {
-        let mut seen = Vec::new();
-        for (at, _) in statement.match_indices('$') {
-            let digits: String = statement[at + 1..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            let n: u32 = digits.parse().expect("a $ is followed by a number");
-            if !seen.contains(&n) {
-                seen.push(n);
-            }
-        }
-        seen
-    }
-
-    #[test]
-    fn every_statement_first_uses_its_parameters_in_order() {
-        let statements = [
-            room_rows(),
-            set_mute(punct_rules::Color::Black),
-            INSERT_CHAT.into(),
-            ROOM_CHAT.into(),
-            ROOM_MUTES.into(),
-            DELETE_CHAT.into(),
-            INSERT_ACCOUNT.into(),
-            ACCOUNT_BY_KEY.into(),
-            SWEEP_SESSIONS.into(),
-            INSERT_SESSION.into(),
-            SESSION_ACCOUNT.into(),
-            DELETE_SESSION.into(),
-            GAME_TO_RATE.into(),
-            UNRATED_GAMES.into(),
-            STANDING.into(),
-            INSERT_RATED_GAME.into(),
-            RATE_ONE_MORE.into(),
-            INSERT_RATING.into(),
-            PUT_CHANGE.into(),
-            RATED_GAMES.into(),
-            GAME_RATINGS.into(),
-            PLAYER.into(),
-            PLAYER_RATINGS.into(),
-            PLAYER_HISTORY.into(),
-            PLAYER_RESULTS.into(),
-            LEADERS.into(),
-        ];
-        for statement in statements {
-            let uses = first_uses(&statement);
-            let in_order: Vec<u32> = (1..=u32::try_from(uses.len()).unwrap()).collect();
-            assert_eq!(uses, in_order, "{statement}");
-        }
-        assert_eq!(first_uses("SET a = $2 WHERE id = $1"), [2, 1]);
-    }
+/// Gives room `$1`'s seat of `color` to token hash `$2`, name `$3` and account `$4`, if
+/// it is free.
+pub(crate) fn take_seat(color: punct_rules::Color) -> String {
+    format!(
+        "UPDATE rooms SET {color}_token = $2, {color}_name = $3, {color}_account = $4
+         WHERE id = $1 AND {color}_token IS NULL"
+    )
 }
+
+/// Room `$1` at incarnation `$2`, its row held in share mode until the transaction ends:
+/// a load, which raises the incarnation, waits for the writes of the one before.
+pub(crate) const FENCE: &str = "SELECT 1 FROM rooms WHERE id = $1 AND incarnation = $2 FOR SHARE";
+
+/// Turn `$2` of room `$1`: the turn, when, White's and Black's time left after it.
+pub(crate) const INSERT_TURN: &str =
+    "INSERT INTO turns (room, number, turn, played_at, white_ms, black_ms)
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Room `$1` ended with outcome `$2` at `$3`.
+pub(crate) const FINISH: &str = "UPDATE rooms SET outcome = $2, finished_at = $3 WHERE id = $1";
+
+/// Takes back room `$1`'s turns after the first `$2`.
+pub(crate) const DELETE_TURNS_AFTER: &str = "DELETE FROM turns WHERE room = $1 AND number > $2";
+
+/// Turn `$2` of room `$1` is the last again: White's and Black's time left (`$3`, `$4`)
+/// and when (`$5`) are now's, so that the clocks run on from them.
+pub(crate) const RESET_CLOCKS: &str =
+    "UPDATE turns SET white_ms = $3, black_ms = $4, played_at = $5
+     WHERE room = $1 AND number = $2";
+
+/// Forgets room `$1`'s turns (the room is being deleted).
+pub(crate) const DELETE_TURNS: &str = "DELETE FROM turns WHERE room = $1";
+
+/// Forgets room `$1` (its turns and chat first).
+pub(crate) const DELETE_ROOM: &str = "DELETE FROM rooms WHERE id = $1";
+
+/// Stale room `$1`, if it is as it was found: still at incarnation `$2`, not over, and
+/// (unless it is to be finished, `$3`) with a seat free. Its row is held until the end
+/// of the transaction.
+pub(crate) const UNCHANGED: &str = "SELECT 1 FROM rooms
+     WHERE id = $1 AND incarnation = $2 AND outcome IS NULL
+       AND ($3 OR white_token IS NULL OR black_token IS NULL)
+     FOR UPDATE";
+
+/// Counts one more incarnation of room `$1`; answers it.
+pub(crate) const LOAD: &str =
+    "UPDATE rooms SET incarnation = incarnation + 1 WHERE id = $1 RETURNING incarnation";
+
+/// Room `$1` as a load or a record reads it: variant, visibility, both token hashes, the
+/// outcome, the clock (base and increment), the computer (colour, level), days per move,
+/// whether it is rated, whether White and Black mute their opponent, then both players
+/// (see [`PLAYERS_COLUMNS`]).
+pub(crate) fn room() -> String {
+    format!(
+        "SELECT r.variant, r.visibility, r.white_token, r.black_token, r.outcome,
+                r.clock_base_ms, r.clock_increment_ms, r.computer_color, r.computer_level,
+                r.clock_days, r.rated, r.white_mutes, r.black_mutes, {PLAYERS_COLUMNS}
+         FROM rooms r {PLAYERS_JOIN} WHERE r.id = $1"
+    )
+}
+
+/// Room `$1`'s turns in order: the turn, White's and Black's time left after it, when.
+pub(crate) const TURNS: &str =
+    "SELECT turn, white_ms, black_ms, played_at FROM turns WHERE room = $1 ORDER BY number";
+
+/// Up to `$4` finished games of visibility `$1`, the one that ended last first, after
+/// the game that ended at `$2` in room `$3` (if given), and only those account `$5`
+/// played (if given): room, variant, outcome, when it ended, turns played, whether
+/// rated, both players.
+pub(crate) fn archive() -> String {
+    format!(
+        "SELECT r.id, r.variant, r.outcome, r.finished_at,
+                (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.rated,
+                {PLAYERS_COLUMNS}
+         FROM rooms r {PLAYERS_JOIN}
+         WHERE r.outcome IS NOT NULL AND r.visibility = $1
+           AND (CAST($2 AS BIGINT) IS NULL
+                OR (r.finished_at, r.id) < (CAST($2 AS BIGINT), CAST($3 AS TEXT)))
+           AND (CAST($5 AS TEXT) IS NULL OR r.white_account = $5 OR r.black_account = $5)
+         ORDER BY r.finished_at DESC, r.id DESC
+         LIMIT $4"
+    )
+}
+
+/// Forgets every rating (a rebuild writes them again).
+pub(crate) const DELETE_RATINGS: &str = "DELETE FROM ratings";
+
+/// Answers once the database runs a query.
+pub(crate) const PING: &str = "SELECT 1";

@@ -402,3 +402,229 @@ async fn a_node_without_its_lease_writes_nothing() {
     assert_eq!(store.record("r1").await.unwrap().unwrap().turns, vec![turn]);
     assert!(store.summary("r2").await.unwrap().is_none());
 }
+
+/// A finished rated game between `white` and `black`, both of whom played a turn.
+async fn rated_game(store: &Store, id: &str, white: &Account, black: &Account, winner: Color) {
+    let seats = [
+        Some(hash_token(&format!("{id}w"))),
+        Some(hash_token(&format!("{id}b"))),
+    ];
+    store
+        .create_room(NewRoom {
+            players: [Player::of(white.clone()), Player::of(black.clone())],
+            rated: true,
+            ..new_room(id, seats)
+        })
+        .await
+        .unwrap();
+    for (n, turn) in ["C4:C5,D5", "J14:J15,K15"].into_iter().enumerate() {
+        let turn = turn.parse().unwrap();
+        store.turn(id, 0, n + 1, turn, None, None).await.unwrap();
+    }
+    let resigned = Outcome::Win {
+        winner,
+        reason: WinReason::Resignation,
+    };
+    store.finish(id, 0, resigned).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_rated_game_is_rated_once_and_a_rebuild_finds_the_same_ratings() {
+    let store = Store::empty().await;
+    let (kris, anna) = (account(&store, "Kris").await, account(&store, "Anna").await);
+    rated_game(&store, "g1", &kris, &anna, Color::White).await;
+    rated_game(&store, "g2", &anna, &kris, Color::White).await;
+    assert_eq!(store.unrated_games().await.unwrap(), ["g1", "g2"]);
+
+    let [white, black] = store.rate_game("g1").await.unwrap().expect("rated");
+    assert_eq!(
+        (white.username.as_str(), black.username.as_str()),
+        ("Kris", "Anna")
+    );
+    assert!(white.change.after.rating > white.change.before.rating);
+    assert!(black.change.after.rating < black.change.before.rating);
+    assert_eq!(store.rate_game("g1").await.unwrap(), None, "rated once");
+    // Two games rated at once are rated one after the other, on top of each other.
+    let (g2, again) = tokio::join!(store.rate_game("g2"), store.rate_game("g2"));
+    let rated = [g2.unwrap(), again.unwrap()];
+    assert_eq!(rated.iter().flatten().count(), 1, "{rated:?}");
+    assert!(store.unrated_games().await.unwrap().is_empty());
+
+    let room = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(room.ratings, Some([white.clone(), black.clone()]));
+    let page = store
+        .player(&crate::accounts::username_key("Kris"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(page.account, kris);
+    assert_eq!(page.history.len(), 2);
+    assert_eq!(page.results.len(), 2);
+    let [(variant, standing, games)] = page.ratings.try_into().unwrap();
+    assert_eq!((variant, games), (Variant::Standard, 2));
+    let leaders = store.leaders(Variant::Standard, 1_000.0, 10).await.unwrap();
+    let names: Vec<&str> = leaders.iter().map(|(name, ..)| name.as_str()).collect();
+    assert_eq!(names.len(), 2);
+    assert!(
+        leaders
+            .iter()
+            .any(|(name, s, n)| name == "Kris" && *s == standing && *n == 2)
+    );
+
+    // Replaying the rated games in their order gives every rating again.
+    assert_eq!(store.rebuild_ratings().await.unwrap(), 2);
+    assert_eq!(
+        store.leaders(Variant::Standard, 1_000.0, 10).await.unwrap(),
+        leaders
+    );
+    let room = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(room.ratings, Some([white, black]));
+}
+
+#[tokio::test]
+async fn one_failing_write_of_a_batch_undoes_only_itself() {
+    let store = Store::empty().await;
+    let seats = [Some(hash_token("w")), Some(hash_token("b"))];
+    for id in ["a", "b", "c"] {
+        store.create_room(new_room(id, seats)).await.unwrap();
+    }
+    assert_eq!(store.load("c").await.unwrap().unwrap().incarnation, 1);
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store.turn("a", 0, 1, turn, None, None).await.unwrap();
+    // Sent together, so that they are committed together where the database can.
+    let (a, b, c, fenced) = tokio::join!(
+        store.turn("a", 0, 1, turn, None, None),
+        store.turn("b", 0, 1, turn, None, None),
+        store.turn("c", 1, 1, turn, None, None),
+        store.turn("c", 0, 2, turn, None, None),
+    );
+    assert!(a.is_err(), "a turn's number is unique: {a:?}");
+    assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
+    b.unwrap();
+    c.unwrap();
+    for id in ["a", "b", "c"] {
+        assert_eq!(
+            store.record(id).await.unwrap().unwrap().turns,
+            [turn],
+            "{id}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn chat_and_mutes_come_back_with_the_room() {
+    let store = Store::empty().await;
+    store
+        .create_room(new_room("r", [Some(hash_token("w")), None]))
+        .await
+        .unwrap();
+    let line = |text: &str, at: u64| ChatLine {
+        channel: punct_protocol::Channel::Players,
+        color: Some(Color::White),
+        name: Some("Kris".into()),
+        text: text.into(),
+        at,
+    };
+    store.chat("r", &line("hello", 1)).await.unwrap();
+    store.chat("r", &line("again", 2)).await.unwrap();
+    store.mute("r", Color::Black, true).await.unwrap();
+    let room = store.load("r").await.unwrap().unwrap();
+    assert_eq!(room.chat, [line("hello", 1), line("again", 2)]);
+    assert_eq!(room.muted, [false, true]);
+}
+
+#[tokio::test]
+async fn accounts_sessions_and_mail_settings_read_back() {
+    let store = Store::empty().await;
+    let kris = account(&store, "Kris").await;
+    let taken = NewAccount {
+        id: crate::secret::uuid_v7(),
+        username: "KRIS".into(),
+        key: crate::accounts::username_key("KRIS"),
+        password: "x".into(),
+    };
+    assert!(
+        !store.create_account(taken).await.unwrap(),
+        "the key is taken"
+    );
+    let key = crate::accounts::username_key("Kris");
+    let (found, password) = store.account_by_key(&key).await.unwrap().unwrap();
+    assert_eq!(
+        (found, password.as_str()),
+        (kris.clone(), "not a real hash")
+    );
+
+    let token = hash_token("session");
+    store
+        .create_session(token, &kris.id, now() + 60_000)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.session(token, now()).await.unwrap(),
+        Some(kris.clone())
+    );
+    assert_eq!(store.session(token, now() + 60_000).await.unwrap(), None);
+    store.end_session(token).await.unwrap();
+    assert_eq!(store.session(token, now()).await.unwrap(), None);
+
+    let settings = MailSettings {
+        email: Some("kris@example.org".into()),
+        mode: punct_protocol::NotifyMode::Digest,
+        unsubscribe: Some("secret".into()),
+    };
+    store
+        .set_mail_settings(&kris.id, settings.clone())
+        .await
+        .unwrap();
+    assert_eq!(store.mail_settings(&kris.id).await.unwrap(), Some(settings));
+    let due = store.digests_due(now()).await.unwrap();
+    assert_eq!(due.iter().map(|d| &d.account).collect::<Vec<_>>(), [&kris]);
+    assert!(store.claim_digest(&kris.id, now(), now()).await.unwrap());
+    assert!(
+        !store.claim_digest(&kris.id, 0, now()).await.unwrap(),
+        "claimed once"
+    );
+    assert!(store.unsubscribe("secret").await.unwrap());
+    assert!(!store.unsubscribe("nobody's").await.unwrap());
+    let off = store.mail_settings(&kris.id).await.unwrap().unwrap();
+    assert_eq!(off.mode, punct_protocol::NotifyMode::Off);
+    assert_eq!(store.mail_settings("nobody").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn the_archive_pages_through_finished_public_games_newest_first() {
+    let store = Store::empty().await;
+    let (kris, anna) = (account(&store, "Kris").await, account(&store, "Anna").await);
+    rated_game(&store, "g1", &kris, &anna, Color::White).await;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    rated_game(&store, "g2", &anna, &kris, Color::Black).await;
+    store
+        .create_room(new_room("open", [Some(hash_token("w")), None]))
+        .await
+        .unwrap();
+    let page = store.archive(None, 1, None).await.unwrap();
+    assert_eq!(
+        page.iter().map(|g| g.room.as_str()).collect::<Vec<_>>(),
+        ["g2"]
+    );
+    assert_eq!((page[0].turns, page[0].rated), (2, true));
+    let after = ArchiveCursor {
+        finished_at: i64::try_from(page[0].finished_at).unwrap(),
+        room: page[0].room.clone(),
+    };
+    let next = store.archive(Some(after), 10, None).await.unwrap();
+    assert_eq!(
+        next.iter().map(|g| g.room.as_str()).collect::<Vec<_>>(),
+        ["g1"]
+    );
+    let of_kris = store.archive(None, 10, Some(kris.id)).await.unwrap();
+    assert_eq!(of_kris.len(), 2);
+    assert!(
+        store
+            .archive(None, 10, Some("nobody".into()))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.games_of(&anna.id).await.unwrap(), []);
+}

@@ -1,37 +1,44 @@
-//! The embedded database: one SQLite file.
+//! The embedded database: one SQLite file, and its driver.
 //!
 //! One thread owns the connection. Callers send it jobs and await the answer; the thread
 //! runs whatever jobs are waiting in one transaction (each in a savepoint of its own, so
 //! one failing job undoes only itself) and answers them all once the transaction is
 //! committed. A turn is therefore acknowledged only after it is on disk, and many rooms'
-//! turns share one commit when the server is busy.
+//! turns share one commit when the server is busy. Being alone, the thread needs no
+//! locks: a job (a rating, a load) runs with nothing between its reads and writes.
 //!
 //! The file is in WAL mode with `synchronous=FULL`: a commit is on disk (the WAL is
 //! synced) before anyone is answered, so neither a killed process nor a power cut loses
 //! an acknowledged turn.
+//!
+//! A job is the same `async` query PostgreSQL runs. Here each statement runs when it is
+//! called and its future is ready at once, so a job completes in its first poll, on the
+//! thread.
 
-mod accounts;
-mod chat;
-mod queries;
-mod ratings;
 mod schema;
 
+use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::mpsc as channel;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::FutureExt;
 use prometheus_client::metrics::histogram::Histogram;
-use rusqlite::Connection;
+use rusqlite::types::{ToSqlOutput, ValueRef};
 use tokio::sync::oneshot;
 
 use super::StoreError;
+use super::driver::{Answer, Conn, Row, Value, corrupt};
 
 /// Most jobs run in one transaction: bounds the time any one caller waits behind others.
 const MAX_BATCH: usize = 512;
 
+/// Statements kept prepared: more than the store has, so none is prepared twice.
+const STATEMENT_CACHE: usize = 96;
+
 /// A job for the database thread: runs against the open transaction, says whether it
 /// succeeded, and gives back what delivers its answer once the commit is known.
-type Job = Box<dyn FnOnce(&Connection) -> (bool, Reply) + Send>;
+type Job = Box<dyn FnOnce(&dyn Conn) -> (bool, Reply) + Send>;
 /// Delivers a job's answer, given how the commit went.
 type Reply = Box<dyn FnOnce(Result<(), Arc<rusqlite::Error>>) + Send>;
 
@@ -48,31 +55,34 @@ impl Sqlite {
     /// commit into `commits`.
     pub(crate) fn open(path: Option<&Path>, commits: Histogram) -> Result<Sqlite, StoreError> {
         let mut db = match path {
-            Some(path) => Connection::open(path)?,
-            None => Connection::open_in_memory()?,
+            Some(path) => rusqlite::Connection::open(path)?,
+            None => rusqlite::Connection::open_in_memory()?,
         };
         db.pragma_update(None, "journal_mode", "WAL")?;
         db.pragma_update(None, "synchronous", "FULL")?;
         db.pragma_update(None, "foreign_keys", "ON")?;
+        db.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         schema::migrations()
             .to_latest(&mut db)
             .map_err(StoreError::Migration)?;
         let (jobs, inbox) = channel::channel();
+        let db = Local(Mutex::new(db));
         std::thread::Builder::new()
             .name("punct-store".into())
-            .spawn(move || serve(db, inbox, &commits))
+            .spawn(move || serve(&db, &inbox, &commits))
             .map_err(StoreError::Thread)?;
         Ok(Sqlite { jobs })
     }
 
-    /// Runs `job` in the next transaction; answers its result once that is committed.
-    async fn call<T: Send + 'static>(
+    /// Runs `work` in the next transaction; answers its result once that is committed.
+    pub(super) async fn call<T: Send + 'static>(
         &self,
-        job: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+        work: impl for<'a> FnOnce(&'a dyn Conn) -> Answer<'a, T> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (answer, answered) = oneshot::channel();
         let job: Job = Box::new(move |db| {
-            let result = job(db);
+            // Every statement's future is ready when made: the work is done in one poll.
+            let result = work(db).now_or_never().unwrap_or(Err(StoreError::Pending));
             let ok = result.is_ok();
             let reply: Reply = Box::new(move |committed| {
                 let answer_now = match committed {
@@ -86,23 +96,101 @@ impl Sqlite {
         self.jobs.send(job).map_err(|_| StoreError::Stopped)?;
         answered.await.map_err(|_| StoreError::Stopped)?
     }
+}
 
-    /// Answers once the database has run a query: it is open and its thread is alive.
-    pub(crate) async fn ping(&self) -> Result<(), StoreError> {
-        self.call(|db| Ok(db.query_row("SELECT 1", [], |_| Ok(()))?))
-            .await
+/// The connection, as the thread's jobs see it. (In a mutex only so that it may be
+/// shared as `&dyn Conn`: the thread alone ever locks it.)
+struct Local(Mutex<rusqlite::Connection>);
+
+impl Local {
+    /// Runs `f` on the connection.
+    fn with<T>(&self, f: impl FnOnce(&rusqlite::Connection) -> T) -> T {
+        // A panic while it was held ended the thread with it: nothing is left half done.
+        f(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Runs `sql` (without parameters), e.g. to begin or end a transaction.
+    fn batch(&self, sql: &str) -> rusqlite::Result<()> {
+        self.with(|db| db.execute_batch(sql))
     }
 }
 
+impl Conn for Local {
+    fn execute<'a>(&'a self, sql: &'a str, params: &'a [Value]) -> Answer<'a, u64> {
+        let changed = self.with(|db| {
+            let mut statement = db.prepare_cached(&dialect(sql))?;
+            let changed = statement.execute(rusqlite::params_from_iter(params))?;
+            Ok(u64::try_from(changed).unwrap_or(u64::MAX))
+        });
+        Box::pin(std::future::ready(changed))
+    }
+
+    fn query<'a>(&'a self, sql: &'a str, params: &'a [Value]) -> Answer<'a, Vec<Row>> {
+        let rows = self.with(|db| {
+            let mut statement = db.prepare_cached(&dialect(sql))?;
+            let columns = statement.column_count();
+            let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+            let mut answer = Vec::new();
+            while let Some(row) = rows.next()? {
+                let values = (0..columns)
+                    .map(|at| value(row.get_ref(at)?))
+                    .collect::<Result<_, StoreError>>()?;
+                answer.push(Row(values));
+            }
+            Ok(answer)
+        });
+        Box::pin(std::future::ready(rows))
+    }
+}
+
+/// A statement written for PostgreSQL (see `store/sql.rs`) as SQLite reads it: `?1` for
+/// `$1`, and no row locks (one thread writes, so there is nothing to lock against).
+fn dialect(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('$') && !sql.contains(" FOR ") {
+        return Cow::Borrowed(sql);
+    }
+    Cow::Owned(
+        sql.replace('$', "?")
+            .replace(" FOR SHARE", "")
+            .replace(" FOR UPDATE", ""),
+    )
+}
+
+impl rusqlite::ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self {
+            Value::Null => ValueRef::Null,
+            Value::Int(n) => ValueRef::Integer(*n),
+            Value::Real(x) => ValueRef::Real(*x),
+            Value::Text(s) => ValueRef::Text(s.as_bytes()),
+            Value::Bytes(b) => ValueRef::Blob(b),
+            Value::Bool(b) => ValueRef::Integer(i64::from(*b)),
+        }))
+    }
+}
+
+/// A column as SQLite answered it.
+fn value(column: ValueRef<'_>) -> Result<Value, StoreError> {
+    Ok(match column {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(n) => Value::Int(n),
+        ValueRef::Real(x) => Value::Real(x),
+        ValueRef::Text(bytes) => {
+            Value::Text(std::str::from_utf8(bytes).map_err(corrupt)?.to_owned())
+        }
+        ValueRef::Blob(bytes) => Value::Bytes(bytes.to_vec()),
+    })
+}
+
 /// The database thread: runs the waiting jobs in one transaction, then answers them.
-fn serve(mut db: Connection, jobs: channel::Receiver<Job>, commits: &Histogram) {
+fn serve(db: &Local, jobs: &channel::Receiver<Job>, commits: &Histogram) {
     while let Ok(first) = jobs.recv() {
         let batch: Vec<Job> = std::iter::once(first)
             .chain(jobs.try_iter().take(MAX_BATCH - 1))
             .collect();
         let mut replies = Vec::with_capacity(batch.len());
         let started = std::time::Instant::now();
-        let committed = run_batch(&mut db, batch, &mut replies).map_err(Arc::new);
+        let committed = run_batch(db, batch, &mut replies).map_err(Arc::new);
         commits.observe(started.elapsed().as_secs_f64());
         if let Err(e) = &committed {
             tracing::error!("commit failed: {e}");
@@ -113,29 +201,51 @@ fn serve(mut db: Connection, jobs: channel::Receiver<Job>, commits: &Histogram) 
     }
 }
 
-fn run_batch(
-    db: &mut Connection,
-    batch: Vec<Job>,
-    replies: &mut Vec<Reply>,
-) -> rusqlite::Result<()> {
-    let mut tx = db.transaction()?;
-    for job in batch {
-        let savepoint = tx.savepoint()?;
-        let (ok, reply) = job(&savepoint);
-        if ok {
-            savepoint.commit()?;
+/// Runs `batch` in one transaction, each job in a savepoint that is rolled back if the
+/// job failed; collects the jobs' replies. Rolls back everything if the transaction
+/// itself fails.
+fn run_batch(db: &Local, batch: Vec<Job>, replies: &mut Vec<Reply>) -> rusqlite::Result<()> {
+    let run = || {
+        db.batch("BEGIN")?;
+        for job in batch {
+            db.batch("SAVEPOINT job")?;
+            let (ok, reply) = job(db);
+            replies.push(reply);
+            db.batch(if ok {
+                "RELEASE job"
+            } else {
+                "ROLLBACK TO job; RELEASE job"
+            })?;
         }
-        replies.push(reply);
+        db.batch("COMMIT")
+    };
+    let committed = run();
+    if committed.is_err()
+        && !db.with(rusqlite::Connection::is_autocommit)
+        && let Err(e) = db.batch("ROLLBACK")
+    {
+        tracing::error!("rollback failed: {e}");
     }
-    tx.commit()
+    committed
 }
 
 #[cfg(test)]
 mod tests {
+    use rusqlite::Connection;
+
     use super::*;
 
     fn open(path: &Path) -> Result<Sqlite, StoreError> {
         Sqlite::open(Some(path), Histogram::new([0.1]))
+    }
+
+    #[test]
+    fn statements_are_read_in_sqlite_s_spelling() {
+        assert_eq!(
+            dialect("SELECT 1 FROM rooms WHERE id = $1 AND incarnation = $12 FOR SHARE"),
+            "SELECT 1 FROM rooms WHERE id = ?1 AND incarnation = ?12"
+        );
+        assert!(matches!(dialect("SELECT 1"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -2,9 +2,14 @@
 //! user_version` says how many have run, those after it run at start in one transaction,
 //! and a database newer than this server is refused.
 
+use std::sync::LazyLock;
+
 use rusqlite_migration::{M, Migrations};
 
-/// Every migration, oldest first. Never edit one that has shipped: add another.
+use crate::store::sql::{self, Types};
+
+/// Every migration, oldest first. Never change what one does once it has shipped: add
+/// another. The sixth to eighth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -50,92 +55,28 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up("CREATE INDEX rooms_lobby ON rooms(created_at, id) WHERE outcome IS NULL;"),
         // 6: accounts and their sessions; players' names and accounts on the seats;
         // rated games and the ratings they changed.
-        M::up(ACCOUNTS),
+        M::up(ACCOUNTS.as_str()),
         // 7: each room's chat, and who muted whom.
-        M::up(
-            "CREATE TABLE chat (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        room TEXT NOT NULL REFERENCES rooms(id),
-        channel TEXT NOT NULL,
-        color TEXT,
-        name TEXT,
-        text TEXT NOT NULL,
-        at INTEGER NOT NULL
-    );
-    CREATE INDEX chat_room ON chat(room, id);
-    -- Whether White's and Black's players muted their opponent.
-    ALTER TABLE rooms ADD COLUMN white_mutes INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE rooms ADD COLUMN black_mutes INTEGER NOT NULL DEFAULT 0;",
-        ),
+        M::up(CHAT.as_str()),
         // 8: correspondence games' days per move.
-        M::up(crate::store::sql::CORRESPONDENCE),
+        M::up(sql::CORRESPONDENCE),
     ])
 }
 
-/// Migration 6, PostgreSQL's second: the same tables and meaning in each database's
-/// own types.
-const ACCOUNTS: &str = "CREATE TABLE accounts (
-        -- A UUIDv7.
-        id TEXT PRIMARY KEY,
-        -- As registered; `username_key` (lower case) is what must be unique.
-        username TEXT NOT NULL,
-        username_key TEXT NOT NULL UNIQUE,
-        -- Argon2id, as a PHC string.
-        password TEXT NOT NULL,
-        created_at INTEGER NOT NULL
-    );
-    CREATE TABLE sessions (
-        -- SHA-256 of the session's secret.
-        token BLOB PRIMARY KEY,
-        account TEXT NOT NULL REFERENCES accounts(id),
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL
-    );
-    CREATE INDEX sessions_account ON sessions(account);
-    ALTER TABLE rooms ADD COLUMN white_name TEXT;
-    ALTER TABLE rooms ADD COLUMN black_name TEXT;
-    ALTER TABLE rooms ADD COLUMN white_account TEXT REFERENCES accounts(id);
-    ALTER TABLE rooms ADD COLUMN black_account TEXT REFERENCES accounts(id);
-    ALTER TABLE rooms ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX rooms_white_account ON rooms(white_account, finished_at)
-        WHERE white_account IS NOT NULL;
-    CREATE INDEX rooms_black_account ON rooms(black_account, finished_at)
-        WHERE black_account IS NOT NULL;
-    -- A player's rating now, per variant.
-    CREATE TABLE ratings (
-        account TEXT NOT NULL REFERENCES accounts(id),
-        variant TEXT NOT NULL,
-        rating REAL NOT NULL,
-        deviation REAL NOT NULL,
-        volatility REAL NOT NULL,
-        games INTEGER NOT NULL,
-        -- The end of the last rated game: inactivity since then widens the deviation.
-        last_rated_at INTEGER NOT NULL,
-        PRIMARY KEY (account, variant)
-    );
-    CREATE INDEX ratings_board ON ratings(variant, rating);
-    -- Each rated game, in the order it was rated: rebuilding replays this order.
-    CREATE TABLE rated_games (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        room TEXT NOT NULL UNIQUE REFERENCES rooms(id),
-        rated_at INTEGER NOT NULL
-    );
-    -- What a rated game did to each player's rating.
-    CREATE TABLE rating_changes (
-        room TEXT NOT NULL REFERENCES rated_games(room),
-        color TEXT NOT NULL,
-        account TEXT NOT NULL REFERENCES accounts(id),
-        variant TEXT NOT NULL,
-        rated_at INTEGER NOT NULL,
-        rating_before REAL NOT NULL,
-        deviation_before REAL NOT NULL,
-        volatility_before REAL NOT NULL,
-        rating REAL NOT NULL,
-        deviation REAL NOT NULL,
-        volatility REAL NOT NULL,
-        PRIMARY KEY (room, color)
-    );
-    CREATE INDEX rating_changes_account ON rating_changes(account, variant, rated_at);";
+/// SQLite's names of the types of the migrations written once for both databases.
+const TYPES: Types = Types {
+    time: "INTEGER",
+    bytes: "BLOB",
+    real: "REAL",
+    serial: "INTEGER PRIMARY KEY AUTOINCREMENT",
+    flag: "INTEGER NOT NULL DEFAULT 0",
+};
+
+/// Migration 6, PostgreSQL's second.
+static ACCOUNTS: LazyLock<String> = LazyLock::new(|| sql::accounts(&TYPES));
+
+/// Migration 7, PostgreSQL's third.
+static CHAT: LazyLock<String> = LazyLock::new(|| sql::chat(&TYPES));
 
 #[cfg(test)]
 mod tests {
