@@ -170,6 +170,15 @@ impl App {
         self.session().and_then(Session::color).is_some()
     }
 
+    /// The request that plays `turn` now, numbered so that it is safe to send again.
+    fn play(&self, turn: Turn) -> Action {
+        let played = self.session().map_or(0, |s| s.game.turns().len());
+        Action::Play {
+            turn,
+            number: u32::try_from(played + 1).ok(),
+        }
+    }
+
     /// The legal turns we may send now: none unless it is our turn.
     fn legal(&self) -> Vec<Turn> {
         match self.session() {
@@ -284,7 +293,7 @@ impl App {
                 (Mode::Typing(common_prefix(&matches).unwrap_or(text)), None)
             }
             (Mode::Typing(text), KeyCode::Enter) => match self.typed_turn(&text) {
-                Some(turn) => (Mode::Board, Some(Action::Play(turn).into())),
+                Some(turn) => (Mode::Board, Some(self.play(turn).into())),
                 None => {
                     self.status = self.typing_hint(&text);
                     (Mode::Typing(text), None)
@@ -299,7 +308,7 @@ impl App {
                 (Mode::Rotation(turns, next), None)
             }
             (Mode::Rotation(turns, i), KeyCode::Enter) => {
-                let request = turns.get(i).map(|&t| Action::Play(t).into());
+                let request = turns.get(i).map(|&t| self.play(t).into());
                 (Mode::Board, request)
             }
             (Mode::Rotation(..) | Mode::Destination(_), KeyCode::Esc) => (Mode::Board, None),
@@ -371,9 +380,7 @@ impl App {
                 }
                 return (Mode::Destination(moves), None);
             }
-            KeyCode::Char('p') if self.legal().contains(&Turn::Pass) => {
-                Some(Action::Play(Turn::Pass))
-            }
+            KeyCode::Char('p') if self.legal().contains(&Turn::Pass) => Some(self.play(Turn::Pass)),
             KeyCode::Char('R') => return (Mode::ConfirmResign, None),
             KeyCode::Char('D') => Some(Action::OfferDraw),
             // A and X answer the opponent's takeback request if one stands (it is about

@@ -55,7 +55,8 @@ pub async fn run(
                 if let (Some(turn), Some(current)) = (turn, current)
                     && current == started_at && tracker.my_turn()
                 {
-                    link.requests.send(Action::Play(turn).into()).context("the connection has ended")?;
+                    let number = u32::try_from(current + 1).ok();
+                    link.requests.send(Action::Play { turn, number }.into()).context("the connection has ended")?;
                     sent_at = Some(current);
                 }
             }

@@ -177,7 +177,8 @@ pub async fn play(
                         next + 1
                     )
                 })?;
-                Action::Play(turn)
+                let number = u32::try_from(game.turns().len() + 1).ok();
+                Action::Play { turn, number }
             }
             Some(&Step::Action(request)) => request,
         };

@@ -394,7 +394,17 @@ impl Table {
         // comes once the room runs again.
         let id = match self.in_flight.filter(|_| !mover.is_broken()) {
             Some(id) => id,
-            None => mover.send(|id| ClientMessage::Play { id, turn }).await?,
+            None => {
+                // Numbered: sent again after a reconnect, it is acknowledged if the
+                // room played it already, never played twice.
+                mover
+                    .send(|id| ClientMessage::Play {
+                        id,
+                        turn,
+                        number: u32::try_from(number).ok(),
+                    })
+                    .await?
+            }
         };
         self.in_flight = Some(id);
         let (mut acked, mut own, mut seen, mut answerable) =

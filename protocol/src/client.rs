@@ -61,6 +61,11 @@ pub enum ClientMessage {
         /// The turn in notation.
         #[schemars(with = "crate::schema::TurnDef")]
         turn: Turn,
+        /// The number the turn is to have (the turns played so far, plus one): with it,
+        /// the same play sent again after its answer was lost is acknowledged, not
+        /// refused, if the room played it already.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        number: Option<u32>,
     },
     /// Give up the game: the opponent wins. Answered with an `ack`; `game_over` follows.
     Resign {
@@ -140,8 +145,14 @@ pub enum ClientMessage {
 /// sends the request, never this.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Action {
-    /// Play a turn.
-    Play(Turn),
+    /// Play a turn; with the number it is to have, safe to ask again (see
+    /// [`ClientMessage::Play`]).
+    Play {
+        /// The turn.
+        turn: Turn,
+        /// The number it is to have, if the asker knows it.
+        number: Option<u32>,
+    },
     /// Give up.
     Resign,
     /// Offer a draw.
@@ -166,7 +177,7 @@ impl Action {
     /// The request that asks for this, numbered `id`.
     pub fn request(self, id: RequestId) -> ClientMessage {
         match self {
-            Action::Play(turn) => ClientMessage::Play { id, turn },
+            Action::Play { turn, number } => ClientMessage::Play { id, turn, number },
             Action::Resign => ClientMessage::Resign { id },
             Action::OfferDraw => ClientMessage::OfferDraw { id },
             Action::AcceptDraw => ClientMessage::AcceptDraw { id },
@@ -219,7 +230,7 @@ impl ClientMessage {
             | ClientMessage::Watch { .. }
             | ClientMessage::Chat { .. }
             | ClientMessage::Mute { .. } => return None,
-            ClientMessage::Play { turn, .. } => Action::Play(turn),
+            ClientMessage::Play { turn, number, .. } => Action::Play { turn, number },
             ClientMessage::Resign { .. } => Action::Resign,
             ClientMessage::OfferDraw { .. } => Action::OfferDraw,
             ClientMessage::AcceptDraw { .. } => Action::AcceptDraw,
@@ -415,7 +426,11 @@ mod tests {
     fn an_action_is_its_request_without_the_id() {
         let turn = "C4:C5,D5".parse().unwrap();
         for action in [
-            Action::Play(turn),
+            Action::Play { turn, number: None },
+            Action::Play {
+                turn,
+                number: Some(1),
+            },
             Action::Resign,
             Action::OfferDraw,
             Action::AcceptDraw,
@@ -459,7 +474,11 @@ mod tests {
                 room,
                 since: None,
             },
-            ClientMessage::Play { id: 1, turn },
+            ClientMessage::Play {
+                id: 1,
+                turn,
+                number: None,
+            },
             ClientMessage::Resign { id: 1 },
             ClientMessage::OfferDraw { id: 1 },
             ClientMessage::AcceptDraw { id: 1 },

@@ -23,8 +23,11 @@
 //!
 //! ```
 //! use punct_protocol::{ClientMessage, ServerMessage};
-//! let play = ClientMessage::Play { id: 3, turn: "c4:d5,c5".parse()? };
-//! assert_eq!(serde_json::to_string(&play)?, r#"{"type":"play","id":3,"turn":"C4:C5,D5"}"#);
+//! let play = ClientMessage::Play { id: 3, turn: "c4:d5,c5".parse()?, number: Some(1) };
+//! assert_eq!(
+//!     serde_json::to_string(&play)?,
+//!     r#"{"type":"play","id":3,"turn":"C4:C5,D5","number":1}"#
+//! );
 //! let reply = r#"{"type":"error","id":3,"code":"not-your-turn","message":"it is black's turn"}"#;
 //! match serde_json::from_str(reply)? {
 //!     ServerMessage::Error { id, code, .. } => assert_eq!((id, code.as_str()), (Some(3), "not-your-turn")),

@@ -25,9 +25,11 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use punct_protocol::{ErrorCode, Session};
 
+use crate::clock::now;
 use crate::limits::Throttle;
 use crate::secret;
-use crate::store::{Account, NewAccount, Store, StoreError, hash_token, now};
+use crate::secret::hash_token;
+use crate::store::{Account, NewAccount, Store, StoreError};
 
 /// Longest username.
 const MAX_USERNAME: usize = 20;

@@ -158,6 +158,35 @@ pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Milliseconds since the Unix epoch.
+#[cfg(not(test))]
+pub(crate) fn now() -> i64 {
+    system_now()
+}
+
+/// Milliseconds since the Unix epoch, as the system's time when first asked and tokio's
+/// clock from then on: a unit test that pauses time and advances it by days moves the
+/// stored times with it (a correspondence game's days). Called off the runtime (the
+/// SQLite thread), it follows the real time.
+#[cfg(test)]
+pub(crate) fn now() -> i64 {
+    static START: std::sync::OnceLock<(i64, std::time::Instant)> = std::sync::OnceLock::new();
+    let (wall, start) = *START.get_or_init(|| (system_now(), std::time::Instant::now()));
+    let now = tokio::time::Instant::now().into_std();
+    let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+    if now >= start {
+        wall + ms(now - start)
+    } else {
+        wall - ms(start - now)
+    }
+}
+
+fn system_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

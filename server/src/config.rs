@@ -10,7 +10,12 @@ pub struct Config {
     /// (`:memory:` keeps everything in memory: nothing survives a restart), or a
     /// PostgreSQL URL (`postgres://user:password@host/database`), which every node of a
     /// cluster shares. Without it (`Config::default()`, for tests), SQLite in memory.
-    #[arg(long, global = true, env = "PUNCT_DATABASE", default_value = "punct.db")]
+    #[arg(
+        long,
+        global = true,
+        env = "PUNCT_DATABASE",
+        default_value = "punct.db"
+    )]
     pub database: Option<String>,
     /// Run as one node of a cluster: the NATS server (with JetStream) the nodes share
     /// (`nats://host:4222`). Every node must use the same PostgreSQL database. Without it,
@@ -71,7 +76,12 @@ pub struct Config {
     /// Web page origins (such as `https://punct.example`) allowed to open WebSockets,
     /// comma-separated, besides the server's own. Empty: any origin. Clients that send no
     /// `Origin` (programs, not browsers) are always allowed.
-    #[arg(long, global = true, env = "PUNCT_ALLOWED_ORIGINS", value_delimiter = ',')]
+    #[arg(
+        long,
+        global = true,
+        env = "PUNCT_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
     pub allowed_origins: Vec<String>,
     /// How long the computer thinks about each turn in rooms created against it (such as
     /// `1s`); in a timed game never more than a twentieth of its clock plus half the

@@ -408,7 +408,6 @@ impl Connection {
             other => {
                 let id = other.id();
                 let action = other.action().expect("every other request is an action");
-                let number = None;
                 let Some(membership) = &self.room else {
                     let code = ErrorCode::NotJoined;
                     return self.error(Some(id), code, describe(code));
@@ -417,7 +416,6 @@ impl Connection {
                 let act = |retry| Request::Act {
                     conn,
                     action,
-                    number,
                     retry,
                 };
                 let mut answer = done(membership.handle.ask(act(false)).await);

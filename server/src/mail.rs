@@ -15,8 +15,9 @@ use punct_protocol::NotifyMode;
 use punct_rules::Turn;
 use tokio::sync::mpsc;
 
+use crate::clock::now;
 use crate::config::Config;
-use crate::store::{AccountId, DigestDue, Store, now};
+use crate::store::{AccountId, DigestDue, Store};
 
 /// Notices waiting to be mailed; more are dropped (and logged).
 const QUEUE: usize = 1024;

@@ -18,11 +18,13 @@ use punct_protocol::{
 use punct_rules::Color;
 use tokio::sync::watch;
 
+use crate::clock;
 use crate::cluster::{Kind, Limits, NodeTag, Nodes, PlaceError, Placement, Reply};
 use crate::config::Config;
 use crate::room::{Answer, Context, Fresh, Key, Mismatch, Request, RoomHandle, Rooms};
 use crate::secret;
-use crate::store::{self, Player, Store, StoreError, hash_token};
+use crate::secret::hash_token;
+use crate::store::{Player, Store, StoreError};
 use crate::views::summary_of;
 
 /// Most rooms the lobby lists, oldest first.
@@ -341,7 +343,7 @@ impl Registry {
     /// loses by abandonment); rooms running now, here or elsewhere, are left alone.
     /// Answers how many.
     pub(crate) async fn sweep(&self) -> Result<usize, StoreError> {
-        let now = store::now();
+        let now = clock::now();
         let before = |expiry: Duration| {
             now.saturating_sub(i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX))
         };

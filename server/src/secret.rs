@@ -1,6 +1,9 @@
-//! Room ids and seat tokens, from the operating system's random generator.
+//! Room ids and seat tokens, from the operating system's random generator, and the
+//! hashes the database keeps of secrets.
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest, Sha256};
 
 /// Bytes of randomness in a seat token: 128 bits.
 const TOKEN_BYTES: usize = 16;
@@ -9,6 +12,15 @@ const TOKEN_BYTES: usize = 16;
 /// tells when or where it was made.
 pub(crate) fn token() -> String {
     hex(&random::<TOKEN_BYTES>())
+}
+
+/// The SHA-256 of a seat token or a session's secret: what the database keeps instead
+/// of the secret.
+pub(crate) type TokenHash = [u8; 32];
+
+/// Hashes a seat token or a session's secret.
+pub(crate) fn hash_token(token: &str) -> TokenHash {
+    Sha256::digest(token.as_bytes()).into()
 }
 
 /// A fresh room id: a [`uuid_v7`]. (Rooms made before these ids keep their 20-hex-digit

@@ -1,12 +1,15 @@
 //! Rows of the store as the protocol shows them: a room that is not running, as the
-//! lobby and a player's list of games show it.
+//! lobby and a player's list of games show it, and ratings.
 //!
 //! Must not import: `room`, `registry`, `connection`, `api`, `mail`.
 
-use punct_protocol::{MyGame, RoomStatus, RoomSummary, SeatView, Seats};
+use punct_protocol::{
+    MyGame, RatingChange, RatingChanges, RatingView, RoomStatus, RoomSummary, SeatView, Seats,
+};
 use punct_rules::{Color, Outcome};
 
-use crate::store::{Account, RoomRow, to_move};
+use crate::rating::Rating;
+use crate::store::{Account, Rated, RoomRow, to_move};
 
 /// The summary of a room that is not running: nobody is connected to it but the
 /// computer, and nobody is being timed (a player's grace period starts when the room is
@@ -79,4 +82,24 @@ pub(crate) fn my_games_of(account: &Account, rows: &[RoomRow], now: i64) -> Vec<
     // Stable: among equals, the oldest game first.
     games.sort_by_key(|game| (!game.your_move, game.time_left_ms.unwrap_or(u64::MAX)));
     games
+}
+
+/// What a rated game did to both players (White's, Black's), as the protocol shows it.
+pub(crate) fn rating_changes(both: &[Rated; 2]) -> RatingChanges {
+    let [white, black] = both.each_ref().map(|rated| RatingChange {
+        username: rated.username.clone(),
+        before: rating_view(rated.change.before),
+        after: rating_view(rated.change.after),
+    });
+    RatingChanges { white, black }
+}
+
+/// A rating as the protocol shows it.
+pub(crate) fn rating_view(rating: Rating) -> RatingView {
+    RatingView {
+        rating: rating.rating,
+        deviation: rating.deviation,
+        volatility: rating.volatility,
+        provisional: rating.provisional(),
+    }
 }

@@ -159,7 +159,9 @@ export function createInput(page, view) {
       say(`${text} is not a legal turn here${whyNot(text)}`, 'refused');
       return;
     }
-    ui.pending = page.send({ type: 'play', turn: text });
+    // Numbered, so that the same play sent again after a lost answer is acknowledged
+    // rather than refused (protocol/PROTOCOL.md, play).
+    ui.pending = page.send({ type: 'play', turn: text, number: page.state.turns.length + 1 });
     say(`Sent ${text}…`);
     page.render();
   }

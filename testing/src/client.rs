@@ -201,7 +201,13 @@ impl Client {
     /// Plays a turn given in notation: the sequence number of its event, or why not.
     pub async fn play(&mut self, turn: &str) -> Result<Seq, Refused> {
         let turn: Turn = turn.parse().unwrap();
-        let reply = self.request(|id| ClientMessage::Play { id, turn }).await;
+        let reply = self
+            .request(|id| ClientMessage::Play {
+                id,
+                turn,
+                number: None,
+            })
+            .await;
         refused_or(reply, |reply| match reply {
             ServerMessage::Ack { seq, .. } => seq,
             other => panic!("expected an ack, got {other:?}"),
@@ -213,7 +219,11 @@ impl Client {
     pub async fn try_play(&mut self, turn: Turn) -> Option<bool> {
         match self
             .connection
-            .request(|id| ClientMessage::Play { id, turn })
+            .request(|id| ClientMessage::Play {
+                id,
+                turn,
+                number: None,
+            })
             .await
         {
             Ok(ServerMessage::Ack { .. }) => Some(true),

@@ -230,7 +230,7 @@ fn games_lists_a_correspondence_game_as_your_move_for_the_one_to_move() {
                 match event {
                     NetEvent::Message(ServerMessage::Snapshot { .. }) => link
                         .requests
-                        .send(punct_protocol::Action::Play(turn).into())
+                        .send(punct_protocol::Action::Play { turn, number: None }.into())
                         .expect("sent"),
                     NetEvent::Message(ServerMessage::TurnPlayed { .. }) => break,
                     _ => {}

@@ -268,7 +268,15 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     let turn: Turn = "C4:C5,D5".parse().expect("notation");
     // 6 is the triangle, the sixth kind of the reserve list.
     let (_, sent) = pick(&mut app, turn, vec![KeyCode::Char('6')]);
-    assert_eq!(sent, [Request::from(Action::Play(turn))]);
+    // Numbered, so that it is safe to send again: the first turn of the game.
+    let first = Some(1);
+    assert_eq!(
+        sent,
+        [Request::from(Action::Play {
+            turn,
+            number: first
+        })]
+    );
     assert_eq!(app.mode, Mode::Board);
 
     // Typed: Tab completes as far as the legal turns agree; an illegal turn is refused.
@@ -294,9 +302,10 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     let typed = "C5,D5".chars().map(KeyCode::Char).chain([KeyCode::Enter]);
     assert_eq!(
         press(&mut app, &typed.collect::<Vec<_>>()),
-        [Request::from(Action::Play(
-            "C4:C5,D5".parse().expect("notation")
-        ))]
+        [Request::from(Action::Play {
+            turn: "C4:C5,D5".parse().expect("notation"),
+            number: first,
+        })]
     );
 }
 
@@ -340,11 +349,18 @@ fn a_move_with_rotation_and_a_jump_picked_with_the_keyboard() {
     let mut app = app_for(&game, &you);
     let (rotations, sent) = pick(&mut app, rotated, Vec::new());
     assert!(rotations >= 1, "the move needed a rotation");
-    assert_eq!(sent, [Request::from(Action::Play(rotated))]);
+    let number = u32::try_from(game.turns().len() + 1).ok();
+    assert_eq!(
+        sent,
+        [Request::from(Action::Play {
+            turn: rotated,
+            number
+        })]
+    );
 
     let mut app = app_for(&game, &you);
     let (_, sent) = pick(&mut app, jump, Vec::new());
-    assert_eq!(sent, [Request::from(Action::Play(jump))]);
+    assert_eq!(sent, [Request::from(Action::Play { turn: jump, number })]);
 
     // Once the turn comes back from the server the board shows it.
     let Turn::Move { to, .. } = jump else {
@@ -983,7 +999,13 @@ fn a_notice_goes_once_a_turn_is_played() {
     // A good turn is picked and played; the server reports it.
     let turn: Turn = "C4:C5,D5".parse().expect("notation");
     let (_, sent) = pick(&mut app, turn, vec![KeyCode::Char('6')]);
-    assert_eq!(sent, [Request::from(Action::Play(turn))]);
+    assert_eq!(
+        sent,
+        [Request::from(Action::Play {
+            turn,
+            number: Some(1)
+        })]
+    );
     app.on_net(&event(
         json!({"type": "turn_played", "seq": 3, "turn": turn,
         "by": "white", "number": 1, "to_move": "black"}),

@@ -19,10 +19,12 @@ use serde::Deserialize;
 use super::auth::SignedIn;
 use super::error::ApiError;
 use crate::accounts::username_key;
+use crate::clock::now;
 use crate::rating::PROVISIONAL_ABOVE;
 use crate::state::AppState;
-use crate::store::{AccountId, MailSettings, StoreError, now, rating_view};
+use crate::store::{AccountId, MailSettings, StoreError};
 use crate::views::my_games_of;
+use crate::views::rating_view;
 
 /// Games on a player's page.
 const RECENT_GAMES: usize = 20;

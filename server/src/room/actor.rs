@@ -117,11 +117,10 @@ impl Room {
             Request::Act {
                 conn,
                 action,
-                number,
                 retry,
             } => {
-                let done = self.act(conn, action, number, retry).await;
-                if let Action::Play(_) = action {
+                let done = self.act(conn, action, retry).await;
+                if let Action::Play { .. } = action {
                     let refused = done.as_ref().err().map(|refusal| refusal.code);
                     self.context.metrics.turn(refused);
                 }

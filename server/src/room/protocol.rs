@@ -58,12 +58,9 @@ pub(crate) enum Request {
     Act {
         /// The connection asking: only its seat may act, only the side to move play.
         conn: ConnId,
-        /// What it asks.
+        /// What it asks; a turn may say the number it is to have, and is then
+        /// acknowledged, not refused, if that player played it already as that number.
         action: Action,
-        /// For a turn: the number it is to have (the turns played before it, plus one).
-        /// A turn played already at that number by the same player is acknowledged, not
-        /// refused, so that a client may send it again after losing the answer.
-        number: Option<usize>,
         /// Whether the connection asks again after the room moved under its first
         /// request, whose answer was lost: a turn or resignation already done by this
         /// player is then acknowledged rather than refused.

@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use tokio::time::Instant;
 
 use crate::cluster::ConnId;
-use crate::store::{Player, TokenHash};
+use crate::secret::TokenHash;
+use crate::store::Player;
 
 /// One seat.
 #[derive(Debug, Default)]

@@ -15,7 +15,8 @@ use super::state::Room;
 use crate::clock::{Clock, millis};
 use crate::cluster::{ConnId, NodeTag, node_of};
 use crate::secret;
-use crate::store::{Player, hash_token};
+use crate::secret::hash_token;
+use crate::store::Player;
 
 /// The least time between two spectator counts: a busy room's comings and goings are
 /// told as one count, at most about once a second.

@@ -8,8 +8,11 @@ use punct_rules::{Color, DrawReason, Game, Outcome, ReplayError, Variant, WinRea
 use tokio::time::Instant;
 
 use crate::clock::Clock;
+use crate::clock::now;
 use crate::secret;
-use crate::store::{NewRoom, Player, Rated, StoredRoom, TokenHash, hash_token, now, time_control};
+use crate::secret::{TokenHash, hash_token};
+use crate::store::{NewRoom, Player, StoredRoom, time_control};
+use crate::views::rating_changes;
 
 /// A room about to be made: its settings and the seats given out.
 #[derive(Clone, Debug)]
@@ -181,7 +184,7 @@ impl Setup {
             seats: room.seats,
             players: room.players,
             rated: room.rated,
-            ratings: room.ratings.as_ref().map(Rated::view),
+            ratings: room.ratings.as_ref().map(rating_changes),
             chat: room.chat,
             muted: room.muted,
             incarnation: room.incarnation,

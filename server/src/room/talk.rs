@@ -5,8 +5,8 @@ use punct_protocol::{Channel, ChatLine, ErrorCode, Role, Seq, ServerMessage};
 
 use super::protocol::{Refusal, Talk};
 use super::state::Room;
+use crate::clock::now;
 use crate::cluster::ConnId;
-use crate::store::now;
 
 /// Longest line, in characters.
 const MAX_CHARS: usize = 300;

@@ -58,7 +58,8 @@ pub(crate) trait Drive {
     ) -> Result<Result<Seq, Refusal>, Closed>;
     /// `Act` playing `turn`.
     async fn play(&self, conn: ConnId, turn: Turn) -> Result<Result<Seq, Refusal>, Closed> {
-        self.act(conn, Action::Play(turn), false).await
+        self.act(conn, Action::Play { turn, number: None }, false)
+            .await
     }
     /// `Record`.
     async fn record(&self) -> Result<Record, Closed>;
@@ -105,7 +106,6 @@ impl Drive for RoomHandle {
         let request = Request::Act {
             conn,
             action,
-            number: None,
             retry,
         };
         let reply = self.ask(request).await?;

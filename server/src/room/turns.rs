@@ -15,7 +15,8 @@ use crate::clock::{Clock, millis};
 use crate::cluster::ConnId;
 use crate::computer::Chosen;
 use crate::mail::YourMove;
-use crate::store::{Rated, StoreError, to_move};
+use crate::store::{StoreError, to_move};
+use crate::views::rating_changes;
 
 impl Room {
     /// The result, once the game is over on the board or off it.
@@ -58,7 +59,7 @@ impl Room {
     /// resignation.
     fn done_before(&self, color: Color, action: Action) -> bool {
         match action {
-            Action::Play(turn) => {
+            Action::Play { turn, .. } => {
                 self.game.turns().last() == Some(&turn) && self.game.to_move() == color.opponent()
             }
             Action::Resign => {
@@ -202,9 +203,10 @@ impl Room {
         &mut self,
         color: Color,
         turn: Turn,
-        number: usize,
+        number: u32,
     ) -> Result<Seq, Refusal> {
         let played = self.game.turns().len();
+        let number = usize::try_from(number).unwrap_or(usize::MAX);
         if number == played + 1 {
             return self.play_as(color, turn).await;
         }
@@ -230,7 +232,6 @@ impl Room {
         &mut self,
         conn: ConnId,
         action: Action,
-        number: Option<usize>,
         retry: bool,
     ) -> Result<Seq, Refusal> {
         let color = self.player(conn)?;
@@ -239,7 +240,7 @@ impl Room {
         }
         let offer_from_opponent = self.draw_offer == Some(color.opponent());
         match action {
-            Action::Play(turn) => match number {
+            Action::Play { turn, number } => match number {
                 Some(number) => self.play_numbered(color, turn, number).await,
                 None => self.play_as(color, turn).await,
             },
@@ -505,7 +506,7 @@ impl Room {
         }
         match self.context.store.rate_game(&self.id).await {
             Ok(Some(rated)) => {
-                let changes = Rated::view(&rated);
+                let changes = rating_changes(&rated);
                 self.ratings = Some(changes.clone());
                 self.history
                     .publish(|seq| ServerMessage::Ratings { seq, changes }, None);

@@ -1,10 +1,11 @@
 //! Accounts, their sessions and mail settings, written once for both databases. None of
 //! these belongs to a room, so none needs a room's fence.
 
-use super::StoreError;
 use super::driver::{Conn, Row, params};
-use super::model::{Account, DigestDue, MailSettings, NewAccount, TokenHash, text};
+use super::error::StoreError;
+use super::model::{Account, DigestDue, MailSettings, NewAccount, text};
 use super::sql;
+use crate::secret::TokenHash;
 
 /// Stores a new account, made at `at`; false if its username's key is taken.
 pub(super) async fn create(

@@ -11,8 +11,9 @@
 
 use futures_util::future::BoxFuture;
 
-use super::StoreError;
-use super::model::{TokenHash, from_text};
+use super::error::StoreError;
+use super::model::from_text;
+use crate::secret::TokenHash;
 
 /// What a connection, or work on one, answers in time.
 pub(super) type Answer<'a, T> = BoxFuture<'a, Result<T, StoreError>>;

@@ -25,6 +25,7 @@
 
 mod accounts;
 mod driver;
+mod error;
 mod model;
 mod postgres;
 mod ratings;
@@ -34,129 +35,25 @@ mod sqlite;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
-use std::sync::Arc;
-
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use punct_protocol::{ArchivedGame, ChatLine};
 use punct_rules::{Color, Outcome, Turn, Variant};
 
+use crate::clock::now;
 use crate::lease::Lease;
 use crate::rating::Standing;
+use crate::secret::TokenHash;
 
 pub(crate) use model::{
     Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Player,
-    PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, TokenHash, hash_token, now,
-    rating_view, time_control, to_move,
+    PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, time_control, to_move,
 };
 
 use driver::{Answer, Conn};
+pub(crate) use error::StoreError;
 use postgres::Postgres;
 use rooms::{Write, Written};
 use sqlite::Sqlite;
-
-/// Why the database could not do what was asked. Each keeps its cause.
-#[derive(Debug)]
-pub(crate) enum StoreError {
-    /// SQLite refused or failed the request's own statements; nothing of it was kept.
-    Sqlite(rusqlite::Error),
-    /// PostgreSQL refused or failed the request, or could not be reached.
-    Postgres(tokio_postgres::Error),
-    /// No connection to PostgreSQL could be had from the pool.
-    Pool(Box<dyn std::error::Error + Send + Sync>),
-    /// A stored value does not read back: the database was changed by hand or damaged.
-    Corrupt(Box<dyn std::error::Error + Send + Sync>),
-    /// The transaction that held the request (and others) failed to commit.
-    Commit(Arc<dyn std::error::Error + Send + Sync>),
-    /// The schema could not be brought up to date, or is newer than this server.
-    Migration(rusqlite_migration::Error),
-    /// The database's schema is not one this server knows.
-    Schema(String),
-    /// The database thread could not be started.
-    Thread(std::io::Error),
-    /// The database thread or task has stopped.
-    Stopped,
-    /// A job on SQLite's thread waited for something other than its statements, which
-    /// the thread cannot wait for: a fault of the store's own code.
-    Pending,
-    /// The room was loaded again since the writer loaded it (by another node, after a
-    /// failover), or this node of a cluster lost its lease: this writer no longer owns
-    /// the room, and its write was refused.
-    Fenced,
-}
-
-impl StoreError {
-    /// Whether the database refused a row because a unique key (a username's) is taken.
-    fn is_unique_violation(&self) -> bool {
-        match self {
-            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
-                e.code == rusqlite::ErrorCode::ConstraintViolation
-            }
-            StoreError::Postgres(e) => {
-                e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
-            }
-            _ => false,
-        }
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Sqlite(e) => write!(f, "database: {e}"),
-            StoreError::Postgres(e) => write!(f, "database: {e}"),
-            StoreError::Pool(e) => write!(f, "database connection: {e}"),
-            StoreError::Corrupt(e) => write!(f, "a stored value does not read back: {e}"),
-            StoreError::Schema(why) => write!(f, "database schema: {why}"),
-            StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
-            StoreError::Migration(e) => write!(f, "database schema: {e}"),
-            StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
-            StoreError::Stopped => f.write_str("the database thread has stopped"),
-            StoreError::Pending => f.write_str("a database job waited on the database thread"),
-            StoreError::Fenced => {
-                f.write_str("the room was loaded again elsewhere, or this node lost its lease")
-            }
-        }
-    }
-}
-
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StoreError::Sqlite(e) => Some(e),
-            StoreError::Postgres(e) => Some(e),
-            StoreError::Pool(e) | StoreError::Corrupt(e) => Some(e.as_ref()),
-            StoreError::Commit(e) => Some(e.as_ref()),
-            StoreError::Migration(e) => Some(e),
-            StoreError::Thread(e) => Some(e),
-            StoreError::Schema(_)
-            | StoreError::Stopped
-            | StoreError::Pending
-            | StoreError::Fenced => None,
-        }
-    }
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite(e)
-    }
-}
-
-impl From<tokio_postgres::Error> for StoreError {
-    fn from(e: tokio_postgres::Error) -> StoreError {
-        StoreError::Postgres(e)
-    }
-}
-
-impl From<deadpool_postgres::PoolError> for StoreError {
-    fn from(e: deadpool_postgres::PoolError) -> StoreError {
-        match e {
-            deadpool_postgres::PoolError::Backend(e) => StoreError::Postgres(e),
-            other => StoreError::Pool(Box::new(other)),
-        }
-    }
-}
 
 /// A cheap handle on the database.
 #[derive(Clone, Debug)]

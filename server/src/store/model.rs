@@ -1,19 +1,11 @@
 //! What is stored of a room, the same in every database, and the decisions both
 //! databases make alike (whose turn a count of turns means, which rooms went stale).
 
-use punct_protocol::{ChatLine, RatingChange, RatingChanges, RatingView, TimeControl, Visibility};
+use punct_protocol::{ChatLine, TimeControl, Visibility};
 use punct_rules::{Color, Outcome, Turn, Variant, WinReason};
-use sha2::{Digest, Sha256};
 
 use crate::rating::{Change, Rating, Standing};
-
-/// The SHA-256 of a seat token: what the database keeps instead of the token.
-pub(crate) type TokenHash = [u8; 32];
-
-/// Hashes a seat token.
-pub(crate) fn hash_token(token: &str) -> TokenHash {
-    Sha256::digest(token.as_bytes()).into()
-}
+use crate::secret::TokenHash;
 
 /// An account's id: a UUIDv7, hyphenated.
 pub(crate) type AccountId = String;
@@ -117,28 +109,6 @@ pub(crate) struct Rated {
     pub(crate) username: String,
     /// Their rating before and after.
     pub(crate) change: Change,
-}
-
-impl Rated {
-    /// Both players' sides as the protocol shows them.
-    pub(crate) fn view(both: &[Rated; 2]) -> RatingChanges {
-        let [white, black] = both.each_ref().map(|rated| RatingChange {
-            username: rated.username.clone(),
-            before: rating_view(rated.change.before),
-            after: rating_view(rated.change.after),
-        });
-        RatingChanges { white, black }
-    }
-}
-
-/// A rating as the protocol shows it.
-pub(crate) fn rating_view(rating: Rating) -> RatingView {
-    RatingView {
-        rating: rating.rating,
-        deviation: rating.deviation,
-        volatility: rating.volatility,
-        provisional: rating.provisional(),
-    }
 }
 
 /// What a player's page shows, as stored.
@@ -385,35 +355,6 @@ pub(crate) fn to_move(turns: usize) -> Color {
     } else {
         Color::Black
     }
-}
-
-/// Milliseconds since the Unix epoch.
-#[cfg(not(test))]
-pub(crate) fn now() -> i64 {
-    system_now()
-}
-
-/// Milliseconds since the Unix epoch, as the system's time when first asked and tokio's
-/// clock from then on: a unit test that pauses time and advances it by days moves the
-/// stored times with it (a correspondence game's days). Called off the runtime (the
-/// SQLite thread), it follows the real time.
-#[cfg(test)]
-pub(crate) fn now() -> i64 {
-    static START: std::sync::OnceLock<(i64, std::time::Instant)> = std::sync::OnceLock::new();
-    let (wall, start) = *START.get_or_init(|| (system_now(), std::time::Instant::now()));
-    let now = tokio::time::Instant::now().into_std();
-    let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
-    if now >= start {
-        wall + ms(now - start)
-    } else {
-        wall - ms(start - now)
-    }
-}
-
-fn system_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// A value as the JSON string serde writes for it, without the quotes: how colours,

@@ -7,8 +7,8 @@
 
 use punct_rules::{Color, Outcome, Variant};
 
-use super::StoreError;
 use super::driver::{Conn, Row, params};
+use super::error::StoreError;
 use super::model::{Account, PlayerRecord, Rated, text};
 use super::sql;
 use crate::rating::{Change, Ledger, Rating, Standing};

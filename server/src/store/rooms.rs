@@ -12,14 +12,15 @@
 use punct_protocol::{ArchivedGame, ChatLine, Visibility};
 use punct_rules::{Color, Outcome, Turn};
 
-use super::StoreError;
 use super::driver::{Conn, Row, Value, corrupt, params};
+use super::error::StoreError;
 use super::model::{
     AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
-    StoredRoom, TokenHash, both, outcome_text, sql_ms, text, time_control, to_move,
+    StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
 };
 use super::ratings::game_ratings;
 use super::sql;
+use crate::secret::TokenHash;
 
 /// A room's change that is group-committed: it runs in the next transaction with
 /// whatever others are waiting, and is answered once that is committed. (Kept as data,

@@ -5,6 +5,7 @@ use punct_rules::{Color, DrawReason, Outcome, Turn, Variant, WinReason};
 
 use super::model::StaleEnd;
 use super::*;
+use crate::secret::hash_token;
 
 fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
     NewRoom {

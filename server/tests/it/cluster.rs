@@ -75,7 +75,13 @@ async fn play_turn(white: &mut Client, black: &mut Client, n: usize, turn: Turn)
     } else {
         (black, white)
     };
-    let reply = mover.request(|id| ClientMessage::Play { id, turn }).await;
+    let reply = mover
+        .request(|id| ClientMessage::Play {
+            id,
+            turn,
+            number: None,
+        })
+        .await;
     assert!(
         matches!(reply, ServerMessage::Ack { .. }),
         "turn {turn} refused: {reply:?}"
@@ -212,7 +218,11 @@ async fn a_turn_on_its_way_when_the_owner_dies_is_answered_once_the_room_moves()
         // says what the database holds.
         let id = 1_000 + round;
         white
-            .send(&ClientMessage::Play { id, turn: turns[4] })
+            .send(&ClientMessage::Play {
+                id,
+                turn: turns[4],
+                number: None,
+            })
             .await;
         nodes.remove(0).kill();
         let reply = white.reply_to(id).await;

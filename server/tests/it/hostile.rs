@@ -293,7 +293,8 @@ async fn a_token_of_another_room_and_replayed_requests_change_nothing() {
         intruder
             .request(|id| punct_protocol::ClientMessage::Play {
                 id,
-                turn: "C7:C8,D8".parse().unwrap()
+                turn: "C7:C8,D8".parse().unwrap(),
+                number: None,
             })
             .await,
         ServerMessage::Error {

@@ -31,8 +31,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Config, NoTls};
 
-use super::StoreError;
 use super::driver::{Answer, Conn, Row, Value};
+use super::error::StoreError;
 use super::rooms::{Write, Written};
 
 /// Most writes in one transaction.

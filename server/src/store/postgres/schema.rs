@@ -9,7 +9,7 @@
 
 use tokio_postgres::Client;
 
-use crate::store::StoreError;
+use crate::store::error::StoreError;
 use crate::store::sql::{self, Types};
 
 /// PostgreSQL's names of the types of the migrations written once for both databases.

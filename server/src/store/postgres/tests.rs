@@ -7,7 +7,8 @@
 use punct_testing::Postgres as Server;
 use tokio_postgres::NoTls;
 
-use crate::store::{NewRoom, Store, StoreError, hash_token};
+use crate::secret::hash_token;
+use crate::store::{NewRoom, Store, StoreError};
 
 /// A connection of the test's own to the database at `url`.
 async fn connect(url: &str) -> tokio_postgres::Client {

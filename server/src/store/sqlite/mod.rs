@@ -27,8 +27,8 @@ use prometheus_client::metrics::histogram::Histogram;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use tokio::sync::oneshot;
 
-use super::StoreError;
 use super::driver::{Answer, Conn, Row, Value, corrupt};
+use super::error::StoreError;
 
 /// Most jobs run in one transaction: bounds the time any one caller waits behind others.
 const MAX_BATCH: usize = 512;
