@@ -166,6 +166,45 @@ async fn signing_in_and_out() {
     let signed_out = endpoint.signed_in(&session.token);
     let (status, body) = signed_out.http("POST", "/api/rooms", "").await;
     assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
+    // Reading as the player is refused too, not served as anonymous: the lobby, a room,
+    // and the WebSocket upgrade.
+    let room = endpoint.create_room("").await.room;
+    for path in ["/api/rooms".to_owned(), format!("/api/rooms/{room}")] {
+        let (status, body) = signed_out.http("GET", &path, "").await;
+        assert_eq!(
+            (status, api_error(&body)),
+            (401, ErrorCode::SignInRequired),
+            "{path}"
+        );
+    }
+    assert_eq!(signed_out.upgrade_status(None).await, 401);
+    // By the cookie, the same answer clears the cookie: the page's next request is
+    // anonymous, and served.
+    let (status, headers, body) = send(
+        endpoint,
+        reqwest::Method::GET,
+        "/api/rooms",
+        &[("cookie", &by_cookie)],
+        "",
+    )
+    .await;
+    assert_eq!((status, api_error(&body)), (401, ErrorCode::SignInRequired));
+    let cleared = headers["set-cookie"].to_str().unwrap();
+    assert!(
+        cleared.starts_with("punct_session=;") && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
+    assert_eq!(endpoint.http("GET", "/api/rooms", "").await.0, 200);
+    // The pages themselves are served whatever the cookie.
+    let (status, ..) = send(
+        endpoint,
+        reqwest::Method::GET,
+        "/",
+        &[("cookie", &by_cookie)],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 
 use nix::sys::signal::Signal;
 use punct_client::{Entry, NetEvent};
-use punct_protocol::{ClientMessage, Lobby, ServerMessage};
+use punct_protocol::{ClientMessage, ErrorCode, Lobby, NodeView, RoomNode, ServerMessage};
 use punct_rules::{Game, Turn, Variant};
 use punct_testing::{Client, Database, Nats, Table};
 
@@ -335,4 +335,172 @@ async fn accounts_chat_and_ratings_work_across_nodes() {
     }
     let rated = database.query("SELECT room FROM rated_games").await;
     assert_eq!(rated, [vec![Some(granted.room.clone())]], "rated once");
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_paused_node_answers_nothing_from_before_its_pause_and_says_goodbye_at_once() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = cluster(&database, &nats);
+    // The room runs on node 0, where Black is; White plays through node 1.
+    let table = nodes[0].table("standard").await;
+    let mut white = nodes[1].player(&table.room, &table.white).await;
+    let mut black = nodes[0].player(&table.room, &table.black).await;
+    let turns = long_game(4);
+    for (n, &turn) in turns.iter().enumerate().take(2) {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    // Node 0 freezes, as a long pause would leave it; White's turn waits for the room to
+    // be taken over elsewhere, and is acknowledged there.
+    nodes[0].signal(Signal::SIGSTOP);
+    let played = white
+        .request(|id| ClientMessage::Play {
+            id,
+            turn: turns[2],
+            number: Some(3),
+        })
+        .await;
+    assert!(matches!(played, ServerMessage::Ack { .. }), "{played:?}");
+    // Black, who knows nothing of it, answers on the frozen node: the frame waits there.
+    black
+        .send(&ClientMessage::Play {
+            id: 99,
+            turn: turns[3],
+            number: Some(4),
+        })
+        .await;
+    nodes[0].signal(Signal::SIGCONT);
+    let woke = std::time::Instant::now();
+    // Awake, the node says nothing from the state it had before (that White is to move):
+    // it refuses as unable to store, or says goodbye, and closes.
+    let close = black.closed().await;
+    let told = black.kept();
+    assert!(
+        told.iter().all(|message| match message {
+            ServerMessage::Error {
+                id: Some(99), code, ..
+            } => *code == ErrorCode::StorageFailed,
+            ServerMessage::Bye { code, .. } => *code == ErrorCode::ShuttingDown,
+            ServerMessage::Error { .. } | ServerMessage::Ack { .. } => false,
+            _ => true,
+        }),
+        "{told:?}"
+    );
+    assert!(
+        told.iter().any(|message| matches!(
+            message,
+            ServerMessage::Bye {
+                code: ErrorCode::ShuttingDown,
+                ..
+            }
+        )),
+        "a goodbye: {told:?} then {close:?}"
+    );
+    // It goes at once, not after retrying to reach the room for three leases.
+    let stopped = nodes.remove(0).wait();
+    assert!(
+        !stopped.success(),
+        "a node that lost its lease exits with an error"
+    );
+    let gone = woke.elapsed();
+    assert!(gone < std::time::Duration::from_secs(4), "took {gone:?}");
+    // Black comes back on another node and plays the same turn, which nothing stored.
+    let mut black = nodes[0].player(&table.room, &table.black).await;
+    let replayed = black
+        .request(|id| ClientMessage::Play {
+            id,
+            turn: turns[3],
+            number: Some(4),
+        })
+        .await;
+    assert!(
+        matches!(replayed, ServerMessage::Ack { .. }),
+        "{replayed:?}"
+    );
+    let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+    assert_eq!(stored_turns(&database, &table.room).await, expected);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_numbered_turn_sent_again_after_its_node_died_is_acknowledged_once() {
+    for round in 0..3 {
+        let (database, nats) = (Database::postgres(), Nats::start());
+        let mut nodes = cluster(&database, &nats);
+        // White plays on the node that runs the room, Black through another.
+        let table = nodes[0].table("standard").await;
+        let mut white = nodes[0].player(&table.room, &table.white).await;
+        let mut black = nodes[1].player(&table.room, &table.black).await;
+        let turns = long_game(6);
+        for (n, &turn) in turns.iter().enumerate().take(4) {
+            play_turn(&mut white, &mut black, n, turn).await;
+        }
+        // White's fifth turn leaves, and its node dies at once: stored or not, nobody
+        // knows. White comes back through another node and sends it again.
+        let fifth = |id| ClientMessage::Play {
+            id,
+            turn: turns[4],
+            number: Some(5),
+        };
+        white.send(&fifth(1)).await;
+        nodes.remove(0).kill();
+        let mut white = nodes[0].player(&table.room, &table.white).await;
+        let reply = white.request(fifth).await;
+        assert!(
+            matches!(reply, ServerMessage::Ack { .. }),
+            "round {round}: the turn sent again was refused: {reply:?}"
+        );
+        await_turns(&mut black, 5).await;
+        play_turn(&mut white, &mut black, 5, turns[5]).await;
+        let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            stored_turns(&database, &table.room).await,
+            expected,
+            "round {round}: every turn stored once"
+        );
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn every_node_says_where_a_room_runs() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let nodes = cluster(&database, &nats);
+    // Each node knows its own tag and, once they have all joined, the others'.
+    let mut tags = Vec::new();
+    for node in &nodes {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let view = loop {
+            let view: NodeView = node.get("/api/node").await;
+            if view.live.len() == nodes.len() {
+                break view;
+            }
+            assert!(std::time::Instant::now() < deadline, "{view:?}");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        };
+        assert!(view.live.contains(&view.node));
+        tags.push(view.node);
+    }
+    let mut distinct = tags.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "three different tags: {tags:?}");
+    // A room made on node 0 runs there, as every node says.
+    let table = nodes[0].table("standard").await;
+    let _white = nodes[1].player(&table.room, &table.white).await;
+    for (i, node) in nodes.iter().enumerate() {
+        let whereabouts: RoomNode = node.get(&format!("/api/rooms/{}/node", table.room)).await;
+        assert_eq!(whereabouts.node, Some(tags[0]), "asked of node {i}");
+        assert!(whereabouts.alive);
+        assert_eq!(whereabouts.this_node, tags[i]);
+        // Node 1 relays it for White; node 2 has nobody in it.
+        assert_eq!(whereabouts.here, i < 2, "asked of node {i}");
+    }
+    let (status, body) = nodes[2]
+        .http("GET", "/api/rooms/nothing-here/node", "")
+        .await;
+    assert_eq!(
+        (status, punct_testing::api_error(&body)),
+        (404, ErrorCode::NoSuchRoom)
+    );
 }

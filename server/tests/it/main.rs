@@ -30,6 +30,7 @@ mod ratings;
 mod rejections;
 mod rematch;
 mod restart;
+mod retry;
 mod rules_wasm;
 mod seats;
 mod shutdown;

@@ -302,8 +302,19 @@ async fn rebuilding_the_ratings_from_the_games_gives_the_same_numbers() {
              WHERE account IN (SELECT id FROM accounts WHERE username = 'carl')",
         )
         .await;
-    let games = punct_server::rebuild_ratings(&config).await.unwrap();
-    assert_eq!(games, 3, "the aborted game was never rated");
+    // As an operator runs it (server/API.md), the settings after the subcommand.
+    let url = database.url();
+    let rebuilt = std::process::Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .args(["rebuild-ratings", "--database", &url])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&rebuilt.stderr);
+    assert!(rebuilt.status.success(), "{said}");
+    assert_eq!(
+        String::from_utf8_lossy(&rebuilt.stdout),
+        "rebuilt the ratings of 3 rated games\n",
+        "the aborted game was never rated"
+    );
 
     let server = TestServer::with(config).await;
     assert_eq!(
