@@ -52,7 +52,7 @@ pub(crate) struct Whereabouts {
     pub(crate) node: Option<NodeTag>,
     /// Whether that node is alive.
     pub(crate) alive: bool,
-    /// Whether this node holds the room in memory.
+    /// Whether this node holds the room in memory, running it or relaying it.
     pub(crate) here: bool,
 }
 
@@ -250,7 +250,7 @@ impl Registry {
         Ok(Whereabouts {
             node: holder.map(|(node, _)| node),
             alive: holder.is_some_and(|(_, alive)| alive),
-            here: self.running(id).is_some_and(|h| h.relayed_from().is_none()),
+            here: self.running(id).is_some(),
         })
     }
 

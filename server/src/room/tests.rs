@@ -393,47 +393,18 @@ async fn a_turn_asked_again_after_the_room_moved_is_acknowledged_once() {
     let played = table.room.play(1, first).await.unwrap().unwrap();
     // The answer was lost on the way; asked again as a retry, the same turn by the same
     // player is acknowledged, and not played twice.
-    let again = table
-        .room
-        .act(
-            1,
-            Action::Play {
-                turn: first,
-                number: None,
-            },
-            true,
-        )
-        .await
-        .unwrap();
-    assert_eq!(again, Ok(played));
+    let again = Action::Play {
+        turn: first,
+        number: None,
+    };
+    let retried = table.room.act(1, again, true).await.unwrap();
+    assert_eq!(retried, Ok(played));
     assert_eq!(snapshot(&table.room, 1).await.turns, vec![first]);
     // Not as a first request: then it is out of turn.
-    let refused = table
-        .room
-        .act(
-            1,
-            Action::Play {
-                turn: first,
-                number: None,
-            },
-            false,
-        )
-        .await
-        .unwrap();
+    let refused = table.room.act(1, again, false).await.unwrap();
     assert_eq!(refused.unwrap_err().code, ErrorCode::NotYourTurn);
     // Nor is another player's turn, or another turn, taken for it.
-    let refused = table
-        .room
-        .act(
-            2,
-            Action::Play {
-                turn: first,
-                number: None,
-            },
-            true,
-        )
-        .await
-        .unwrap();
+    let refused = table.room.act(2, again, true).await.unwrap();
     assert!(refused.is_err());
     // A resignation asked again is acknowledged as done.
     let resigned = table

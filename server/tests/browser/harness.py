@@ -8,14 +8,15 @@ Chromium and chromedriver are Debian's: the driver is named by its path, so Sele
 Manager never downloads one.
 """
 
-import json
 import os
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
-import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from support import free_port, http, wait_until  # noqa: E402  (the path is set just above)
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -57,32 +58,6 @@ SOCKET_PROBE = """
   };
 })();
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http(method, url, body=None, headers=None):
-    """Calls the server's API; answers the JSON body (None when empty)."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
-
-
-def wait_until(what, condition, timeout=15):
-    """Polls `condition` until it returns something true, and returns that."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def record(name):

@@ -26,7 +26,6 @@ too old gets a snapshot, and a player may claim the win quickly.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -36,29 +35,15 @@ import urllib.request
 
 from websockets.sync.client import connect
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+from support import free_port, http, wait_until  # noqa: E402  (the path is set just above)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
 
 # White links B1 to K17 in the 11th turn (server/tests/common/games.rs, WHITE_CONNECTS).
 WHITE_CONNECTS = """B2:B1,B3 A3:A2,A4 B5:B4,B6 A6:A5,A7 B7:B8,B9 B10:C11,D12 C10:D11,E12
 C1:D1,E1 F13:G14,H15 E13:F14,G15 I15:J16,K17""".split()
-
-
-def wait_until(what, condition, timeout=15):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -84,11 +69,8 @@ class Server:
         self.process.wait()
 
     def http(self, method, path, body=None, bearer=None):
-        data = None if body is None else json.dumps(body).encode()
-        headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read() or b"null")
+        headers = {"Authorization": f"Bearer {bearer}"} if bearer else None
+        return http(method, self.base + path, body, headers)
 
     def room(self, bearer=None, **request):
         """Creates a room with White's seat; answers the room id and White's token."""
