@@ -18,7 +18,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -247,7 +247,15 @@ struct Site {
     pages: Vec<Prepared>,
     /// By the index of [`ASSETS`] (the module that was not built left out).
     assets: Vec<Option<Prepared>>,
+    /// The game page of a room that does not exist: its own title, and the panel that
+    /// says so shown from the start.
+    no_room: Prepared,
 }
+
+/// The game page's title, as `room.html` writes it.
+const ROOM_TITLE: &str = "<title>PÜNCT — game</title>";
+/// The game page's panel for a room that does not exist, hidden, as `room.html` writes it.
+const NO_ROOM_PANEL: &str = r#"<section id="no-room" class="panel no-room" hidden>"#;
 
 static SITE: LazyLock<Site> = LazyLock::new(|| {
     let mut hash = Sha256::new();
@@ -259,12 +267,20 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
     let digest: [u8; 32] = hash.finalize().into();
     let version: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     let prefix = format!("\"/assets/{version}/");
-    let pages = PAGES
+    let pages: Vec<String> = PAGES
         .iter()
-        .map(|(_, _, html)| {
-            let html = html.replace("\"/assets/", &prefix);
-            Prepared::new("text/html", html.into_bytes())
-        })
+        .map(|(_, _, html)| html.replace("\"/assets/", &prefix))
+        .collect();
+    let room = PAGES
+        .iter()
+        .position(|(path, _, _)| *path == ROOM_PAGE)
+        .expect("the game page is one of the pages");
+    let no_room = pages[room]
+        .replace(ROOM_TITLE, "<title>PÜNCT — no such room</title>")
+        .replace(NO_ROOM_PANEL, &NO_ROOM_PANEL.replace(" hidden", ""));
+    let pages = pages
+        .into_iter()
+        .map(|html| Prepared::new("text/html", html.into_bytes()))
         .collect();
     let assets = ASSETS
         .iter()
@@ -274,6 +290,7 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         version,
         pages,
         assets,
+        no_room: Prepared::new("text/html", no_room.into_bytes()),
     }
 });
 
@@ -307,20 +324,20 @@ async fn unversioned_asset(Path(file): Path<String>, headers: HeaderMap) -> Resp
     asset(Path((String::new(), file)), headers).await
 }
 
-/// The game page of room `id`; a page saying there is no such room (`404`) when the
-/// store knows none, so that a wrong link does not look like a game that never loads.
+/// The game page of room `id`; for a room the store does not know, the same page saying
+/// so from the start, answered `404` with a title of its own, so that a wrong link does
+/// not look like a game that never loads.
 async fn room_page(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    const NO_SUCH_ROOM: &str = "<!doctype html><html lang=en><meta charset=utf-8>\
-        <meta name=viewport content=\"width=device-width, initial-scale=1\">\
-        <title>PÜNCT — no such room</title>\
-        <h1>No such room</h1><p>No room has this id: the link may be mistyped, or its \
-        creator cancelled the room before anyone joined.</p><p><a href=\"/\">To the lobby</a></p>";
     match state.rooms.summary(&id).await {
-        Err(ErrorCode::NoSuchRoom) => (StatusCode::NOT_FOUND, Html(NO_SUCH_ROOM)).into_response(),
+        Err(ErrorCode::NoSuchRoom) => {
+            let mut page = SITE.no_room.answer(&headers, "no-cache");
+            *page.status_mut() = StatusCode::NOT_FOUND;
+            page
+        }
         // Known, or unknown for now (the database did not answer): the page tells.
         _ => {
             let index = PAGES
@@ -342,6 +359,19 @@ mod tests {
             .skip(1)
             .filter_map(|rest| rest.split(end).next())
             .collect()
+    }
+
+    #[test]
+    fn the_game_page_has_what_its_no_such_room_version_changes() {
+        let (_, _, room) = PAGES
+            .iter()
+            .find(|(path, _, _)| *path == super::ROOM_PAGE)
+            .unwrap();
+        assert!(room.contains(super::ROOM_TITLE));
+        assert!(room.contains(super::NO_ROOM_PANEL));
+        let no_room = std::str::from_utf8(&super::SITE.no_room.plain).unwrap();
+        assert!(no_room.contains("<title>PÜNCT — no such room</title>"));
+        assert!(no_room.contains(r#"<section id="no-room" class="panel no-room">"#));
     }
 
     #[test]
