@@ -79,6 +79,7 @@ fn help_names_every_setting_and_its_variable() {
         "PUNCT_ALLOWED_ORIGINS",
         "PUNCT_LOG_FORMAT",
         "PUNCT_COMPUTER_THINK_TIME",
+        "PUNCT_TRUSTED_PROXIES",
     ] {
         assert!(help.contains(variable), "{variable} is not in --help");
     }
