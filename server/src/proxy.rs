@@ -88,9 +88,7 @@ fn forwarded_for(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
             .map(str::trim)
     };
     if headers.contains_key("x-forwarded-for") {
-        return lines("x-forwarded-for")
-            .map(|hop| hop.parse().ok())
-            .collect();
+        return lines("x-forwarded-for").map(node_address).collect();
     }
     lines(header::FORWARDED.as_str())
         .map(|element| {
@@ -98,19 +96,23 @@ fn forwarded_for(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
                 let (name, value) = pair.trim().split_once('=')?;
                 name.eq_ignore_ascii_case("for").then_some(value)
             })?;
-            node_address(node.trim_matches('"'))
+            node_address(node)
         })
         .collect()
 }
 
-/// The address of a `Forwarded` node: `192.0.2.60`, `192.0.2.60:4711`, `[2001:db8::1]`
-/// or `[2001:db8::1]:4711`.
+/// The address of a hop: `192.0.2.60`, `2001:db8::1`, or either with a port as
+/// `Forwarded` writes them (`192.0.2.60:4711`, `"[2001:db8::1]:4711"`), which some
+/// proxies write in `X-Forwarded-For` too.
 fn node_address(node: &str) -> Option<IpAddr> {
+    let node = node.trim_matches('"');
+    if let Ok(ip) = node.parse() {
+        return Some(ip);
+    }
     if let Some(v6) = node.strip_prefix('[') {
         return v6.split_once(']')?.0.parse().ok();
     }
-    let host = node.split_once(':').map_or(node, |(host, _)| host);
-    host.parse().ok()
+    node.split_once(':')?.0.parse().ok()
 }
 
 /// Where a connection is from, as [`Listener`] accepted it: its TCP peer, or the
@@ -382,6 +384,9 @@ mod tests {
             from(&[(xff, "198.51.100.7, garbage, 10.0.0.2")]),
             ip("10.0.0.2")
         );
+        assert_eq!(from(&[(xff, "198.51.100.7:4711")]), ip("198.51.100.7"));
+        assert_eq!(from(&[(xff, "2001:db8::9")]), ip("2001:db8::9"));
+        assert_eq!(from(&[(xff, "[2001:db8::9]:4711")]), ip("2001:db8::9"));
         assert_eq!(
             from(&[(xff, "::ffff:198.51.100.7")]),
             ip("198.51.100.7"),
