@@ -2,7 +2,8 @@
 //!
 //! - A username is 3 to 20 ASCII letters, digits, `-` and `_`, starting with a letter.
 //!   Two usernames that differ only in case, `-` or `_` are the same account
-//!   ([`username_key`]), so nobody can register a look-alike of someone else's.
+//!   ([`username_key`]), and nobody can register one that passes for another's: a digit
+//!   read as the letter it stands in for, `b0b` beside `bob` ([`lookalike_key`]).
 //! - A password is hashed with Argon2id (the `argon2` crate's defaults, OWASP's
 //!   recommended 19 MiB, two passes) on a blocking thread, and never logged.
 //! - Signing in is rate-limited per address and per username, before any hashing. A
@@ -12,8 +13,8 @@
 //!   tokens. It expires after `--session-lifetime`, and signing out deletes it.
 //! - A name (what an anonymous player plays under) is 1 to 24 printable characters, and
 //!   may not look like an account's username or the computer's name: compared by the
-//!   same key, whatever its case, spacing, or letters from other scripts that look
-//!   Latin.
+//!   same look-alike key, whatever its case, spacing, digits, small capitals, or letters
+//!   from other scripts that look Latin (`ʙoʙ`, `ьоь`).
 //!
 //! `api::accounts` has the routes, `api::auth` how a request is signed in.
 
@@ -112,6 +113,7 @@ impl Accounts {
             id: secret::uuid_v7(),
             username: username.to_owned(),
             key: username_key(username),
+            lookalike: lookalike_key(username),
             password: hash,
         };
         let id = account.id.clone();
@@ -195,14 +197,14 @@ impl Accounts {
         if name.chars().any(hidden) {
             return Err(bad("a name may not hold control or invisible characters"));
         }
-        let key = username_key(name);
+        let key = lookalike_key(name);
         if key.is_empty() {
             return Err(bad("a name needs a letter or a digit"));
         }
-        if key.starts_with(&username_key("computer")) {
+        if key.starts_with(&lookalike_key("computer")) {
             return Err(bad("the computer's names are its own"));
         }
-        if self.store.account_by_key(&key).await?.is_some() {
+        if self.store.lookalike_taken(&key).await? {
             return Err(bad("this name is an account's; sign in to play under it"));
         }
         Ok(name.to_owned())
@@ -227,6 +229,54 @@ pub(crate) fn username_key(text: &str) -> String {
         .flat_map(char::to_lowercase)
         .collect()
 }
+
+/// What no two usernames may share either, and what a name may not share with any
+/// username: its [`username_key`] with every character that passes for a letter read as
+/// that letter ([`LOOKALIKES`]).
+pub(crate) fn lookalike_key(text: &str) -> String {
+    username_key(text)
+        .chars()
+        .map(|c| {
+            LOOKALIKES
+                .iter()
+                .find(|(like, _)| *like == c)
+                .map_or(c, |&(_, letter)| letter)
+        })
+        .collect()
+}
+
+/// Characters read as the Latin letter they pass for, after the confusable skeleton and
+/// lower case of [`username_key`]. Conservative: only a character that stands in for
+/// one letter and no other, so `2`, `4`, `6`, `7` and `9` (each read as more than one
+/// letter, or as none) stay digits.
+/// - The digits of leetspeak that read as one letter only.
+/// - The small capitals (IPA's and the phonetic extensions), which the skeleton leaves
+///   as they are and which Cyrillic lower case maps onto (`в` is `ʙ`, `н` is `ʜ`).
+/// - `ƅ` (tone six), the skeleton of Cyrillic `ь`.
+const LOOKALIKES: [(char, char); 22] = [
+    ('0', 'o'),
+    ('1', 'l'),
+    ('3', 'e'),
+    ('5', 's'),
+    ('8', 'b'),
+    ('ᴀ', 'a'),
+    ('ʙ', 'b'),
+    ('ᴅ', 'd'),
+    ('ᴇ', 'e'),
+    ('ꜰ', 'f'),
+    ('ɢ', 'g'),
+    ('ʜ', 'h'),
+    ('ᴊ', 'j'),
+    ('ĸ', 'k'),
+    ('ʟ', 'l'),
+    ('ʍ', 'm'),
+    ('ɴ', 'n'),
+    ('ᴘ', 'p'),
+    ('ꞯ', 'q'),
+    ('ʀ', 'r'),
+    ('ᴛ', 't'),
+    ('ƅ', 'b'),
+];
 
 /// Characters a name may not hold: controls, and the invisible ones that could make two
 /// names look alike or reorder the text around them (zero-width, bidirectional).
@@ -327,6 +377,32 @@ mod tests {
         );
         assert_eq!(username_key("\u{39a}ris"), username_key("kris"), "Greek Κ");
         assert_ne!(username_key("anna"), username_key("anne"));
+    }
+
+    #[test]
+    fn names_that_pass_for_others_share_a_look_alike_key() {
+        let bob = lookalike_key("bob");
+        assert_eq!(lookalike_key("b0b"), bob, "a digit for a letter");
+        assert_eq!(lookalike_key("B-0_8"), bob, "and case, - and _ as before");
+        assert_eq!(lookalike_key("\u{299}o\u{299}"), bob, "small capitals");
+        assert_eq!(
+            lookalike_key("\u{44c}\u{43e}\u{44c}"),
+            bob,
+            "Cyrillic soft signs"
+        );
+        assert_eq!(lookalike_key("\u{432}o\u{432}"), bob, "Cyrillic ve");
+        assert_eq!(
+            lookalike_key("\u{1d0b}\u{280}\u{26a}\u{a731}"),
+            lookalike_key("kris"),
+            "small capitals the skeleton reads as other letters first"
+        );
+        assert_eq!(lookalike_key("l33t"), lookalike_key("leet"));
+        // Digits that could be more than one letter stay digits.
+        for (one, other) in [("anna2", "annaz"), ("al4n", "alan"), ("r6b", "rbb")] {
+            assert_ne!(lookalike_key(one), lookalike_key(other), "{one}");
+        }
+        assert_ne!(lookalike_key("bob"), lookalike_key("rob"));
+        assert_ne!(lookalike_key("anna"), lookalike_key("anne"));
     }
 
     #[test]

@@ -118,6 +118,19 @@ pub struct Config {
     /// address; more are refused with 429. 0 for no cap.
     #[arg(long, global = true, env = "PUNCT_SIGN_INS_PER_ACCOUNT", default_value_t = Config::DEFAULT.sign_ins_per_account)]
     pub sign_ins_per_account: u32,
+    /// Proxies (load balancers) whose word is taken for the client's address, as
+    /// address ranges (`10.0.0.0/8,2001:db8::/32`; a single address is `/32` or `/128`).
+    /// A connection from one of them is counted, by every per-address limit and in the
+    /// logs, as the client that HAProxy's PROXY protocol version 2 header names, or the
+    /// right-most address of `X-Forwarded-For` (else `Forwarded: for=`) that is not
+    /// itself a trusted proxy. Anyone else's headers are ignored. Empty: nobody is.
+    #[arg(
+        long,
+        global = true,
+        env = "PUNCT_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// The SMTP server that mails correspondence players, as `smtp://host:25` (plain, for
     /// a relay beside the server), `smtp://user:password@host:587?tls=required`
     /// (STARTTLS) or `smtps://user:password@host:465` (TLS). Without it, no mail.
@@ -162,6 +175,7 @@ impl Config {
         insecure_cookies: false,
         sign_ins_per_minute: 10,
         sign_ins_per_account: 5,
+        trusted_proxies: Vec::new(),
         smtp_url: None,
         mail_from: None,
         public_url: None,

@@ -30,6 +30,8 @@
 //! - `limits`: token buckets for message rates per connection, and the per-address caps
 //!   on connections and new rooms.
 //! - `metrics`: the counters served at `GET /metrics`.
+//! - `proxy`: who a connection is from behind trusted proxies (`--trusted-proxies`):
+//!   HAProxy's PROXY protocol header, `X-Forwarded-For` and `Forwarded`.
 //! - `secret`: seat tokens (128 random bits) and room ids.
 //! - `store`: the database (SQLite or PostgreSQL) of rooms, seat token hashes and turns;
 //!   whatever is waiting is committed in one transaction, and a turn is acknowledged
@@ -48,6 +50,7 @@ mod lease;
 mod limits;
 mod mail;
 mod metrics;
+mod proxy;
 mod rating;
 mod registry;
 mod room;
@@ -56,12 +59,10 @@ mod state;
 mod store;
 mod views;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::{Listener, ListenerExt, TapIo};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
 pub use config::Config;
 
@@ -118,8 +119,8 @@ pub async fn run(
         "rooms with a clock or computer to time loaded"
     );
     tokio::spawn(rooms.clone().sweep_every(SWEEP_PERIOD, state.stop.clone()));
-    let listener = without_delay(listener);
     tracing::info!(address = %listener.local_addr()?, "listening");
+    let listener = proxy::Listener::new(listener, Arc::clone(&state.proxies));
     let lease_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signal = {
         let (nodes, lease_lost) = (nodes.clone(), Arc::clone(&lease_lost));
@@ -134,7 +135,7 @@ pub async fn run(
             let _ = stop_tx.send(true);
         }
     };
-    let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let app = api::router(state).into_make_service_with_connect_info::<proxy::Peer>();
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(signal)
         .await;
@@ -149,34 +150,4 @@ pub async fn run(
         ));
     }
     served
-}
-
-/// `listener`, with `TCP_NODELAY` set on every socket it accepts. The server often
-/// writes two small frames back to back (`ack` then `turn_played`, `turn_played` then
-/// `your_turn`); with Nagle's algorithm the second waits for the client's delayed ACK,
-/// some 40 ms on Linux.
-fn without_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
-    listener.tap_io(|socket| {
-        if let Err(e) = socket.set_nodelay(true) {
-            tracing::warn!("cannot set TCP_NODELAY: {e}");
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn accepted_sockets_send_without_delay() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mut listener = without_delay(listener);
-        let client = TcpStream::connect(addr).await.unwrap();
-        let (accepted, peer) = listener.accept().await;
-        assert_eq!(peer, client.local_addr().unwrap());
-        assert!(accepted.nodelay().unwrap());
-        // Not so by default: the listener is what sets it.
-        assert!(!client.nodelay().unwrap());
-    }
 }

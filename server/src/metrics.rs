@@ -8,6 +8,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 use punct_protocol::{ErrorCode, RoomStatus};
 
@@ -60,9 +61,16 @@ pub(crate) enum Refused {
 }
 
 impl Metrics {
-    /// Counters at zero; `commits` is the database's commit-time histogram.
-    pub(crate) fn new(commits: Histogram) -> Metrics {
+    /// Counters at zero; `commits` is the database's commit-time histogram; `node` is
+    /// the tag of this node (0 on a single server).
+    pub(crate) fn new(commits: Histogram, node: u32) -> Metrics {
         let mut registry = Registry::with_prefix("punct");
+        // Behind a load balancer, which node's page this is.
+        registry.register(
+            "node",
+            "The node that serves this page, by its tag (0: a single server)",
+            Info::new([("node", node.to_string())]),
+        );
         let metrics = Metrics {
             connections: Gauge::default(),
             rooms: Family::default(),
@@ -227,7 +235,7 @@ mod tests {
     #[test]
     fn the_page_names_every_metric_with_its_labels() {
         let commits = Histogram::new([0.001, 0.01, 0.1]);
-        let metrics = Metrics::new(commits.clone());
+        let metrics = Metrics::new(commits.clone(), 4660);
         commits.observe(0.004);
         metrics.turn(None);
         metrics.turn(None);
@@ -247,6 +255,7 @@ mod tests {
             },
         });
         for line in [
+            "punct_node_info{node=\"4660\"} 1",
             "punct_connections 7",
             "punct_rooms{state=\"live\"} 2",
             "punct_rooms{state=\"open\"} 1",

@@ -75,7 +75,7 @@ impl Registry {
             events: config.room_event_buffer,
             patience: config.cluster_lease * 3,
         };
-        let rooms = Rooms::new(Context::new(config, store));
+        let rooms = Rooms::new(Context::new(config, store, nodes.tag()));
         let registry = Registry {
             placement: Placement::new(rooms, nodes, limits),
             open_room_expiry: config.open_room_expiry,

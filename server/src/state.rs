@@ -12,6 +12,7 @@ use crate::accounts::Accounts;
 use crate::cluster::Nodes;
 use crate::config::Config;
 use crate::limits::Addresses;
+use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::store::Store;
 
@@ -28,6 +29,8 @@ pub(crate) struct AppState {
     pub(crate) accounts: Arc<Accounts>,
     /// Connections and new rooms by client address.
     pub(crate) addresses: Arc<Addresses>,
+    /// Whose word is taken for a client's address.
+    pub(crate) proxies: Arc<TrustedProxies>,
     /// The next connection's id.
     pub(crate) next_connection: Arc<AtomicU64>,
     /// Turns true when the server shuts down.
@@ -35,6 +38,12 @@ pub(crate) struct AppState {
     /// Held by every connection until its last frame is written: the server's `run`
     /// returns once every clone is dropped.
     pub(crate) _running: mpsc::Sender<()>,
+}
+
+impl axum::extract::FromRef<AppState> for Arc<TrustedProxies> {
+    fn from_ref(state: &AppState) -> Arc<TrustedProxies> {
+        Arc::clone(&state.proxies)
+    }
 }
 
 impl AppState {
@@ -60,6 +69,7 @@ impl AppState {
             rooms: Registry::new(&config, store, nodes),
             connections: Arc::new(Semaphore::new(config.max_connections)),
             addresses: Addresses::new(&config),
+            proxies: Arc::new(TrustedProxies::new(&config.trusted_proxies)),
             config: Arc::new(config),
             next_connection: Arc::new(AtomicU64::new(first)),
             stop,

@@ -1,12 +1,12 @@
 //! The routes of accounts and sessions: registering, signing in, who one is, signing
 //! out. How a request is signed in is `auth`'s.
 
-use std::net::SocketAddr;
+use std::net::IpAddr;
 
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -14,6 +14,7 @@ use punct_protocol::{Credentials, ErrorCode, Session, SignedIn};
 
 use super::auth::{self, By, COOKIE};
 use super::error::ApiError;
+use crate::proxy::ClientAddr;
 use crate::state::AppState;
 
 /// The routes of accounts and sessions.
@@ -50,7 +51,7 @@ fn session_response(state: &AppState, status: StatusCode, session: Session) -> R
 /// `POST /api/accounts`: registers an account and signs in to it.
 async fn register(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -60,7 +61,7 @@ async fn register(
 /// `POST /api/session`: signs in.
 async fn sign_in(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -70,7 +71,7 @@ async fn sign_in(
 /// Registers (`new`) or signs in to the account the body names, from `peer`.
 async fn start_session(
     state: &AppState,
-    peer: SocketAddr,
+    peer: IpAddr,
     headers: &HeaderMap,
     body: &Bytes,
     new: bool,
@@ -78,10 +79,10 @@ async fn start_session(
     let request = credentials(headers, body)?;
     let (username, password) = (&request.username, &request.password);
     let (session, status) = if new {
-        let registered = state.accounts.register(username, password, peer.ip());
+        let registered = state.accounts.register(username, password, peer);
         (registered.await, StatusCode::CREATED)
     } else {
-        let signed_in = state.accounts.sign_in(username, password, peer.ip());
+        let signed_in = state.accounts.sign_in(username, password, peer);
         (signed_in.await, StatusCode::OK)
     };
     let session = session?;

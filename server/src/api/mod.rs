@@ -27,15 +27,22 @@ mod ws;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::middleware::from_extractor_with_state;
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::{from_extractor_with_state, map_response};
+use axum::response::Response;
 
 use crate::state::AppState;
 
 /// Largest HTTP request body accepted: requests are a few small JSON fields.
 const MAX_BODY_BYTES: usize = 4096;
 
+/// The header of every response that names the node that answered, by its tag: behind
+/// a load balancer, an operator can tell which node served a request.
+const NODE: HeaderName = HeaderName::from_static("x-punct-node");
+
 /// Every route of the server.
 pub(crate) fn router(state: AppState) -> Router {
+    let node = HeaderValue::from(state.rooms.nodes().tag());
     // A request that presents a session that has ended is refused, on every route that
     // may act or read as a player; signing in and out take any session as it comes.
     let checked = Router::new()
@@ -53,5 +60,9 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(health::routes())
         .merge(web::routes())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(map_response(move |mut response: Response| {
+            response.headers_mut().insert(NODE, node.clone());
+            std::future::ready(response)
+        }))
         .with_state(state)
 }

@@ -1,12 +1,10 @@
 //! The routes of rooms: creating one, taking its free seat, cancelling it, the lobby,
 //! one room's summary, record and positions, and where it runs.
 
-use std::net::SocketAddr;
-
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -20,6 +18,7 @@ use serde::de::DeserializeOwned;
 use super::auth::SignedIn;
 use super::error::ApiError;
 use crate::metrics::Refused;
+use crate::proxy::ClientAddr;
 use crate::room::Key;
 use crate::state::AppState;
 use crate::store::Player;
@@ -49,11 +48,11 @@ fn body_or_default<T: DeserializeOwned + Default>(body: &Bytes) -> Result<T, Api
 /// `POST /api/rooms`: creates a room, and gives its creator a seat.
 async fn create(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     account: Option<SignedIn>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<SeatGranted>), ApiError> {
-    if !state.addresses.create_room(peer.ip()) {
+    if !state.addresses.create_room(peer) {
         let metrics = &state.rooms.context().metrics;
         metrics.refused(Refused::RoomsPerMinute);
         let most = state.config.rooms_per_minute;

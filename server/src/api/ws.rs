@@ -3,12 +3,11 @@
 //! connections as it may, or the session presented has ended; then the connection
 //! speaks the protocol of `punct-protocol` (`connection`).
 
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 
 use axum::Router;
+use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -19,6 +18,7 @@ use super::auth::Session;
 use super::error::ApiError;
 use crate::connection;
 use crate::metrics::Refused;
+use crate::proxy::ClientAddr;
 use crate::state::AppState;
 
 /// A WebSocket connection's read buffer: enough for the largest request.
@@ -56,7 +56,7 @@ fn origin_allowed(allowed: &[String], headers: &HeaderMap) -> bool {
 /// `GET /ws`.
 async fn websocket(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
     Session(account): Session,
     upgrade: WebSocketUpgrade,
@@ -66,7 +66,7 @@ async fn websocket(
         metrics.refused(Refused::Origin);
         return Err(ErrorCode::OriginNotAllowed.into());
     }
-    let Some(slot) = state.addresses.connect(peer.ip()) else {
+    let Some(slot) = state.addresses.connect(peer) else {
         metrics.refused(Refused::ConnectionsPerIp);
         return Err(ApiError::new(
             ErrorCode::TooManyConnections,

@@ -25,10 +25,10 @@ pub(crate) struct Context {
 }
 
 impl Context {
-    /// The context of every room of a server with `config`, on `store`.
-    pub(crate) fn new(config: &Config, store: Store) -> Context {
+    /// The context of every room of node `node` (its tag) with `config`, on `store`.
+    pub(crate) fn new(config: &Config, store: Store, node: u32) -> Context {
         Context {
-            metrics: Metrics::new(store.commit_times()),
+            metrics: Metrics::new(store.commit_times(), node),
             mail: Mailer::start(config, store.clone()),
             store,
             timings: Timings {

@@ -29,7 +29,7 @@ struct Table {
 /// A new room in `config`, on `store`, with the time control `control`; both players
 /// seated.
 async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -> Table {
-    let rooms = Rooms::new(Context::new(config, store));
+    let rooms = Rooms::new(Context::new(config, store, 0));
     let white = secret::token();
     let fresh = Fresh::new(
         Variant::Standard,
@@ -341,7 +341,7 @@ async fn coming_back_within_the_grace_period_keeps_the_game() {
 
 #[tokio::test(start_paused = true)]
 async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
-    let rooms = Rooms::new(Context::new(&Config::default(), Store::empty().await));
+    let rooms = Rooms::new(Context::new(&Config::default(), Store::empty().await, 0));
     let grace = rooms.context().timings.grace_period;
     for creator in Color::ALL {
         let token = secret::token();

@@ -7,7 +7,8 @@ use super::model::{Account, DigestDue, MailSettings, NewAccount, text};
 use super::sql;
 use crate::secret::TokenHash;
 
-/// Stores a new account, made at `at`; false if its username's key is taken.
+/// Stores a new account, made at `at`; false if its username's key or look-alike key
+/// is taken.
 pub(super) async fn create(
     db: &dyn Conn,
     account: &NewAccount,
@@ -17,6 +18,7 @@ pub(super) async fn create(
         &account.id,
         &account.username,
         &account.key,
+        &account.lookalike,
         &account.password,
         at
     ];
@@ -36,6 +38,14 @@ pub(super) async fn by_key(
         .await?
         .map(|row| Ok((account(&row)?, row.get(2)?)))
         .transpose()
+}
+
+/// Whether an account's username has the look-alike key `lookalike`.
+pub(super) async fn lookalike_taken(db: &dyn Conn, lookalike: &str) -> Result<bool, StoreError> {
+    Ok(db
+        .query_opt(sql::LOOKALIKE_TAKEN, params![lookalike])
+        .await?
+        .is_some())
 }
 
 /// Stores a session of `account` from `at` until `expires_at`; sessions of the account

@@ -372,7 +372,7 @@ impl Store {
             .await
     }
 
-    /// Stores a new account; false if its username's key is taken.
+    /// Stores a new account; false if its username's key or look-alike key is taken.
     pub(crate) async fn create_account(&self, account: NewAccount) -> Result<bool, StoreError> {
         let at = now();
         self.db
@@ -389,6 +389,15 @@ impl Store {
         let key = key.to_owned();
         self.db
             .run(move |db| Box::pin(async move { accounts::by_key(db, &key).await }))
+            .await
+    }
+
+    /// Whether an account's username has the look-alike key `lookalike` (see
+    /// `accounts::lookalike_key`).
+    pub(crate) async fn lookalike_taken(&self, lookalike: &str) -> Result<bool, StoreError> {
+        let lookalike = lookalike.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::lookalike_taken(db, &lookalike).await }))
             .await
     }
 

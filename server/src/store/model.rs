@@ -50,6 +50,8 @@ pub(crate) struct NewAccount {
     pub(crate) username: String,
     /// What no two usernames may share: see `accounts::username_key`.
     pub(crate) key: String,
+    /// What no two usernames may share either: see `accounts::lookalike_key`.
+    pub(crate) lookalike: String,
     /// Its password, hashed (a PHC string).
     pub(crate) password: String,
 }

@@ -17,6 +17,31 @@ pub(crate) const CORRESPONDENCE: &str = "ALTER TABLE rooms ADD COLUMN clock_days
     ALTER TABLE accounts ADD COLUMN last_digest_at BIGINT;
     CREATE UNIQUE INDEX accounts_unsubscribe ON accounts(unsubscribe);";
 
+/// The migration that gives each account its username's look-alike key
+/// (`accounts::lookalike_key`; SQLite's ninth, PostgreSQL's fifth). Usernames are ASCII,
+/// so the key of one already stored is its `username_key` with the digits that pass for
+/// letters replaced, as the table stood when this shipped. Of two stored usernames that
+/// already pass for each other, the older (UUIDv7 ids sort by time) keeps the key and
+/// the other has none: both can still sign in, and no third can join them.
+pub(crate) fn lookalikes() -> String {
+    let folded = |key: &str| {
+        format!(
+            "replace(replace(replace(replace(replace({key}, '0', 'o'), '1', 'l'), '3', 'e'), '5', 's'), '8', 'b')"
+        )
+    };
+    let (new, older) = (
+        folded("accounts.username_key"),
+        folded("older.username_key"),
+    );
+    format!(
+        "ALTER TABLE accounts ADD COLUMN username_lookalike TEXT;
+    UPDATE accounts SET username_lookalike = {new}
+        WHERE NOT EXISTS (SELECT 1 FROM accounts AS older
+            WHERE older.id < accounts.id AND {older} = {new});
+    CREATE UNIQUE INDEX accounts_username_lookalike ON accounts(username_lookalike);"
+    )
+}
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -240,14 +265,17 @@ pub(crate) const CANCELLABLE: &str = "SELECT 1 FROM rooms
 /// Forgets room `$1`'s chat (the room is being deleted).
 pub(crate) const DELETE_CHAT: &str = "DELETE FROM chat WHERE room = $1";
 
-/// A new account: id, username, its key, password hash, when.
+/// A new account: id, username, its key, its look-alike key, password hash, when.
 pub(crate) const INSERT_ACCOUNT: &str =
-    "INSERT INTO accounts (id, username, username_key, password, created_at)
-     VALUES ($1, $2, $3, $4, $5)";
+    "INSERT INTO accounts (id, username, username_key, username_lookalike, password, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)";
 
 /// The account whose username has key `$1`: id, username, password hash.
 pub(crate) const ACCOUNT_BY_KEY: &str =
     "SELECT id, username, password FROM accounts WHERE username_key = $1";
+
+/// A row if an account's username has look-alike key `$1`.
+pub(crate) const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_lookalike = $1";
 
 /// Forgets account `$1`'s sessions that ended by `$2`.
 pub(crate) const SWEEP_SESSIONS: &str =

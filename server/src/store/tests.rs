@@ -28,6 +28,7 @@ async fn account(store: &Store, username: &str) -> Account {
         id: id.clone(),
         username: username.into(),
         key: crate::accounts::username_key(username),
+        lookalike: crate::accounts::lookalike_key(username),
         password: "not a real hash".into(),
     };
     assert!(store.create_account(new).await.unwrap());
@@ -542,6 +543,7 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         id: crate::secret::uuid_v7(),
         username: "KRIS".into(),
         key: crate::accounts::username_key("KRIS"),
+        lookalike: crate::accounts::lookalike_key("KRIS"),
         password: "x".into(),
     };
     assert!(

@@ -109,6 +109,64 @@ async fn an_account_keeps_only_an_argon2id_hash_and_its_session_is_a_safe_cookie
     assert_eq!(database.query("SELECT id FROM accounts").await.len(), 1);
 }
 
+#[tokio::test]
+async fn names_that_pass_for_others_are_refused() {
+    let database = Database::new();
+    let server = TestServer::on(&database).await;
+    let endpoint: &Endpoint = &server;
+    let register = |username: &'static str| async move {
+        let (status, _, body) = present(endpoint, "/api/accounts", &[], username, PASSWORD).await;
+        (status, body)
+    };
+    assert_eq!(register("bob").await.0, 201);
+    // A digit for a letter (registering counts against the address's sign-in limit of
+    // ten a minute, so each refusal here is one such attempt).
+    for taken in ["b0b", "B0B", "bo8"] {
+        let (status, body) = register(taken).await;
+        assert_eq!(
+            (status, api_error(&body)),
+            (409, ErrorCode::UsernameTaken),
+            "{taken}"
+        );
+    }
+    // Small capitals and Cyrillic soft signs are no username's letters at all, and no
+    // name may pass for an account's either.
+    for lookalike in ["\u{299}o\u{299}", "\u{44c}\u{43e}\u{44c}"] {
+        let (status, body) = register(lookalike).await;
+        assert_eq!(
+            (status, api_error(&body)),
+            (400, ErrorCode::BadUsername),
+            "{lookalike}"
+        );
+    }
+    for lookalike in ["\u{299}o\u{299}", "\u{44c}\u{43e}\u{44c}", "b0b", "B 0 B"] {
+        let (status, body) = endpoint
+            .http(
+                "POST",
+                "/api/rooms",
+                &format!(r#"{{"name":"{lookalike}"}}"#),
+            )
+            .await;
+        assert_eq!(
+            (status, api_error(&body)),
+            (400, ErrorCode::BadName),
+            "{lookalike:?}"
+        );
+    }
+    // Names that only differ, and digits that stand for no one letter, are their own.
+    for distinct in ["rob", "bobby", "anna2"] {
+        let (status, body) = register(distinct).await;
+        assert_eq!(status, 201, "{distinct}: {body}");
+    }
+    for distinct in ["Rosa", "bobo", "\u{431}o\u{431}"] {
+        let (status, body) = endpoint
+            .http("POST", "/api/rooms", &format!(r#"{{"name":"{distinct}"}}"#))
+            .await;
+        assert_eq!(status, 201, "{distinct:?}: {body}");
+    }
+    assert_eq!(database.query("SELECT id FROM accounts").await.len(), 4);
+}
+
 /// `GET /api/session` signed in by `cookie`, then by `bearer`: each status and body.
 async fn who_am_i(server: &Endpoint, cookie: &str, bearer: &str) -> [(u16, String); 2] {
     let mut answers = Vec::new();

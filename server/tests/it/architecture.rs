@@ -13,6 +13,7 @@ const LAYERS: &[&str] = &[
     "secret",
     "lease",
     "limits",
+    "proxy",
     "rating",
     "errors",
     "clock",

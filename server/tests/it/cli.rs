@@ -6,6 +6,7 @@ use std::sync::mpsc;
 
 use punct_testing::{Endpoint, PATIENCE, TestServer};
 use serde_json::Value;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// Runs `punct-server healthcheck` against `listen`; answers whether it succeeded.
 fn healthcheck(listen: &str) -> bool {
@@ -79,6 +80,7 @@ fn help_names_every_setting_and_its_variable() {
         "PUNCT_ALLOWED_ORIGINS",
         "PUNCT_LOG_FORMAT",
         "PUNCT_COMPUTER_THINK_TIME",
+        "PUNCT_TRUSTED_PROXIES",
     ] {
         assert!(help.contains(variable), "{variable} is not in --help");
     }
@@ -90,6 +92,8 @@ async fn json_logs_name_the_connection_and_the_room_on_every_line() {
     let mut server = Command::new(env!("CARGO_BIN_EXE_punct-server"))
         .args(["--listen", "127.0.0.1:0", "--database", ":memory:"])
         .args(["--log-format", "json"])
+        // The test is its own trusted proxy: it says which client each connection is.
+        .args(["--trusted-proxies", "127.0.0.0/8"])
         .env("RUST_LOG", "info")
         .stderr(Stdio::piped())
         .spawn()
@@ -119,6 +123,13 @@ async fn json_logs_name_the_connection_and_the_room_on_every_line() {
     let listening = line(&says("listening"));
     let addr = listening["address"].as_str().unwrap().parse().unwrap();
     let endpoint = Endpoint::new(addr);
+
+    let mut forwarded = format!("ws://{addr}/ws").into_client_request().unwrap();
+    let client = "198.51.100.7".parse().unwrap();
+    forwarded.headers_mut().insert("x-forwarded-for", client);
+    let _forwarded = tokio_tungstenite::connect_async(forwarded).await.unwrap();
+    let connected = line(&says("connected"));
+    assert_eq!(connected["spans"][0]["peer"], "198.51.100.7", "{connected}");
 
     let created = endpoint.create_room("").await;
     assert_eq!(line(&says("room created"))["room"], created.room.as_str());

@@ -479,6 +479,20 @@ async fn every_node_says_where_a_room_runs() {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         };
         assert!(view.live.contains(&view.node));
+        // Every answer names its node, and so does the node's `/metrics`.
+        let url = format!("http://{}/healthz", node.addr);
+        let http = reqwest::Client::builder().no_proxy().build().unwrap();
+        let answer = http.get(url).send().await.unwrap();
+        let named = answer
+            .headers()
+            .get("x-punct-node")
+            .unwrap()
+            .to_str()
+            .unwrap();
+        assert_eq!(named, view.node.to_string());
+        let (_, metrics) = node.http("GET", "/metrics", "").await;
+        let info = format!("punct_node_info{{node=\"{}\"}} 1\n", view.node);
+        assert!(metrics.contains(&info), "{metrics}");
         tags.push(view.node);
     }
     let mut distinct = tags.clone();

@@ -1,6 +1,6 @@
 //! The HTTP API: rooms, the lobby, records, health.
 
-use punct_protocol::{Lobby, Record, RoomStatus, RoomSummary, Visibility};
+use punct_protocol::{Lobby, NodeView, Record, RoomStatus, RoomSummary, Visibility};
 use punct_rules::{Color, Variant};
 use punct_testing::TestServer;
 
@@ -14,6 +14,58 @@ async fn health_is_reported() {
     assert_eq!(
         server.http("GET", "/readyz", "").await,
         (200, "ready\n".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn every_answer_names_the_node_that_gave_it() {
+    let server = TestServer::start().await;
+    let node: NodeView = server.get("/api/node").await;
+    assert_eq!(node.node, 0, "a single server's tag");
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let named = |headers: &reqwest::header::HeaderMap| {
+        headers
+            .get("x-punct-node")
+            .map(|tag| tag.to_str().unwrap().to_owned())
+    };
+    for (method, path, status) in [
+        ("GET", "/healthz", 200),
+        ("GET", "/api/node", 200),
+        ("POST", "/api/rooms", 201),
+        ("GET", "/api/rooms/nothing-here", 404),
+        ("GET", "/ws", 400),
+        ("GET", "/", 200),
+    ] {
+        let url = format!("http://{}{path}", server.addr);
+        let response = http
+            .request(method.parse().unwrap(), url)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status, "{method} {path}");
+        assert_eq!(
+            named(response.headers()).as_deref(),
+            Some("0"),
+            "{method} {path}"
+        );
+    }
+    let (_socket, upgraded) = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr))
+        .await
+        .unwrap();
+    assert_eq!(
+        upgraded
+            .headers()
+            .get("x-punct-node")
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "0",
+        "the WebSocket upgrade too"
+    );
+    let (_, metrics) = server.http("GET", "/metrics", "").await;
+    assert!(
+        metrics.contains("punct_node_info{node=\"0\"} 1\n"),
+        "{metrics}"
     );
 }
 

@@ -258,7 +258,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 8);
+        assert_eq!(version, 9);
         let mode: String = db
             .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .unwrap();
@@ -299,10 +299,52 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 8);
+        assert_eq!(version, 9);
         let rooms: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();
         assert_eq!(rooms, 1, "the rooms are kept");
+    }
+
+    #[test]
+    fn usernames_stored_before_look_alike_keys_get_theirs_and_the_older_keeps_a_shared_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let mut db = Connection::open(&path).unwrap();
+        schema::migrations().to_version(&mut db, 8).unwrap();
+        for (id, username) in [
+            ("01", "bob"),
+            ("02", "B0B"),
+            ("03", "l33t"),
+            ("04", "anna2"),
+        ] {
+            db.execute(
+                "INSERT INTO accounts (id, username, username_key, password, created_at)
+                 VALUES (?1, ?2, ?3, 'x', 1)",
+                (id, username, crate::accounts::username_key(username)),
+            )
+            .unwrap();
+        }
+        drop(db);
+        drop(open(&path).unwrap());
+        let db = Connection::open(&path).unwrap();
+        let keys: Vec<(String, Option<String>)> = db
+            .prepare("SELECT username, username_lookalike FROM accounts ORDER BY id")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let key = |name: &str| Some(crate::accounts::lookalike_key(name));
+        assert_eq!(
+            keys,
+            [
+                ("bob".into(), key("bob")),
+                ("B0B".into(), None),
+                ("l33t".into(), key("l33t")),
+                ("anna2".into(), key("anna2")),
+            ],
+            "the same keys as the server gives new usernames"
+        );
     }
 }
