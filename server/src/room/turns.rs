@@ -14,8 +14,7 @@ use super::state::Room;
 use crate::clock::{Clock, millis};
 use crate::cluster::ConnId;
 use crate::computer::Chosen;
-use crate::mail::YourMove;
-use crate::store::{StoreError, to_move};
+use crate::store::{Notice, StoreError, to_move};
 use crate::views::rating_changes;
 
 impl Room {
@@ -103,25 +102,26 @@ impl Room {
         }
     }
 
-    /// In a correspondence game, mails the player to move about `turn` (number
-    /// `number`) unless they have the game open (see `mail`).
-    fn tell_if_away(&self, turn: Turn, number: usize) {
-        let Some(days) = self.clock.as_ref().and_then(|c| c.control().days) else {
-            return;
+    /// The mail a turn causes in a correspondence game (none if mail is not sent): to
+    /// the player to move in `game` after `turn` (number `number`), unless they have the
+    /// game open. Their account says in the database whether they take it.
+    fn mail(&self, game: &Game, turn: Turn, number: usize) -> Vec<(Color, Notice)> {
+        let correspondence = self.clock.as_ref().and_then(|c| c.control().days);
+        let Some(days) = correspondence.filter(|_| self.context.mail.enabled()) else {
+            return Vec::new();
         };
-        let to_move = self.game.to_move();
-        let waiting = &self.seats[to_move as usize];
-        let (None, Some(account)) = (&waiting.holder, &waiting.player.account) else {
-            return;
-        };
+        let to_move = game.to_move();
+        if game.outcome().is_some() || self.seats[to_move as usize].holder.is_some() {
+            return Vec::new();
+        }
         let mover = &self.seats[to_move.opponent() as usize].player;
-        self.context.mail.your_move(YourMove {
-            account: account.id.clone(),
-            room: self.id.clone(),
+        let notice = Notice::YourMove {
             opponent: mover.view().name.unwrap_or_else(|| "a guest".to_owned()),
-            turn: (turn, number),
+            turn: turn.to_string(),
+            number,
             days,
-        });
+        };
+        vec![(to_move, notice)]
     }
 
     /// Plays `turn` for the player of `color`.
@@ -151,12 +151,25 @@ impl Room {
             clock
         });
         let left = clock.as_ref().map(|c| c.left_ms(now));
+        let mail = self.mail(&next, turn, number);
+        let mailing = !mail.is_empty();
         let stored = self
             .context
             .store
-            .turn(&self.id, self.incarnation, number, turn, left, outcome)
+            .turn(
+                &self.id,
+                self.incarnation,
+                number,
+                turn,
+                left,
+                outcome,
+                mail,
+            )
             .await;
         self.stored(stored)?;
+        if mailing {
+            self.context.mail.wake();
+        }
         self.game = next;
         self.clock = clock;
         if self.draw_offer == Some(color) {
@@ -184,9 +197,6 @@ impl Room {
             },
             your_turn,
         );
-        if outcome.is_none() {
-            self.tell_if_away(turn, number);
-        }
         if let Some(outcome) = outcome {
             tracing::info!(%outcome, "game over");
             self.history

@@ -20,13 +20,15 @@
 //! - `sql`: every statement, the same in both;
 //! - `driver`: the seam between the queries and a database ([`driver::Conn`]), and the
 //!   values that cross it;
-//! - `rooms`, `accounts`, `ratings`: every query, written once against the seam;
+//! - `rooms`, `accounts`, `ratings`, `outbox` (mail queued with the change that causes
+//!   it): every query, written once against the seam;
 //! - `sqlite/`, `postgres/`: each database's driver, transactions and schema.
 
 mod accounts;
 mod driver;
 mod error;
 mod model;
+mod outbox;
 mod postgres;
 mod ratings;
 mod rooms;
@@ -45,8 +47,9 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Player,
-    PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, time_control, to_move,
+    Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Notice,
+    Outbound, Player, PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, time_control,
+    to_move,
 };
 
 use driver::{Answer, Conn};
@@ -213,8 +216,12 @@ impl Store {
     }
 
     /// Records turn `number` of `room` (run as `incarnation`), the clocks after it
-    /// (White's and Black's time left, in a timed game), and the result if it ended the
-    /// game.
+    /// (White's and Black's time left, in a timed game), the result if it ended the
+    /// game, and queues the `mail` it causes, in one transaction.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a turn's parts, written as one row; a struct would only name them again"
+    )]
     pub(crate) async fn turn(
         &self,
         room: &str,
@@ -223,6 +230,7 @@ impl Store {
         turn: Turn,
         clocks: Option<[u64; 2]>,
         outcome: Option<Outcome>,
+        mail: Vec<(Color, Notice)>,
     ) -> Result<(), StoreError> {
         let write = Write::Turn {
             room: room.to_owned(),
@@ -231,6 +239,7 @@ impl Store {
             turn,
             clocks,
             outcome,
+            mail,
             at: now(),
         };
         self.write(write).await.map(drop)
@@ -482,6 +491,71 @@ impl Store {
             .run(move |db| {
                 Box::pin(async move { accounts::claim_digest(db, &account, since, now).await })
             })
+            .await
+    }
+
+    /// Claims for `claim` (a node's, for `lease`) up to `limit` mails of the outbox that
+    /// are due and held by no one; answers them, oldest first.
+    pub(crate) async fn claim_mail(
+        &self,
+        claim: &str,
+        lease: std::time::Duration,
+        limit: usize,
+    ) -> Result<Vec<Outbound>, StoreError> {
+        let (claim, now) = (claim.to_owned(), now());
+        let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
+        self.db
+            .run(move |db| {
+                Box::pin(async move { outbox::claim(db, &claim, now, until, limit).await })
+            })
+            .await
+    }
+
+    /// Marks mail `id` done: sent, or (with `error`) given up.
+    pub(crate) async fn mail_done(
+        &self,
+        id: &str,
+        error: Option<String>,
+    ) -> Result<(), StoreError> {
+        let (id, at) = (id.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { outbox::done(db, &id, at, error.as_deref()).await })
+            })
+            .await
+    }
+
+    /// Counts a failed try of mail `id` (`error`), to be tried again at `due_at`.
+    pub(crate) async fn mail_failed(
+        &self,
+        id: &str,
+        error: String,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { outbox::failed(db, &id, &error, due_at).await }))
+            .await
+    }
+
+    /// Gives back, as a server starts, the claims on mail that a process gone holds: on
+    /// SQLite every claim is one, as the file has one server; in a cluster on PostgreSQL
+    /// claims lapse instead, as another node may be sending.
+    pub(crate) async fn release_dead_claims(&self) -> Result<(), StoreError> {
+        match &self.db {
+            Db::Sqlite(db) => {
+                db.call(|db| Box::pin(async move { outbox::release_all(db).await }))
+                    .await
+            }
+            Db::Postgres(_) => Ok(()),
+        }
+    }
+
+    /// Gives back the mails of `claim` not done yet, for any node to send from `due_at`.
+    pub(crate) async fn release_mail(&self, claim: &str, due_at: i64) -> Result<(), StoreError> {
+        let claim = claim.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { outbox::release(db, &claim, due_at).await }))
             .await
     }
 

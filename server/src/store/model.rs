@@ -41,6 +41,42 @@ pub(crate) struct DigestDue {
     pub(crate) unsubscribe: Option<String>,
 }
 
+/// What a queued mail says, as stored (JSON): what the mailer needs to write it that the
+/// database does not keep elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Notice {
+    /// A correspondence game waits for the player's move.
+    YourMove {
+        /// Who played, as shown.
+        opponent: String,
+        /// What they played, in notation.
+        turn: String,
+        /// The turn's number.
+        number: usize,
+        /// The days the player has for the reply.
+        days: u8,
+    },
+}
+
+/// A mail claimed from the outbox for sending, with its player's settings as they are
+/// now (a player who turned mail off since is sent nothing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Outbound {
+    /// The mail's id.
+    pub(crate) id: String,
+    /// The room it is about.
+    pub(crate) room: String,
+    /// What it says.
+    pub(crate) notice: Notice,
+    /// Tries that failed before.
+    pub(crate) attempts: u32,
+    /// The player.
+    pub(crate) account: Account,
+    /// The player's mail settings.
+    pub(crate) settings: MailSettings,
+}
+
 /// An account to create.
 #[derive(Debug)]
 pub(crate) struct NewAccount {

@@ -15,9 +15,10 @@ use punct_rules::{Color, Outcome, Turn};
 use super::driver::{Conn, Row, Value, corrupt, params};
 use super::error::StoreError;
 use super::model::{
-    AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
-    StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
+    AccountId, Activity, ArchiveCursor, NewRoom, Notice, Player, RoomRow, Stale, StaleEnd,
+    StoredRecord, StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
 };
+use super::outbox;
 use super::ratings::game_ratings;
 use super::sql;
 use crate::secret::TokenHash;
@@ -61,6 +62,8 @@ pub(super) enum Write {
         clocks: Option<[u64; 2]>,
         /// The result, if the turn ended the game.
         outcome: Option<Outcome>,
+        /// The mail it causes, and to whom.
+        mail: Vec<(Color, Notice)>,
         /// When it was played.
         at: i64,
     },
@@ -166,6 +169,7 @@ impl Write {
                 turn,
                 clocks,
                 outcome,
+                mail,
                 at,
             } => {
                 fence(db, room, *incarnation).await?;
@@ -182,6 +186,7 @@ impl Write {
                 if let Some(outcome) = outcome {
                     finish(db, room, *outcome, *at).await?;
                 }
+                queue(db, room, mail, *at).await?;
                 Ok(1)
             }
             Write::Finish {
@@ -260,6 +265,19 @@ async fn fence(db: &dyn Conn, room: &str, incarnation: u32) -> Result<(), StoreE
 async fn finish(db: &dyn Conn, room: &str, outcome: Outcome, at: i64) -> Result<(), StoreError> {
     db.execute(sql::FINISH, params![room, outcome_text(outcome), at])
         .await?;
+    Ok(())
+}
+
+/// Queues `mail` about `room` at `at`, each notice to its player.
+async fn queue(
+    db: &dyn Conn,
+    room: &str,
+    mail: &[(Color, Notice)],
+    at: i64,
+) -> Result<(), StoreError> {
+    for (to, notice) in mail {
+        outbox::queue(db, room, *to, notice, at).await?;
+    }
     Ok(())
 }
 

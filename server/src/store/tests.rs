@@ -74,7 +74,7 @@ async fn a_room_reads_back_as_it_was_written() {
     for (n, &turn) in turns.iter().enumerate() {
         let left = [60_000 - n as u64, 61_000];
         store
-            .turn("r1", 0, n + 1, turn, Some(left), None)
+            .turn("r1", 0, n + 1, turn, Some(left), None, Vec::new())
             .await
             .unwrap();
     }
@@ -110,7 +110,10 @@ async fn reads_change_nothing() {
         .await
         .unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     for _ in 0..3 {
         let row = store.summary("r").await.unwrap().unwrap();
         assert_eq!(
@@ -134,12 +137,15 @@ async fn a_turn_numbered_twice_is_refused_and_the_rest_of_its_batch_stands() {
         .await
         .unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     let outcome = Outcome::Draw {
         reason: DrawReason::Repetition,
     };
     let (again, finish) = tokio::join!(
-        store.turn("r", 0, 1, turn, None, None),
+        store.turn("r", 0, 1, turn, None, None, Vec::new()),
         store.finish("r", 0, outcome)
     );
     assert!(again.is_err(), "{again:?}");
@@ -202,7 +208,7 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
         .unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
     store
-        .turn("b-played", 0, 1, turn, None, None)
+        .turn("b-played", 0, 1, turn, None, None, Vec::new())
         .await
         .unwrap();
     // Nothing is stale yet.
@@ -260,7 +266,7 @@ async fn a_correspondence_game_ends_when_the_days_run_out_and_not_before() {
     let turn: Turn = "C4:C5,D5".parse().unwrap();
     let left = [86_400_000; 2];
     store
-        .turn("b-waiting", 0, 1, turn, Some(left), None)
+        .turn("b-waiting", 0, 1, turn, Some(left), None, Vec::new())
         .await
         .unwrap();
     let waiting = store.summary("b-waiting").await.unwrap().unwrap();
@@ -312,7 +318,7 @@ async fn turns_taken_back_are_gone_and_the_clocks_are_those_given() {
     for (n, &turn) in turns.iter().enumerate() {
         let left = [50_000 - n as u64, 50_000];
         store
-            .turn("r", 0, n + 1, turn, Some(left), None)
+            .turn("r", 0, n + 1, turn, Some(left), None, Vec::new())
             .await
             .unwrap();
     }
@@ -325,7 +331,10 @@ async fn turns_taken_back_are_gone_and_the_clocks_are_those_given() {
     assert_eq!(room.turns, turns[..1]);
     assert_eq!(room.clocks_left, Some([40_000, 45_000]));
     // The game goes on at the next number, and an earlier incarnation writes nothing.
-    store.turn("r", 1, 2, turns[2], None, None).await.unwrap();
+    store
+        .turn("r", 1, 2, turns[2], None, None, Vec::new())
+        .await
+        .unwrap();
     let fenced = store.take_back("r", 0, 0, None).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     assert_eq!(
@@ -362,7 +371,7 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     let turn: Turn = "C4:C5,D5".parse().unwrap();
     // The room runs as incarnation 0; another node loads it (incarnation 1).
     assert_eq!(store.load("r").await.unwrap().unwrap().incarnation, 1);
-    let fenced = store.turn("r", 0, 1, turn, None, None).await;
+    let fenced = store.turn("r", 0, 1, turn, None, None, Vec::new()).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     let outcome = Outcome::Draw {
         reason: DrawReason::Agreement,
@@ -376,7 +385,10 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     // Nothing of it was kept; the new incarnation writes.
     let record = store.record("r").await.unwrap().unwrap();
     assert_eq!((record.turns.len(), record.outcome), (0, None));
-    store.turn("r", 1, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 1, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     assert_eq!(store.record("r").await.unwrap().unwrap().turns, [turn]);
 }
 
@@ -387,11 +399,14 @@ async fn a_node_without_its_lease_writes_nothing() {
     let store = Store::empty().await.with_lease(held.clone());
     store.create_room(new_room("r1", [None; 2])).await.unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r1", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r1", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
 
     held.give_up();
     let refused = store
-        .turn("r1", 0, 2, "pass".parse().unwrap(), None, None)
+        .turn("r1", 0, 2, "pass".parse().unwrap(), None, None, Vec::new())
         .await;
     assert!(matches!(refused, Err(StoreError::Fenced)), "{refused:?}");
     assert!(matches!(
@@ -420,7 +435,10 @@ async fn rated_game(store: &Store, id: &str, white: &Account, black: &Account, w
         .unwrap();
     for (n, turn) in ["C4:C5,D5", "J14:J15,K15"].into_iter().enumerate() {
         let turn = turn.parse().unwrap();
-        store.turn(id, 0, n + 1, turn, None, None).await.unwrap();
+        store
+            .turn(id, 0, n + 1, turn, None, None, Vec::new())
+            .await
+            .unwrap();
     }
     let resigned = Outcome::Win {
         winner,
@@ -491,13 +509,16 @@ async fn one_failing_write_of_a_batch_undoes_only_itself() {
     }
     assert_eq!(store.load("c").await.unwrap().unwrap().incarnation, 1);
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("a", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("a", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     // Sent together, so that they are committed together where the database can.
     let (a, b, c, fenced) = tokio::join!(
-        store.turn("a", 0, 1, turn, None, None),
-        store.turn("b", 0, 1, turn, None, None),
-        store.turn("c", 1, 1, turn, None, None),
-        store.turn("c", 0, 2, turn, None, None),
+        store.turn("a", 0, 1, turn, None, None, Vec::new()),
+        store.turn("b", 0, 1, turn, None, None, Vec::new()),
+        store.turn("c", 1, 1, turn, None, None, Vec::new()),
+        store.turn("c", 0, 2, turn, None, None, Vec::new()),
     );
     assert!(a.is_err(), "a turn's number is unique: {a:?}");
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
@@ -577,7 +598,10 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         .set_mail_settings(&kris.id, settings.clone())
         .await
         .unwrap();
-    assert_eq!(store.mail_settings(&kris.id).await.unwrap(), Some(settings));
+    assert_eq!(
+        store.mail_settings(&kris.id).await.unwrap(),
+        Some(settings.clone())
+    );
     let due = store.digests_due(now()).await.unwrap();
     assert_eq!(due.iter().map(|d| &d.account).collect::<Vec<_>>(), [&kris]);
     assert!(store.claim_digest(&kris.id, now(), now()).await.unwrap());
@@ -628,4 +652,76 @@ async fn the_archive_pages_through_finished_public_games_newest_first() {
             .is_empty()
     );
     assert_eq!(store.games_of(&anna.id).await.unwrap(), []);
+}
+
+#[tokio::test]
+async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
+    let store = Store::empty().await;
+    let (kris, anna) = (account(&store, "Kris").await, account(&store, "Anna").await);
+    let settings = MailSettings {
+        email: Some("anna@example.org".into()),
+        mode: punct_protocol::NotifyMode::Each,
+        unsubscribe: Some("anna's".into()),
+    };
+    store
+        .set_mail_settings(&anna.id, settings.clone())
+        .await
+        .unwrap();
+    store
+        .create_room(NewRoom {
+            days: Some(3),
+            clock: Some([3 * 86_400_000, 0]),
+            players: [Player::of(kris.clone()), Player::of(anna.clone())],
+            ..new_room("r", [Some(hash_token("w")), Some(hash_token("b"))])
+        })
+        .await
+        .unwrap();
+    let notice = |number| Notice::YourMove {
+        opponent: "Kris".into(),
+        turn: "C4:C5,D5".into(),
+        number,
+        days: 3,
+    };
+    // Kris takes no mail: nothing is queued for him.
+    let mail = vec![(Color::Black, notice(1)), (Color::White, notice(1))];
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store.turn("r", 0, 1, turn, None, None, mail).await.unwrap();
+    // A turn refused (fenced) queues nothing.
+    let fenced = store.turn("r", 7, 2, turn, None, None, vec![(Color::Black, notice(2))]);
+    assert!(matches!(fenced.await, Err(StoreError::Fenced)));
+
+    // Two claims at once (two nodes) share the mail out: one each, never both.
+    let lease = std::time::Duration::from_secs(60);
+    let (a, b) = tokio::join!(
+        store.claim_mail("a", lease, 10),
+        store.claim_mail("b", lease, 10)
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.len() + b.len(), 1, "{a:?} {b:?}");
+    let (claim, claimed) = if a.is_empty() { ("b", b) } else { ("a", a) };
+    assert_eq!(claimed[0].notice, notice(1));
+    assert_eq!(
+        (claimed[0].account.id.as_str(), claimed[0].room.as_str()),
+        (anna.id.as_str(), "r")
+    );
+    assert_eq!(claimed[0].settings, settings);
+    assert!(store.claim_mail("c", lease, 10).await.unwrap().is_empty());
+
+    // Given back, it is claimed again; failed, it waits its time; done, it is gone.
+    store.release_mail(claim, now()).await.unwrap();
+    let again = store.claim_mail("c", lease, 10).await.unwrap();
+    assert_eq!(again[0].id, claimed[0].id);
+    store
+        .mail_failed(&again[0].id, "451".into(), now() + 60_000)
+        .await
+        .unwrap();
+    assert!(store.claim_mail("d", lease, 10).await.unwrap().is_empty());
+    store
+        .mail_failed(&again[0].id, "451".into(), 0)
+        .await
+        .unwrap();
+    let retried = store.claim_mail("d", lease, 10).await.unwrap();
+    assert_eq!(retried[0].attempts, 2);
+    store.mail_done(&retried[0].id, None).await.unwrap();
+    assert!(store.claim_mail("e", lease, 10).await.unwrap().is_empty());
 }

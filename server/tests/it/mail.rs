@@ -1,0 +1,96 @@
+//! The mail outbox through the real server: mail queued with the turn that causes it is
+//! sent after a restart, tried again while the mail server fails, sent over one SMTP
+//! session. (Mail for each move and digests:
+//! `correspondence.rs`.)
+
+use std::time::Duration;
+
+use punct_testing::smtp::{Behaviour, Sink};
+use punct_testing::{Database, Endpoint, on_postgres};
+
+use crate::correspondence::{exactly, mailing, player_with_mail, seated};
+use crate::process::Process;
+
+/// A server process on `database` that mails through `sink`.
+fn mailing_process(database: &Database, sink: &Sink) -> Process {
+    let url = sink.url();
+    Process::with(
+        database,
+        &["--smtp-url", &url, "--public-url", "http://punct.test"],
+    )
+}
+
+/// `count` rooms of one day a move where Anna (White, at the board) played her first
+/// turn and Bert is away: `count` mails queued for Bert.
+async fn turns_for_bert(server: &Endpoint, count: usize) -> Vec<String> {
+    let anna = player_with_mail(server, "anna", "each").await;
+    let bert = player_with_mail(server, "bert", "each").await;
+    let mut rooms = Vec::new();
+    for _ in 0..count {
+        let (mut at_board, white, _) = seated(&anna, &bert, 1).await;
+        at_board.play("C4:C5,D5").await.unwrap();
+        rooms.push(white.room);
+    }
+    rooms
+}
+
+#[tokio::test]
+async fn mail_queued_before_a_sigterm_is_all_sent_after_the_restart_over_one_session() {
+    let database = Database::new();
+    // A mail server that hangs: nothing can go out before the server is stopped.
+    let hanging = Sink::start(Behaviour::Hang);
+    let server = mailing_process(&database, &hanging);
+    let rooms = turns_for_bert(&server, 8).await;
+    server.terminate();
+    assert!(server.wait().success());
+
+    let sink = Sink::start(Behaviour::Accept);
+    let _server = mailing_process(&database, &sink);
+    let mail = exactly(&sink, 8).await;
+    assert_eq!(mail.len(), 8, "8 of 8 mails delivered after the restart");
+    assert_eq!(sink.sessions(), 1, "one SMTP session for the batch");
+    for (mail, room) in mail.iter().zip(&rooms) {
+        assert_eq!(mail.to, ["bert@example.org"]);
+        assert!(mail.body().contains(&format!("/room/{room}")), "in order");
+    }
+}
+
+#[tokio::test]
+async fn mail_queued_before_a_kill_is_sent_after_the_restart() {
+    let database = Database::new();
+    let hanging = Sink::start(Behaviour::Hang);
+    let server = mailing_process(&database, &hanging);
+    turns_for_bert(&server, 3).await;
+    server.kill();
+
+    // A SQLite server's claims die with it. On PostgreSQL, where another node may be
+    // sending, they lapse after 5 minutes: the mail claimed waits until then.
+    let claimed = database
+        .query("SELECT COUNT(*) FROM mail_outbox WHERE claimed_by IS NOT NULL")
+        .await;
+    let claimed: usize = claimed[0][0].as_deref().unwrap().parse().unwrap();
+    let waiting = if on_postgres() { claimed } else { 0 };
+    let sink = Sink::start(Behaviour::Accept);
+    let _server = mailing_process(&database, &sink);
+    assert_eq!(exactly(&sink, 3).await.len(), 3 - waiting);
+}
+
+#[tokio::test]
+async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
+    let sink = Sink::start(Behaviour::Defer);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    turns_for_bert(&server, 1).await;
+    // The first tries fail (451: try again later), a second apart, then two.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(sink.received().is_empty());
+    sink.set(Behaviour::Accept);
+    let sink_ = sink.clone();
+    let mail = tokio::task::spawn_blocking(move || {
+        sink_.await_messages(1, Duration::from_secs(15));
+        std::thread::sleep(Duration::from_millis(400));
+        sink_.received()
+    })
+    .await
+    .unwrap();
+    assert_eq!(mail.len(), 1, "sent once, once the server takes it");
+}
