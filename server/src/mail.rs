@@ -12,7 +12,7 @@
 //! A claim lasts [`CLAIM`]: in a cluster, each mail is sent by the one node that claimed
 //! it. A server that stops gives back what it claimed and did not send; one that dies
 //! holding a claim leaves it to lapse. A mail sent but not marked (the process died
-//! between the two) is sent again.
+//! between the two) is sent again, with the same `Message-ID`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -109,6 +109,7 @@ impl Mailer {
         let postman = Postman {
             transport,
             from,
+            domain: host(&public_url).to_owned(),
             public_url,
             store,
             wake: Arc::clone(&wake),
@@ -162,6 +163,17 @@ fn transport(url: &str) -> Result<AsyncSmtpTransport<Tokio1Executor>, SmtpError>
         .build())
 }
 
+/// The host of `url` (`https://punct.example.org:8443/x` gives `punct.example.org`), the
+/// right-hand side of every `Message-ID`.
+fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let host = authority
+        .rsplit_once(':')
+        .map_or(authority, |(host, _)| host);
+    if host.is_empty() { "localhost" } else { host }
+}
+
 /// The wait before the next try of a mail that failed `attempts` times.
 fn retry_after(attempts: u32) -> Duration {
     FIRST_RETRY
@@ -183,6 +195,8 @@ struct Postman {
     from: Mailbox,
     /// Links in mail start so.
     public_url: String,
+    /// Where `Message-ID`s are made: the host of the public URL.
+    domain: String,
     store: Store,
     /// Woken when mail was queued here.
     wake: Arc<Notify>,
@@ -225,7 +239,8 @@ impl Postman {
             };
             tokio::select! {
                 () = done => {}
-                // A message cut off here may have been sent: it goes again.
+                // A message cut off here may have been sent: it goes again, with the
+                // same Message-ID.
                 _ = stop.wait_for(|&stopping| stopping) => break,
             }
         }
@@ -307,8 +322,14 @@ impl Postman {
             days,
         } = &mail.notice;
         let (subject, body) = self.your_move(&mail.room, opponent, turn, *number, *days);
-        self.send(email, &subject, body, settings.unsubscribe.as_deref())
-            .await
+        self.send(
+            &mail.id,
+            email,
+            &subject,
+            body,
+            settings.unsubscribe.as_deref(),
+        )
+        .await
     }
 
     /// The subject and body of a mail that `opponent` played `turn` (number `number`)
@@ -399,16 +420,24 @@ impl Postman {
             n => format!("{n} games wait for your move"),
         };
         let sent = self
-            .send(&due.email, &subject, body, due.unsubscribe.as_deref())
+            .send(
+                &uuid_v7(),
+                &due.email,
+                &subject,
+                body,
+                due.unsubscribe.as_deref(),
+            )
             .await;
         if let Err(failure) = sent {
             tracing::warn!(error = failure.error, "digest not sent");
         }
     }
 
-    /// Sends one message to `to`, with the link that turns mail off.
+    /// Sends one message, `Message-ID` `<id@domain>`, to `to`, with the link that turns
+    /// mail off.
     async fn send(
         &self,
+        id: &str,
         to: &str,
         subject: &str,
         mut body: String,
@@ -425,6 +454,7 @@ impl Postman {
         };
         let to: Mailbox = to.parse().map_err(|e| written(&e))?;
         let mut message = Message::builder()
+            .message_id(Some(format!("<{id}@{}>", self.domain)))
             .from(self.from.clone())
             .to(to)
             .subject(subject)
@@ -458,6 +488,14 @@ impl Postman {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn message_ids_are_made_on_the_public_host() {
+        assert_eq!(host("https://punct.example.org"), "punct.example.org");
+        assert_eq!(host("http://localhost:8080/"), "localhost");
+        assert_eq!(host("http://[::1]:8080"), "[::1]");
+        assert_eq!(host(""), "localhost");
+    }
 
     #[test]
     fn retries_wait_twice_as_long_each_time_up_to_an_hour() {

@@ -63,7 +63,7 @@ pub(crate) enum Notice {
 /// now (a player who turned mail off since is sent nothing).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Outbound {
-    /// The mail's id.
+    /// The mail's id: its Message-ID is made of it, the same on every try.
     pub(crate) id: String,
     /// The room it is about.
     pub(crate) room: String,

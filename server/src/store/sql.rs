@@ -21,7 +21,7 @@ pub(crate) const CORRESPONDENCE: &str = "ALTER TABLE rooms ADD COLUMN clock_days
 /// in the transaction of the change that causes it, and sent (once, by whichever node
 /// claims it) after.
 pub(crate) const OUTBOX: &str = "CREATE TABLE mail_outbox (
-        -- A UUIDv7: the order mails were queued in.
+        -- A UUIDv7: the order mails were queued in, and their Message-ID.
         id TEXT PRIMARY KEY,
         account TEXT NOT NULL REFERENCES accounts(id),
         room TEXT NOT NULL,

@@ -1,11 +1,12 @@
 //! The mail outbox through the real server: mail queued with the turn that causes it is
 //! sent after a restart, tried again while the mail server fails, sent over one SMTP
-//! session. (Mail for each move and digests:
+//! session, and carries a `Message-ID`. (Mail for each move and digests:
 //! `correspondence.rs`.)
 
+use std::collections::HashSet;
 use std::time::Duration;
 
-use punct_testing::smtp::{Behaviour, Sink};
+use punct_testing::smtp::{Behaviour, Received, Sink};
 use punct_testing::{Database, Endpoint, on_postgres};
 
 use crate::correspondence::{exactly, mailing, player_with_mail, seated};
@@ -34,6 +35,17 @@ async fn turns_for_bert(server: &Endpoint, count: usize) -> Vec<String> {
     rooms
 }
 
+/// The `Message-ID` of `mail`, checked to be `<UUID@punct.test>`.
+fn message_id(mail: &Received) -> String {
+    let id = mail.header("Message-ID").expect("a Message-ID").to_owned();
+    let uuid = id
+        .strip_prefix('<')
+        .and_then(|id| id.strip_suffix("@punct.test>"))
+        .unwrap_or_else(|| panic!("{id}"));
+    uuid::Uuid::parse_str(uuid).unwrap_or_else(|e| panic!("{id}: {e}"));
+    id
+}
+
 #[tokio::test]
 async fn mail_queued_before_a_sigterm_is_all_sent_after_the_restart_over_one_session() {
     let database = Database::new();
@@ -49,6 +61,8 @@ async fn mail_queued_before_a_sigterm_is_all_sent_after_the_restart_over_one_ses
     let mail = exactly(&sink, 8).await;
     assert_eq!(mail.len(), 8, "8 of 8 mails delivered after the restart");
     assert_eq!(sink.sessions(), 1, "one SMTP session for the batch");
+    let ids: HashSet<String> = mail.iter().map(message_id).collect();
+    assert_eq!(ids.len(), 8, "each mail its own Message-ID");
     for (mail, room) in mail.iter().zip(&rooms) {
         assert_eq!(mail.to, ["bert@example.org"]);
         assert!(mail.body().contains(&format!("/room/{room}")), "in order");
@@ -93,4 +107,5 @@ async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
     .await
     .unwrap();
     assert_eq!(mail.len(), 1, "sent once, once the server takes it");
+    message_id(&mail[0]);
 }
