@@ -460,7 +460,8 @@ impl Postman {
             .subject(subject)
             .header(ContentType::TEXT_PLAIN);
         if let Some(link) = unsubscribe {
-            // RFC 8058: mail programs offer a button that unsubscribes in one click.
+            // RFC 8058: mail programs offer a button that posts to the link, which
+            // unsubscribes in one click; a plain GET of it (a link scanner's) does not.
             message = message
                 .raw_header(HeaderValue::new(
                     HeaderName::new_from_ascii_str("List-Unsubscribe"),

@@ -448,7 +448,8 @@ impl Store {
             .await
     }
 
-    /// Sets account `account`'s mail settings.
+    /// Sets account `account`'s mail settings. Its unsubscribe secret is set only if it
+    /// has none: once given, it stays, so that every link already mailed keeps working.
     pub(crate) async fn set_mail_settings(
         &self,
         account: &str,
@@ -459,6 +460,14 @@ impl Store {
             .run(move |db| {
                 Box::pin(async move { accounts::set_mail_settings(db, &account, &settings).await })
             })
+            .await
+    }
+
+    /// Whether an account has unsubscribe secret `secret`.
+    pub(crate) async fn unsubscribe_known(&self, secret: &str) -> Result<bool, StoreError> {
+        let secret = secret.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::unsubscribe_known(db, &secret).await }))
             .await
     }
 

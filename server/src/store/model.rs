@@ -26,7 +26,7 @@ pub(crate) struct MailSettings {
     pub(crate) email: Option<String>,
     /// How often.
     pub(crate) mode: punct_protocol::NotifyMode,
-    /// The secret of the link that turns mail off, set with the address.
+    /// The secret of the link that turns mail off, set with the first address and kept.
     pub(crate) unsubscribe: Option<String>,
 }
 

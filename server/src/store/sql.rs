@@ -160,9 +160,15 @@ pub(crate) fn chat(t: &Types) -> String {
 pub(crate) const NOTIFICATIONS: &str =
     "SELECT email, notify, unsubscribe FROM accounts WHERE id = $1";
 
-/// Sets the mail settings (address, how often, the unsubscribe secret) of account `$4`.
+/// Sets the mail settings (address, how often) of account `$3`, and gives it an
+/// unsubscribe secret (`$4`) if it has none: the secret, once set, is kept, so that the
+/// link in every mail already sent keeps working.
 pub(crate) const SET_NOTIFICATIONS: &str =
-    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = $3 WHERE id = $4";
+    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = COALESCE(unsubscribe, $4)
+     WHERE id = $3";
+
+/// The account whose unsubscribe secret is `$1`, if one has it.
+pub(crate) const UNSUBSCRIBE_KNOWN: &str = "SELECT 1 FROM accounts WHERE unsubscribe = $1";
 
 /// Turns off the mail of the account whose unsubscribe secret is `$1`.
 pub(crate) const UNSUBSCRIBE: &str = "UPDATE accounts SET notify = 'off' WHERE unsubscribe = $1";

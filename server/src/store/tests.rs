@@ -609,6 +609,17 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         !store.claim_digest(&kris.id, 0, now()).await.unwrap(),
         "claimed once"
     );
+    // A change keeps the secret: links already mailed still work.
+    let each = MailSettings {
+        mode: punct_protocol::NotifyMode::Each,
+        unsubscribe: Some("another".into()),
+        ..settings.clone()
+    };
+    store.set_mail_settings(&kris.id, each).await.unwrap();
+    let kept = store.mail_settings(&kris.id).await.unwrap().unwrap();
+    assert_eq!(kept.unsubscribe.as_deref(), Some("secret"));
+    assert!(store.unsubscribe_known("secret").await.unwrap());
+    assert!(!store.unsubscribe_known("another").await.unwrap());
     assert!(store.unsubscribe("secret").await.unwrap());
     assert!(!store.unsubscribe("nobody's").await.unwrap());
     let off = store.mail_settings(&kris.id).await.unwrap().unwrap();

@@ -237,7 +237,7 @@ async fn a_move_is_mailed_to_a_player_who_does_not_have_the_game_open() {
     let path = link
         .trim_start_matches("<http://punct.test")
         .trim_end_matches('>');
-    let (status, page) = server.http("GET", path, "").await;
+    let (status, page) = server.http("POST", path, "").await;
     assert_eq!(status, 200, "{page}");
     let settings: Notifications = bert.get("/api/me/notifications").await;
     assert_eq!(settings.mode, NotifyMode::Off);

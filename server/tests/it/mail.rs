@@ -1,11 +1,13 @@
 //! The mail outbox through the real server: mail queued with the turn that causes it is
 //! sent after a restart, tried again while the mail server fails, sent over one SMTP
-//! session, and carries a `Message-ID`. (Mail for each move and digests:
+//! session, and carries a `Message-ID`; the unsubscribe link that a scanner's GET leaves
+//! alone. (Mail for each move and digests:
 //! `correspondence.rs`.)
 
 use std::collections::HashSet;
 use std::time::Duration;
 
+use punct_protocol::{Notifications, NotifyMode};
 use punct_testing::smtp::{Behaviour, Received, Sink};
 use punct_testing::{Database, Endpoint, on_postgres};
 
@@ -108,4 +110,54 @@ async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
     .unwrap();
     assert_eq!(mail.len(), 1, "sent once, once the server takes it");
     message_id(&mail[0]);
+}
+
+#[tokio::test]
+async fn a_scanner_s_get_of_the_unsubscribe_link_keeps_the_mail_and_one_click_stops_it() {
+    let sink = Sink::start(Behaviour::Accept);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    turns_for_bert(&server, 1).await;
+    let mail = exactly(&sink, 1).await;
+    let link = mail[0]
+        .header("List-Unsubscribe")
+        .expect("a link")
+        .to_owned();
+    assert_eq!(
+        mail[0].header("List-Unsubscribe-Post"),
+        Some("List-Unsubscribe=One-Click")
+    );
+    let path = link
+        .trim_start_matches("<http://punct.test")
+        .trim_end_matches('>')
+        .to_owned();
+    let bert = server.signed_in(&server.sign_in("bert", "a fine password").await);
+
+    // A GET only shows the button that posts to the link.
+    let (status, page) = server.http("GET", &path, "").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(&format!(r#"<form method=post action="{path}">"#)),
+        "{page}"
+    );
+    let settings: Notifications = bert.get("/api/me/notifications").await;
+    assert_eq!(settings.mode, NotifyMode::Each);
+
+    // Settings changed back and forth keep the link.
+    for mode in ["digest", "each"] {
+        let body = format!(r#"{{"email":"bert@example.org","mode":"{mode}"}}"#);
+        let (status, _) = bert.http("PUT", "/api/me/notifications", &body).await;
+        assert_eq!(status, 200);
+    }
+    let (status, _) = server.http("GET", &path, "").await;
+    assert_eq!(status, 200, "the old link still works");
+
+    // RFC 8058's one-click POST unsubscribes.
+    let (status, page) = server
+        .http("POST", &path, "List-Unsubscribe=One-Click")
+        .await;
+    assert_eq!(status, 200, "{page}");
+    let settings: Notifications = bert.get("/api/me/notifications").await;
+    assert_eq!(settings.mode, NotifyMode::Off);
+    let (status, _) = server.http("POST", "/unsubscribe?token=0123", "").await;
+    assert_eq!(status, 404);
 }
