@@ -1,5 +1,5 @@
-//! Mail to correspondence players: a message for each move that waits for them, or at
-//! most one digest a day, through an SMTP server (lettre).
+//! Mail to correspondence players: a message for each move that waits for them (or at
+//! most one digest a day), and one when their game ends, through an SMTP server (lettre).
 //!
 //! A mail is queued in the database's outbox by the write that causes it, in its
 //! transaction, so a mail is never lost with a turn that was stored, nor sent for one
@@ -22,6 +22,7 @@ use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::transport::smtp::Error as SmtpError;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use punct_protocol::NotifyMode;
+use punct_rules::Outcome;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
@@ -311,17 +312,22 @@ impl Postman {
     /// off since it was queued is sent nothing).
     async fn deliver(&self, mail: &Outbound) -> Result<(), Failure> {
         let settings = &mail.settings;
-        let wanted = settings.mode == NotifyMode::Each;
+        let wanted = match mail.notice {
+            Notice::YourMove { .. } => settings.mode == NotifyMode::Each,
+            Notice::GameOver => settings.mode != NotifyMode::Off,
+        };
         let Some(email) = settings.email.as_deref().filter(|_| wanted) else {
             return Ok(());
         };
-        let Notice::YourMove {
-            opponent,
-            turn,
-            number,
-            days,
-        } = &mail.notice;
-        let (subject, body) = self.your_move(&mail.room, opponent, turn, *number, *days);
+        let (subject, body) = match &mail.notice {
+            Notice::YourMove {
+                opponent,
+                turn,
+                number,
+                days,
+            } => self.your_move(&mail.room, opponent, turn, *number, *days),
+            Notice::GameOver => self.game_over(mail).await?,
+        };
         self.send(
             &mail.id,
             email,
@@ -352,6 +358,58 @@ impl Postman {
             public = self.public_url,
         );
         (format!("Your move against {opponent}"), body)
+    }
+
+    /// The subject and body of a mail that `mail`'s game is over, read from its record.
+    async fn game_over(&self, mail: &Outbound) -> Result<(String, String), Failure> {
+        let record = match self.store.record(&mail.room).await {
+            Ok(Some(record)) => record,
+            Ok(None) => {
+                return Err(Failure {
+                    error: format!("room {} is gone", mail.room),
+                    permanent: true,
+                });
+            }
+            Err(e) => {
+                return Err(Failure {
+                    error: format!("reading the game: {e}"),
+                    permanent: false,
+                });
+            }
+        };
+        let seat = record
+            .players
+            .iter()
+            .position(|p| p.account_id() == Some(mail.account.id.as_str()));
+        let (Some(seat), Some(outcome)) = (seat, record.outcome) else {
+            return Err(Failure {
+                error: format!("room {}: no seat of the player, or no end", mail.room),
+                permanent: true,
+            });
+        };
+        let opponent = record.players[1 - seat].view();
+        let opponent = opponent.name.as_deref().unwrap_or("a guest");
+        // The reason in the rules' words: `winner black (time)`.
+        let shown = outcome.to_string();
+        let reason = shown
+            .rsplit_once(" (")
+            .map_or("", |(_, reason)| reason.trim_end_matches(')'));
+        let result = match outcome {
+            Outcome::Win { winner, .. } if winner as usize == seat => format!("you won ({reason})"),
+            Outcome::Win { .. } => format!("you lost ({reason})"),
+            Outcome::Draw { .. } => format!("a draw ({reason})"),
+        };
+        let turns = match record.turns.len() {
+            1 => "1 turn".to_owned(),
+            n => format!("{n} turns"),
+        };
+        let body = format!(
+            "Your correspondence game of PÜNCT against {opponent} is over after {turns}: \
+             {result}.\n\n{public}/room/{room}\n",
+            public = self.public_url,
+            room = mail.room,
+        );
+        Ok((format!("Your game against {opponent} is over"), body))
     }
 
     /// Mails the digests due: to players who had none for a day and whose move some

@@ -102,26 +102,37 @@ impl Room {
         }
     }
 
-    /// The mail a turn causes in a correspondence game (none if mail is not sent): to
-    /// the player to move in `game` after `turn` (number `number`), unless they have the
-    /// game open. Their account says in the database whether they take it.
-    fn mail(&self, game: &Game, turn: Turn, number: usize) -> Vec<(Color, Notice)> {
+    /// The mail a turn or an end causes in a correspondence game (none if mail is not
+    /// sent): to the player to move in `game` after `turn` (number `number`), or, once
+    /// it is over, to both; only to those who do not have the game open. Their accounts
+    /// say in the database whether they take it.
+    fn mail(&self, game: &Game, turn: Option<(Turn, usize)>) -> Vec<(Color, Notice)> {
         let correspondence = self.clock.as_ref().and_then(|c| c.control().days);
         let Some(days) = correspondence.filter(|_| self.context.mail.enabled()) else {
             return Vec::new();
         };
-        let to_move = game.to_move();
-        if game.outcome().is_some() || self.seats[to_move as usize].holder.is_some() {
-            return Vec::new();
+        let away = |color: Color| self.seats[color as usize].holder.is_none();
+        match turn.filter(|_| game.outcome().is_none()) {
+            Some((turn, number)) => {
+                let to_move = game.to_move();
+                let mover = &self.seats[to_move.opponent() as usize].player;
+                let notice = Notice::YourMove {
+                    opponent: mover.view().name.unwrap_or_else(|| "a guest".to_owned()),
+                    turn: turn.to_string(),
+                    number,
+                    days,
+                };
+                away(to_move)
+                    .then_some((to_move, notice))
+                    .into_iter()
+                    .collect()
+            }
+            None => [Color::White, Color::Black]
+                .into_iter()
+                .filter(|&color| away(color))
+                .map(|color| (color, Notice::GameOver))
+                .collect(),
         }
-        let mover = &self.seats[to_move.opponent() as usize].player;
-        let notice = Notice::YourMove {
-            opponent: mover.view().name.unwrap_or_else(|| "a guest".to_owned()),
-            turn: turn.to_string(),
-            number,
-            days,
-        };
-        vec![(to_move, notice)]
     }
 
     /// Plays `turn` for the player of `color`.
@@ -151,7 +162,7 @@ impl Room {
             clock
         });
         let left = clock.as_ref().map(|c| c.left_ms(now));
-        let mail = self.mail(&next, turn, number);
+        let mail = self.mail(&next, Some((turn, number)));
         let mailing = !mail.is_empty();
         let stored = self
             .context
@@ -487,12 +498,17 @@ impl Room {
 
     /// Ends the game off the board: stores the result, then announces it.
     async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
+        let mail = self.mail(&self.game, None);
+        let mailing = !mail.is_empty();
         let stored = self
             .context
             .store
-            .finish(&self.id, self.incarnation, outcome)
+            .finish(&self.id, self.incarnation, outcome, mail)
             .await;
         self.stored(stored)?;
+        if mailing {
+            self.context.mail.wake();
+        }
         self.ending = Some(outcome);
         self.draw_offer = None;
         self.takeback_offer = None;

@@ -276,17 +276,20 @@ impl Store {
         Ok(self.write(write).await? == 1)
     }
 
-    /// Records that `room` (run as `incarnation`) ended off the board.
+    /// Records that `room` (run as `incarnation`) ended off the board, and queues the
+    /// `mail` that causes, in one transaction.
     pub(crate) async fn finish(
         &self,
         room: &str,
         incarnation: u32,
         outcome: Outcome,
+        mail: Vec<(Color, Notice)>,
     ) -> Result<(), StoreError> {
         let write = Write::Finish {
             room: room.to_owned(),
             incarnation,
             outcome,
+            mail,
             at: now(),
         };
         self.write(write).await.map(drop)
@@ -353,9 +356,15 @@ impl Store {
     }
 
     /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
-    /// they were found (nor finished, nor had their seat taken); answers how many.
-    pub(crate) async fn expire(&self, stale: Vec<Stale>) -> Result<usize, StoreError> {
-        self.write(Write::Expire { stale, at: now() }).await
+    /// they were found (nor finished, nor had their seat taken); answers how many. With
+    /// `mail`, the players of each correspondence game it finishes are mailed.
+    pub(crate) async fn expire(&self, stale: Vec<Stale>, mail: bool) -> Result<usize, StoreError> {
+        self.write(Write::Expire {
+            stale,
+            mail,
+            at: now(),
+        })
+        .await
     }
 
     /// Stores a line of `room`'s chat.

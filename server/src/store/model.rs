@@ -57,6 +57,16 @@ pub(crate) enum Notice {
         /// The days the player has for the reply.
         days: u8,
     },
+    /// The game is over: its record says how.
+    GameOver,
+}
+
+impl Notice {
+    /// Whether only players who take a mail for each move are sent it (not those who
+    /// take a digest).
+    pub(crate) fn each_only(&self) -> bool {
+        matches!(self, Notice::YourMove { .. })
+    }
 }
 
 /// A mail claimed from the outbox for sending, with its player's settings as they are

@@ -21,7 +21,8 @@ pub(super) async fn queue(
 ) -> Result<(), StoreError> {
     let json = serde_json::to_string(notice).expect("a notice serialises");
     let values = params![uuid_v7(), json, at, room];
-    db.execute(&sql::queue_mail(to), values).await?;
+    db.execute(&sql::queue_mail(to, notice.each_only()), values)
+        .await?;
     Ok(())
 }
 

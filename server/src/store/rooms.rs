@@ -75,6 +75,8 @@ pub(super) enum Write {
         incarnation: u32,
         /// The result.
         outcome: Outcome,
+        /// The mail it causes, and to whom.
+        mail: Vec<(Color, Notice)>,
         /// When the game ended.
         at: i64,
     },
@@ -102,6 +104,8 @@ pub(super) enum Write {
     Expire {
         /// The rooms, as found.
         stale: Vec<Stale>,
+        /// Whether the players of the games that end are mailed (see `outbox::queue`).
+        mail: bool,
         /// Now: when those that end, ended.
         at: i64,
     },
@@ -193,10 +197,12 @@ impl Write {
                 room,
                 incarnation,
                 outcome,
+                mail,
                 at,
             } => {
                 fence(db, room, *incarnation).await?;
                 finish(db, room, *outcome, *at).await?;
+                queue(db, room, mail, *at).await?;
                 Ok(1)
             }
             Write::TakeBack {
@@ -226,7 +232,7 @@ impl Write {
                 delete(db, room).await?;
                 Ok(1)
             }
-            Write::Expire { stale, at } => {
+            Write::Expire { stale, mail, at } => {
                 let mut done = 0;
                 for room in stale {
                     let finishing = matches!(room.end, StaleEnd::Finish(_));
@@ -236,7 +242,15 @@ impl Write {
                     }
                     match room.end {
                         StaleEnd::Expire => delete(db, &room.id).await?,
-                        StaleEnd::Finish(outcome) => finish(db, &room.id, outcome, *at).await?,
+                        StaleEnd::Finish(outcome) => {
+                            finish(db, &room.id, outcome, *at).await?;
+                            // Nobody is in a room found stale: both players learn by mail.
+                            if *mail {
+                                let over = [Color::White, Color::Black]
+                                    .map(|color| (color, Notice::GameOver));
+                                queue(db, &room.id, &over, *at).await?;
+                            }
+                        }
                     }
                     done += 1;
                 }

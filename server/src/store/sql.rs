@@ -174,14 +174,19 @@ pub(crate) const UNSUBSCRIBE_KNOWN: &str = "SELECT 1 FROM accounts WHERE unsubsc
 pub(crate) const UNSUBSCRIBE: &str = "UPDATE accounts SET notify = 'off' WHERE unsubscribe = $1";
 
 /// Queues mail `$1` (notice `$2`, at `$3`) to the player of `color` in room `$4`, if it
-/// is a correspondence game and the player's account takes a mail for each move.
-pub(crate) fn queue_mail(color: punct_rules::Color) -> String {
+/// is a correspondence game and the player's account takes this mail: every mail if
+/// `each_only`, else any mail at all.
+pub(crate) fn queue_mail(color: punct_rules::Color, each_only: bool) -> String {
+    let modes = if each_only {
+        "a.notify = 'each'"
+    } else {
+        "a.notify <> 'off'"
+    };
     format!(
         "INSERT INTO mail_outbox (id, account, room, notice, queued_at, due_at)
          SELECT $1, a.id, r.id, $2, $3, $3
          FROM rooms r JOIN accounts a ON a.id = r.{color}_account
-         WHERE r.id = $4 AND r.clock_days IS NOT NULL AND a.email IS NOT NULL
-           AND a.notify = 'each'"
+         WHERE r.id = $4 AND r.clock_days IS NOT NULL AND a.email IS NOT NULL AND {modes}"
     )
 }
 

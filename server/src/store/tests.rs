@@ -146,7 +146,7 @@ async fn a_turn_numbered_twice_is_refused_and_the_rest_of_its_batch_stands() {
     };
     let (again, finish) = tokio::join!(
         store.turn("r", 0, 1, turn, None, None, Vec::new()),
-        store.finish("r", 0, outcome)
+        store.finish("r", 0, outcome, Vec::new())
     );
     assert!(again.is_err(), "{again:?}");
     finish.unwrap();
@@ -234,7 +234,7 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
     );
     // A room loaded since it was found is left alone.
     store.load("c-loaded").await.unwrap();
-    assert_eq!(store.expire(stale).await.unwrap(), 2);
+    assert_eq!(store.expire(stale, false).await.unwrap(), 2);
     assert!(store.summary("a-open").await.unwrap().is_none());
     assert!(store.record("a-open").await.unwrap().is_none());
     let played = store.summary("b-played").await.unwrap().unwrap();
@@ -296,7 +296,7 @@ async fn a_correspondence_game_ends_when_the_days_run_out_and_not_before() {
     };
     let ids: Vec<(&str, StaleEnd)> = stale.iter().map(|s| (s.id.as_str(), s.end)).collect();
     assert_eq!(ids, [("b-waiting", StaleEnd::Finish(on_time))]);
-    assert_eq!(store.expire(stale).await.unwrap(), 1);
+    assert_eq!(store.expire(stale, false).await.unwrap(), 1);
     let over = store.summary("b-waiting").await.unwrap().unwrap();
     assert_eq!((over.outcome, over.time_left(at)), (Some(on_time), None));
 }
@@ -376,7 +376,7 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     let outcome = Outcome::Draw {
         reason: DrawReason::Agreement,
     };
-    let fenced = store.finish("r", 0, outcome).await;
+    let fenced = store.finish("r", 0, outcome, Vec::new()).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     let fenced = store
         .take_seat("r", 0, Color::Black, hash_token("b"), Player::default())
@@ -444,7 +444,7 @@ async fn rated_game(store: &Store, id: &str, white: &Account, black: &Account, w
         winner,
         reason: WinReason::Resignation,
     };
-    store.finish(id, 0, resigned).await.unwrap();
+    store.finish(id, 0, resigned, Vec::new()).await.unwrap();
 }
 
 #[tokio::test]
@@ -669,7 +669,7 @@ async fn the_archive_pages_through_finished_public_games_newest_first() {
 async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
     let store = Store::empty().await;
     let (kris, anna) = (account(&store, "Kris").await, account(&store, "Anna").await);
-    let settings = MailSettings {
+    let mut settings = MailSettings {
         email: Some("anna@example.org".into()),
         mode: punct_protocol::NotifyMode::Each,
         unsubscribe: Some("anna's".into()),
@@ -735,4 +735,20 @@ async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
     assert_eq!(retried[0].attempts, 2);
     store.mail_done(&retried[0].id, None).await.unwrap();
     assert!(store.claim_mail("e", lease, 10).await.unwrap().is_empty());
+
+    // The end of the game goes to digest players too, not to those with mail off.
+    settings.mode = punct_protocol::NotifyMode::Digest;
+    store.set_mail_settings(&anna.id, settings).await.unwrap();
+    let over = [Color::White, Color::Black].map(|c| (c, Notice::GameOver));
+    let outcome = Outcome::Win {
+        winner: Color::White,
+        reason: WinReason::Resignation,
+    };
+    store.finish("r", 0, outcome, over.to_vec()).await.unwrap();
+    let claimed = store.claim_mail("f", lease, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(
+        (&claimed[0].notice, &claimed[0].account),
+        (&Notice::GameOver, &anna)
+    );
 }

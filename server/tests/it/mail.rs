@@ -1,15 +1,15 @@
 //! The mail outbox through the real server: mail queued with the turn that causes it is
 //! sent after a restart, tried again while the mail server fails, sent over one SMTP
 //! session, and carries a `Message-ID`; the unsubscribe link that a scanner's GET leaves
-//! alone. (Mail for each move and digests:
+//! alone; the mail that a game is over. (Mail for each move and digests:
 //! `correspondence.rs`.)
 
 use std::collections::HashSet;
 use std::time::Duration;
 
-use punct_protocol::{Notifications, NotifyMode};
+use punct_protocol::{ClientMessage, Notifications, NotifyMode, ServerMessage};
 use punct_testing::smtp::{Behaviour, Received, Sink};
-use punct_testing::{Database, Endpoint, on_postgres};
+use punct_testing::{Database, Endpoint, TestServer, on_postgres};
 
 use crate::correspondence::{exactly, mailing, player_with_mail, seated};
 use crate::process::Process;
@@ -160,4 +160,73 @@ async fn a_scanner_s_get_of_the_unsubscribe_link_keeps_the_mail_and_one_click_st
     assert_eq!(settings.mode, NotifyMode::Off);
     let (status, _) = server.http("POST", "/unsubscribe?token=0123", "").await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_game_over_is_mailed_to_a_player_away_not_to_one_at_the_board() {
+    let sink = Sink::start(Behaviour::Accept);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    let anna = player_with_mail(&server, "anna", "each").await;
+    // Game-over mail goes to digest players too.
+    let bert = player_with_mail(&server, "bert", "digest").await;
+    let (mut anna_at_board, white, _) = seated(&anna, &bert, 3).await;
+    anna_at_board.play("C4:C5,D5").await.unwrap();
+    let resigned = anna_at_board
+        .request(|id| ClientMessage::Resign { id })
+        .await;
+    assert!(
+        matches!(resigned, ServerMessage::Ack { .. }),
+        "{resigned:?}"
+    );
+    let mail = exactly(&sink, 1).await;
+    assert_eq!(mail.len(), 1, "only Bert, who is away");
+    assert_eq!(mail[0].to, ["bert@example.org"]);
+    assert_eq!(
+        mail[0].header("Subject"),
+        Some("Your game against anna is over")
+    );
+    let body = mail[0].body();
+    assert!(
+        body.contains("against anna is over after 1 turn: you won (resignation)"),
+        "{body}"
+    );
+    assert!(body.contains(&format!("http://punct.test/room/{}", white.room)));
+    message_id(&mail[0]);
+}
+
+#[tokio::test]
+async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
+    let database = Database::new();
+    let sink = Sink::start(Behaviour::Accept);
+    let config = punct_server::Config {
+        database: Some(database.url()),
+        smtp_url: Some(sink.url()),
+        public_url: Some("http://punct.test".into()),
+        ..punct_server::Config::default()
+    };
+    let server = TestServer::with(config.clone()).await;
+    let anna = player_with_mail(&server, "anna", "each").await;
+    let bert = player_with_mail(&server, "bert", "each").await;
+    let (mut anna_at_board, white, _) = seated(&anna, &bert, 1).await;
+    anna_at_board.play("C4:C5,D5").await.unwrap();
+    assert_eq!(exactly(&sink, 1).await.len(), 1, "Bert's move");
+    drop(anna_at_board);
+    server.shutdown().await.unwrap();
+
+    // Two days later Bert has not played: the restart's sweep ends the game on time.
+    database
+        .query("UPDATE turns SET played_at = played_at - 172800000")
+        .await;
+    let _server = TestServer::with(config).await;
+    let mail = exactly(&sink, 3).await;
+    assert_eq!(mail.len(), 3);
+    let over: Vec<(&str, String)> = mail[1..]
+        .iter()
+        .map(|m| (m.to[0].as_str(), m.body()))
+        .collect();
+    let to_anna = over.iter().find(|(to, _)| *to == "anna@example.org");
+    let to_bert = over.iter().find(|(to, _)| *to == "bert@example.org");
+    assert!(to_anna.unwrap().1.contains("you won (time)"), "{over:?}");
+    assert!(to_bert.unwrap().1.contains("you lost (time)"), "{over:?}");
+    assert!(to_bert.unwrap().1.contains(&white.room));
 }
