@@ -41,12 +41,13 @@ const DIGEST_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// nodes, and mail due again after a failure.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
 
-/// Most mails claimed at once.
-const BATCH: usize = 64;
+/// Most mails claimed at once. (Batches follow each other on the same SMTP session.)
+const BATCH: usize = 16;
 
-/// How long a claim holds: far longer than a batch takes ([`BATCH`] messages, and only
-/// the first may time out: a failure ends the batch).
+/// How long a claim holds: longer than a batch can take, each message within
+/// [`SEND_TIMEOUT`], so that no other node claims a mail while it is being sent.
 const CLAIM: Duration = Duration::from_secs(300);
+const _: () = assert!(CLAIM.as_secs() > BATCH as u64 * SEND_TIMEOUT.as_secs());
 
 /// The wait after a mail's first failure; it doubles with each failure, up to
 /// [`LAST_RETRY`].
