@@ -142,6 +142,8 @@ pub async fn run(
     rooms.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
+    // Mail queued from now on waits in the outbox for the next start (or another node).
+    rooms.context().mail.stop().await;
     nodes.leave().await;
     tracing::info!("stopped");
     if lease_lost.load(std::sync::atomic::Ordering::Relaxed) {

@@ -1,10 +1,20 @@
-//! Mail to correspondence players: a message for each move that waits for them, or at
-//! most one digest a day, through an SMTP server (lettre).
+//! Mail to correspondence players: a message for each move that waits for them (or at
+//! most one digest a day), and one when their game ends, through an SMTP server (lettre).
 //!
-//! Rooms hand a notice to a bounded queue and never wait on it; one task sends. A slow,
-//! refusing or hanging mail server costs mail (logged), never a turn or its time. A move
-//! whose player has the game open sends nothing: they see it.
+//! A mail is queued in the database's outbox by the write that causes it, in its
+//! transaction, so a mail is never lost with a turn that was stored, nor sent for one
+//! that was not. One task per server sends: it claims what is due, sends it over one
+//! SMTP session (lettre's pool keeps it open between messages), and marks each done. A
+//! failure is tried again later, waiting longer each time; a mail server that refuses
+//! a message for good, or many tries that failed, give it up. The room only wakes the
+//! task: a slow, refusing or hanging mail server never costs a turn or its time.
+//!
+//! A claim lasts [`CLAIM`]: in a cluster, each mail is sent by the one node that claimed
+//! it. A server that stops gives back what it claimed and did not send; one that dies
+//! holding a claim leaves it to lapse. A mail sent but not marked (the process died
+//! between the two) is sent again, with the same `Message-ID`.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use lettre::message::Mailbox;
@@ -12,15 +22,14 @@ use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::transport::smtp::Error as SmtpError;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use punct_protocol::NotifyMode;
-use punct_rules::Turn;
-use tokio::sync::mpsc;
+use punct_rules::Outcome;
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinHandle;
 
 use crate::clock::now;
 use crate::config::Config;
-use crate::store::{AccountId, DigestDue, Store};
-
-/// Notices waiting to be mailed; more are dropped (and logged).
-const QUEUE: usize = 1024;
+use crate::secret::uuid_v7;
+use crate::store::{DigestDue, Notice, Outbound, Store};
 
 /// The longest a mail server may take over one message.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -28,30 +37,49 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// A digest goes at most this often.
 const DIGEST_EVERY: Duration = Duration::from_secs(24 * 3600);
 
-/// Where rooms hand their notices; does nothing on a server without `--smtp-url`.
+/// How often the outbox is looked at without being woken: for mail queued by other
+/// nodes, and mail due again after a failure.
+const LOOK_EVERY: Duration = Duration::from_secs(2);
+
+/// Most mails claimed at once. (Batches follow each other on the same SMTP session.)
+const BATCH: usize = 16;
+
+/// How long a claim holds: longer than a batch can take, each message within
+/// [`SEND_TIMEOUT`], so that no other node claims a mail while it is being sent.
+const CLAIM: Duration = Duration::from_secs(300);
+const _: () = assert!(CLAIM.as_secs() > BATCH as u64 * SEND_TIMEOUT.as_secs());
+
+/// The wait after a mail's first failure; it doubles with each failure, up to
+/// [`LAST_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+
+/// The longest wait between two tries.
+const LAST_RETRY: Duration = Duration::from_secs(3600);
+
+/// Tries before a mail is given up: some six hours of a mail server that fails.
+const TRIES: u32 = 18;
+
+/// Where rooms say that mail was queued; does nothing on a server without `--smtp-url`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Mailer {
-    queue: Option<mpsc::Sender<YourMove>>,
+    /// The sending task's, with `--smtp-url`.
+    shared: Option<Arc<Shared>>,
 }
 
-/// A correspondence game waits for a player who does not have it open.
-#[derive(Clone, Debug)]
-pub(crate) struct YourMove {
-    /// The player's account.
-    pub(crate) account: AccountId,
-    /// The room.
-    pub(crate) room: String,
-    /// Who played, as shown.
-    pub(crate) opponent: String,
-    /// What they played, and its number.
-    pub(crate) turn: (Turn, usize),
-    /// The days the player has for the reply.
-    pub(crate) days: u8,
+/// What the mailer and its task share.
+#[derive(Debug)]
+struct Shared {
+    /// Wakes the task: mail was queued here.
+    wake: Arc<Notify>,
+    /// Turned true to stop the task.
+    stop: watch::Sender<bool>,
+    /// The task, awaited once it is told to stop.
+    task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Mailer {
-    /// The mailer of a server with `config`: with `--smtp-url`, a task that sends, fed by
-    /// the queue, and that sends the daily digests; none without it.
+    /// The mailer of a server with `config`: with `--smtp-url`, a task that sends what
+    /// the outbox holds and the daily digests; none without it.
     pub(crate) fn start(config: &Config, store: Store) -> Mailer {
         let Some(url) = &config.smtp_url else {
             return Mailer::default();
@@ -72,37 +100,95 @@ impl Mailer {
             tracing::error!(%from, "--mail-from is not a mailbox ({e}); punct@localhost sends");
             Mailbox::new(None, "punct@localhost".parse().expect("a valid address"))
         });
-        let (queue, notices) = mpsc::channel(QUEUE);
+        let public_url = config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| "http://localhost:8080".to_owned())
+            .trim_end_matches('/')
+            .to_owned();
+        let wake = Arc::new(Notify::new());
+        let (stop, stopped) = watch::channel(false);
         let postman = Postman {
             transport,
             from,
-            public_url: config
-                .public_url
-                .clone()
-                .unwrap_or_else(|| "http://localhost:8080".to_owned())
-                .trim_end_matches('/')
-                .to_owned(),
+            domain: host(&public_url).to_owned(),
+            public_url,
             store,
+            wake: Arc::clone(&wake),
         };
-        tokio::spawn(postman.run(notices, config.digest_check));
-        Mailer { queue: Some(queue) }
+        let task = tokio::spawn(postman.run(stopped, config.digest_check));
+        Mailer {
+            shared: Some(Arc::new(Shared {
+                wake,
+                stop,
+                task: Mutex::new(Some(task)),
+            })),
+        }
     }
 
-    /// Hands `notice` to the sender, without waiting.
-    pub(crate) fn your_move(&self, notice: YourMove) {
-        if let Some(queue) = &self.queue
-            && let Err(e) = queue.try_send(notice)
+    /// Whether mail is sent: rooms queue none otherwise.
+    pub(crate) fn enabled(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Mail was queued and committed here: sends it now rather than at the next look.
+    pub(crate) fn wake(&self) {
+        if let Some(shared) = &self.shared {
+            shared.wake.notify_one();
+        }
+    }
+
+    /// Stops sending: the task gives back the mail it claimed and has not sent, for the
+    /// next start or another node. Answers once it has.
+    pub(crate) async fn stop(&self) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        shared.stop.send_replace(true);
+        let task = shared
+            .task
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(task) = task
+            && let Err(e) = task.await
         {
-            tracing::warn!("mail queue: {e}; the notice is dropped");
+            tracing::error!("the mail task failed: {e}");
         }
     }
 }
 
-/// The SMTP transport of `url`.
+/// The SMTP transport of `url`: one session, kept open between messages.
 fn transport(url: &str) -> Result<AsyncSmtpTransport<Tokio1Executor>, SmtpError> {
     Ok(AsyncSmtpTransport::<Tokio1Executor>::from_url(url)?
         .timeout(Some(SEND_TIMEOUT))
         .build())
+}
+
+/// The host of `url` (`https://punct.example.org:8443/x` gives `punct.example.org`), the
+/// right-hand side of every `Message-ID`.
+fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let host = authority
+        .rsplit_once(':')
+        .map_or(authority, |(host, _)| host);
+    if host.is_empty() { "localhost" } else { host }
+}
+
+/// The wait before the next try of a mail that failed `attempts` times.
+fn retry_after(attempts: u32) -> Duration {
+    FIRST_RETRY
+        .saturating_mul(1 << attempts.saturating_sub(1).min(16))
+        .min(LAST_RETRY)
+}
+
+/// Why a mail was not sent.
+struct Failure {
+    /// What went wrong, as logged and stored.
+    error: String,
+    /// Whether trying again cannot help (the mail server refused it for good).
+    permanent: bool,
 }
 
 /// The task that sends.
@@ -111,55 +197,220 @@ struct Postman {
     from: Mailbox,
     /// Links in mail start so.
     public_url: String,
+    /// Where `Message-ID`s are made: the host of the public URL.
+    domain: String,
     store: Store,
+    /// Woken when mail was queued here.
+    wake: Arc<Notify>,
+}
+
+/// What the task does next.
+enum Work {
+    /// Send the mail due.
+    Outbox,
+    /// Send the digests due.
+    Digests,
 }
 
 impl Postman {
-    /// Sends each notice, and every `digest_check` the digests due, until every
-    /// [`Mailer`] is gone.
-    async fn run(self, mut notices: mpsc::Receiver<YourMove>, digest_check: Duration) {
+    /// Sends what is due whenever woken, every [`LOOK_EVERY`], and every `digest_check`
+    /// the digests, until told to stop (or every [`Mailer`] is gone).
+    async fn run(self, mut stop: watch::Receiver<bool>, digest_check: Duration) {
+        let mut look = tokio::time::interval(LOOK_EVERY);
         let mut digests = tokio::time::interval(digest_check);
-        digests.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        for timer in [&mut look, &mut digests] {
+            timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        }
+        if let Err(e) = self.store.release_dead_claims().await {
+            let error: &dyn std::error::Error = &e;
+            tracing::warn!(error, "giving back claims of an earlier run: they lapse");
+        }
+        let claim = uuid_v7();
         loop {
+            let work = tokio::select! {
+                _ = stop.wait_for(|&stopping| stopping) => break,
+                () = self.wake.notified() => Work::Outbox,
+                _ = look.tick() => Work::Outbox,
+                _ = digests.tick() => Work::Digests,
+            };
+            let done = async {
+                match work {
+                    Work::Outbox => self.outbox(&claim).await,
+                    Work::Digests => self.digests().await,
+                }
+            };
             tokio::select! {
-                notice = notices.recv() => match notice {
-                    Some(notice) => self.your_move(notice).await,
-                    None => return,
-                },
-                _ = digests.tick() => self.digests().await,
+                () = done => {}
+                // A message cut off here may have been sent: it goes again, with the
+                // same Message-ID.
+                _ = stop.wait_for(|&stopping| stopping) => break,
+            }
+        }
+        if let Err(e) = self.store.release_mail(&claim, now()).await {
+            let error: &dyn std::error::Error = &e;
+            tracing::warn!(
+                error,
+                "giving back claimed mail: it waits for the claim to lapse"
+            );
+        }
+    }
+
+    /// Sends the mail due, a batch at a time, until none is or one fails.
+    async fn outbox(&self, claim: &str) {
+        loop {
+            let batch = match self.store.claim_mail(claim, CLAIM, BATCH).await {
+                Ok(batch) => batch,
+                Err(e) => {
+                    let error: &dyn std::error::Error = &e;
+                    tracing::error!(error, "claiming mail from the outbox");
+                    return;
+                }
+            };
+            let full = batch.len() == BATCH;
+            if !self.batch(claim, batch).await || !full {
+                return;
             }
         }
     }
 
-    /// Mails `notice` if its player takes a message for each move.
-    async fn your_move(&self, notice: YourMove) {
-        let settings = match self.store.mail_settings(&notice.account).await {
-            Ok(Some(settings)) => settings,
-            Ok(None) => return,
-            Err(e) => {
+    /// Sends `batch`, marking each mail done; false if one failed and could be tried
+    /// again: then the rest waits as long (the mail server is likely down for all).
+    async fn batch(&self, claim: &str, batch: Vec<Outbound>) -> bool {
+        for mail in batch {
+            let outcome = match self.deliver(&mail).await {
+                Ok(()) => self.store.mail_done(&mail.id, None).await,
+                Err(failure) if failure.permanent || mail.attempts + 1 >= TRIES => {
+                    tracing::warn!(error = failure.error, "mail given up");
+                    self.store.mail_done(&mail.id, Some(failure.error)).await
+                }
+                Err(failure) => {
+                    let wait = retry_after(mail.attempts + 1);
+                    tracing::warn!(
+                        error = failure.error,
+                        retry_in_s = wait.as_secs(),
+                        "mail not sent"
+                    );
+                    let due =
+                        now().saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX));
+                    let marked = self.store.mail_failed(&mail.id, failure.error, due).await;
+                    let released = self.store.release_mail(claim, due).await;
+                    if let Err(e) = marked.and(released) {
+                        let error: &dyn std::error::Error = &e;
+                        tracing::error!(error, "marking mail failed: its claim lapses");
+                    }
+                    return false;
+                }
+            };
+            if let Err(e) = outcome {
                 let error: &dyn std::error::Error = &e;
-                tracing::error!(error, "reading mail settings: the notice is dropped");
-                return;
+                tracing::error!(error, "marking mail done: it may be sent again");
             }
+        }
+        true
+    }
+
+    /// Writes and sends `mail`, if its player still takes it (a player who turned mail
+    /// off since it was queued is sent nothing).
+    async fn deliver(&self, mail: &Outbound) -> Result<(), Failure> {
+        let settings = &mail.settings;
+        let wanted = match mail.notice {
+            Notice::YourMove { .. } => settings.mode == NotifyMode::Each,
+            Notice::GameOver => settings.mode != NotifyMode::Off,
         };
-        let Some(email) = settings.email.filter(|_| settings.mode == NotifyMode::Each) else {
-            return;
+        let Some(email) = settings.email.as_deref().filter(|_| wanted) else {
+            return Ok(());
         };
-        let (turn, number) = notice.turn;
-        let days = match notice.days {
+        let (subject, body) = match &mail.notice {
+            Notice::YourMove {
+                opponent,
+                turn,
+                number,
+                days,
+            } => self.your_move(&mail.room, opponent, turn, *number, *days),
+            Notice::GameOver => self.game_over(mail).await?,
+        };
+        self.send(
+            &mail.id,
+            email,
+            &subject,
+            body,
+            settings.unsubscribe.as_deref(),
+        )
+        .await
+    }
+
+    /// The subject and body of a mail that `opponent` played `turn` (number `number`)
+    /// in `room`, and the player has `days` for the reply.
+    fn your_move(
+        &self,
+        room: &str,
+        opponent: &str,
+        turn: &str,
+        number: usize,
+        days: u8,
+    ) -> (String, String) {
+        let days = match days {
             1 => "a day".to_owned(),
             days => format!("{days} days"),
         };
         let body = format!(
             "{opponent} played {turn} (turn {number}) in your correspondence game of \
              PÜNCT. It is your move: you have {days}.\n\n{public}/room/{room}\n",
-            opponent = notice.opponent,
             public = self.public_url,
-            room = notice.room,
         );
-        let subject = format!("Your move against {}", notice.opponent);
-        self.send(&email, &subject, body, settings.unsubscribe.as_deref())
-            .await;
+        (format!("Your move against {opponent}"), body)
+    }
+
+    /// The subject and body of a mail that `mail`'s game is over, read from its record.
+    async fn game_over(&self, mail: &Outbound) -> Result<(String, String), Failure> {
+        let record = match self.store.record(&mail.room).await {
+            Ok(Some(record)) => record,
+            Ok(None) => {
+                return Err(Failure {
+                    error: format!("room {} is gone", mail.room),
+                    permanent: true,
+                });
+            }
+            Err(e) => {
+                return Err(Failure {
+                    error: format!("reading the game: {e}"),
+                    permanent: false,
+                });
+            }
+        };
+        let seat = record
+            .players
+            .iter()
+            .position(|p| p.account_id() == Some(mail.account.id.as_str()));
+        let (Some(seat), Some(outcome)) = (seat, record.outcome) else {
+            return Err(Failure {
+                error: format!("room {}: no seat of the player, or no end", mail.room),
+                permanent: true,
+            });
+        };
+        let opponent = record.players[1 - seat].view();
+        let opponent = opponent.name.as_deref().unwrap_or("a guest");
+        // The reason in the rules' words: `winner black (time)`.
+        let shown = outcome.to_string();
+        let reason = shown
+            .rsplit_once(" (")
+            .map_or("", |(_, reason)| reason.trim_end_matches(')'));
+        let result = match outcome {
+            Outcome::Win { winner, .. } if winner as usize == seat => format!("you won ({reason})"),
+            Outcome::Win { .. } => format!("you lost ({reason})"),
+            Outcome::Draw { .. } => format!("a draw ({reason})"),
+        };
+        let turns = match record.turns.len() {
+            1 => "1 turn".to_owned(),
+            n => format!("{n} turns"),
+        };
+        let body = format!(
+            "Your correspondence game of PÜNCT against {opponent} is over after {turns}: \
+             {result}.\n\n{public}/room/{room}\n",
+            public = self.public_url,
+            room = mail.room,
+        );
+        Ok((format!("Your game against {opponent} is over"), body))
     }
 
     /// Mails the digests due: to players who had none for a day and whose move some
@@ -227,31 +478,49 @@ impl Postman {
             1 => "A game waits for your move".to_owned(),
             n => format!("{n} games wait for your move"),
         };
-        self.send(&due.email, &subject, body, due.unsubscribe.as_deref())
+        let sent = self
+            .send(
+                &uuid_v7(),
+                &due.email,
+                &subject,
+                body,
+                due.unsubscribe.as_deref(),
+            )
             .await;
+        if let Err(failure) = sent {
+            tracing::warn!(error = failure.error, "digest not sent");
+        }
     }
 
-    /// Sends one message to `to`, with the link that turns mail off; failures are logged.
-    async fn send(&self, to: &str, subject: &str, mut body: String, unsubscribe: Option<&str>) {
+    /// Sends one message, `Message-ID` `<id@domain>`, to `to`, with the link that turns
+    /// mail off.
+    async fn send(
+        &self,
+        id: &str,
+        to: &str,
+        subject: &str,
+        mut body: String,
+        unsubscribe: Option<&str>,
+    ) -> Result<(), Failure> {
         let unsubscribe =
             unsubscribe.map(|secret| format!("{}/unsubscribe?token={secret}", self.public_url));
         if let Some(link) = &unsubscribe {
             body.push_str(&format!("\nNo more mail from PÜNCT: {link}\n"));
         }
-        let to: Mailbox = match to.parse() {
-            Ok(to) => to,
-            Err(e) => {
-                tracing::warn!("a stored address does not read ({e}); nothing is sent");
-                return;
-            }
+        let written = |e: &dyn std::fmt::Display| Failure {
+            error: format!("writing mail: {e}"),
+            permanent: true,
         };
+        let to: Mailbox = to.parse().map_err(|e| written(&e))?;
         let mut message = Message::builder()
+            .message_id(Some(format!("<{id}@{}>", self.domain)))
             .from(self.from.clone())
             .to(to)
             .subject(subject)
             .header(ContentType::TEXT_PLAIN);
         if let Some(link) = unsubscribe {
-            // RFC 8058: mail programs offer a button that unsubscribes in one click.
+            // RFC 8058: mail programs offer a button that posts to the link, which
+            // unsubscribes in one click; a plain GET of it (a link scanner's) does not.
             message = message
                 .raw_header(HeaderValue::new(
                     HeaderName::new_from_ascii_str("List-Unsubscribe"),
@@ -262,19 +531,38 @@ impl Postman {
                     "List-Unsubscribe=One-Click".to_owned(),
                 ));
         }
-        let message = match message.body(body) {
-            Ok(message) => message,
-            Err(e) => {
-                tracing::error!("writing mail: {e}");
-                return;
-            }
-        };
+        let message = message.body(body).map_err(|e| written(&e))?;
         match self.transport.send(message).await {
-            Ok(_) => tracing::info!(subject, "mail sent"),
-            Err(e) => {
-                let error: &dyn std::error::Error = &e;
-                tracing::warn!(error, "mail not sent");
+            Ok(_) => {
+                tracing::info!(subject, "mail sent");
+                Ok(())
             }
+            Err(e) => Err(Failure {
+                error: e.to_string(),
+                permanent: e.is_permanent(),
+            }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_ids_are_made_on_the_public_host() {
+        assert_eq!(host("https://punct.example.org"), "punct.example.org");
+        assert_eq!(host("http://localhost:8080/"), "localhost");
+        assert_eq!(host("http://[::1]:8080"), "[::1]");
+        assert_eq!(host(""), "localhost");
+    }
+
+    #[test]
+    fn retries_wait_twice_as_long_each_time_up_to_an_hour() {
+        let waits: Vec<u64> = (1..=4).map(|n| retry_after(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8]);
+        assert_eq!(retry_after(TRIES), LAST_RETRY);
+        let total: Duration = (1..TRIES).map(retry_after).sum();
+        assert!(total > Duration::from_secs(5 * 3600), "{total:?}");
     }
 }

@@ -366,8 +366,10 @@ impl Registry {
         let done = if idle.is_empty() {
             0
         } else {
-            let done = store.expire(idle).await?;
+            let mail = &self.context().mail;
+            let done = store.expire(idle, mail.enabled()).await?;
             tracing::info!(rooms = done, "stale rooms expired or finished");
+            mail.wake();
             done
         };
         // Rated games that ended here (abandoned), or whose rating failed at their end.

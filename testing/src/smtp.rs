@@ -1,9 +1,11 @@
 //! An SMTP server for tests: it takes mail as a mail server would and keeps each message
-//! for the test to read, or refuses every message, or accepts connections and never
-//! answers. Plain SMTP on loopback, one thread per connection.
+//! for the test to read, or refuses every message (for good or for now), or accepts
+//! connections and never answers; a test may change its behaviour as it goes. Plain SMTP
+//! on loopback, one thread per connection.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -14,6 +16,8 @@ pub enum Behaviour {
     Accept,
     /// Refuses every sender (`550`).
     Refuse,
+    /// Refuses every sender for now (`451`): try again later.
+    Defer,
     /// Accepts the connection and says nothing, ever.
     Hang,
 }
@@ -71,6 +75,10 @@ impl Received {
 pub struct Sink {
     addr: SocketAddr,
     received: Arc<Mutex<Vec<Received>>>,
+    /// How it treats mail now.
+    behaviour: Arc<Mutex<Behaviour>>,
+    /// SMTP sessions opened so far.
+    sessions: Arc<AtomicUsize>,
 }
 
 impl Sink {
@@ -79,20 +87,44 @@ impl Sink {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("a loopback port");
         let addr = listener.local_addr().expect("bound");
         let received = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&received);
+        let behaviour = Arc::new(Mutex::new(behaviour));
+        let sessions = Arc::new(AtomicUsize::new(0));
+        let (kept, now, opened) = (
+            Arc::clone(&received),
+            Arc::clone(&behaviour),
+            Arc::clone(&sessions),
+        );
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let kept = Arc::clone(&kept);
-                std::thread::spawn(move || match behaviour {
-                    // Held open, unanswered, until the client gives up.
-                    Behaviour::Hang => drop(std::io::copy(&mut &stream, &mut std::io::sink())),
-                    _ => {
-                        let _ = serve(&stream, behaviour, &kept);
+                opened.fetch_add(1, Ordering::Relaxed);
+                let (kept, now) = (Arc::clone(&kept), Arc::clone(&now));
+                let hang = *lock(&now) == Behaviour::Hang;
+                std::thread::spawn(move || {
+                    if hang {
+                        // Held open, unanswered, until the client gives up.
+                        drop(std::io::copy(&mut &stream, &mut std::io::sink()));
+                    } else {
+                        let _ = serve(&stream, &now, &kept);
                     }
                 });
             }
         });
-        Sink { addr, received }
+        Sink {
+            addr,
+            received,
+            behaviour,
+            sessions,
+        }
+    }
+
+    /// Treats mail as `behaviour` says from now on (a hanging session stays hung).
+    pub fn set(&self, behaviour: Behaviour) {
+        *lock(&self.behaviour) = behaviour;
+    }
+
+    /// How many SMTP sessions clients opened so far.
+    pub fn sessions(&self) -> usize {
+        self.sessions.load(Ordering::Relaxed)
     }
 
     /// The URL a server is given to send through it.
@@ -102,10 +134,7 @@ impl Sink {
 
     /// The messages received so far.
     pub fn received(&self) -> Vec<Received> {
-        self.received
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.received).clone()
     }
 
     /// Waits up to `patience` for at least `count` messages; answers those received.
@@ -121,11 +150,16 @@ impl Sink {
     }
 }
 
+/// `mutex`'s value, whoever panicked holding it.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Speaks enough SMTP for one client: greeting, EHLO/HELO, MAIL, RCPT, DATA, RSET,
-/// NOOP, QUIT.
+/// NOOP, QUIT; refuses senders as `behaviour` says at the time.
 fn serve(
     stream: &TcpStream,
-    behaviour: Behaviour,
+    behaviour: &Mutex<Behaviour>,
     kept: &Mutex<Vec<Received>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream);
@@ -143,10 +177,10 @@ fn serve(
             b"250 sink\r\n"
         } else if command.starts_with("MAIL FROM") {
             to.clear();
-            if behaviour == Behaviour::Refuse {
-                b"550 no mail is taken here\r\n"
-            } else {
-                b"250 OK\r\n"
+            match *lock(behaviour) {
+                Behaviour::Refuse => b"550 no mail is taken here\r\n",
+                Behaviour::Defer => b"451 not now, try again later\r\n",
+                _ => b"250 OK\r\n",
             }
         } else if command.starts_with("RCPT TO:") {
             let recipient = line.trim_end()["RCPT TO:".len()..].trim();
@@ -166,12 +200,10 @@ fn serve(
                 // Dot-stuffing undone.
                 data.push_str(line.strip_prefix('.').unwrap_or(&line));
             }
-            kept.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(Received {
-                    to: std::mem::take(&mut to),
-                    data,
-                });
+            lock(kept).push(Received {
+                to: std::mem::take(&mut to),
+                data,
+            });
             b"250 OK queued\r\n"
         } else if command == "QUIT" {
             out.write_all(b"221 bye\r\n")?;

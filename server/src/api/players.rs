@@ -48,9 +48,10 @@ pub(crate) fn routes() -> Router<AppState> {
 }
 
 /// The route of the unsubscribe link, which needs no session: whoever has the link
-/// turns the mail off, signed in or not, as anyone.
+/// turns the mail off, signed in or not, as anyone. Only a `POST` does: link scanners
+/// `GET` every link of a mail.
 pub(crate) fn unchecked_routes() -> Router<AppState> {
-    Router::new().route("/unsubscribe", get(unsubscribe).post(unsubscribe))
+    Router::new().route("/unsubscribe", get(unsubscribe_page).post(unsubscribe))
 }
 
 /// `GET /api/me/notifications`: the signed-in player's mail settings.
@@ -68,7 +69,7 @@ async fn notifications(
 }
 
 /// `PUT /api/me/notifications`: sets the signed-in player's mail settings. Mail needs an
-/// address; each new address gets a new unsubscribe link.
+/// address; the first gets an unsubscribe link, kept through every later change.
 async fn set_notifications(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
@@ -91,6 +92,7 @@ async fn set_notifications(
         return Err(ApiError::bad_request("mail needs an address"));
     }
     let settings = MailSettings {
+        // Kept by the store if the account has one already.
         unsubscribe: email.as_ref().map(|_| crate::secret::token()),
         email,
         mode: wanted.mode,
@@ -110,16 +112,51 @@ struct UnsubscribeQuery {
     token: String,
 }
 
-/// `GET` or `POST /unsubscribe?token=T`: turns off the mail of the account whose link
-/// this is, without signing in (mail programs post it in one click, RFC 8058).
+/// The page of a link not known (a made-up token).
+const UNKNOWN: &str = "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
+    <p>This link is not known.";
+
+/// The page of a database that did not answer.
+const TRY_AGAIN: &str = "<!doctype html><p>Try again in a moment.";
+
+/// `GET /unsubscribe?token=T`: a page with a button that posts to the same link. It
+/// changes nothing: a link scanner that fetches it unsubscribes no one.
+async fn unsubscribe_page(
+    State(state): State<AppState>,
+    query: Result<Query<UnsubscribeQuery>, QueryRejection>,
+) -> (StatusCode, Html<String>) {
+    let Ok(Query(query)) = query else {
+        return (StatusCode::BAD_REQUEST, Html(UNKNOWN.to_owned()));
+    };
+    let store = &state.rooms.context().store;
+    match store.unsubscribe_known(&query.token).await {
+        // Known, so one the server made: hex, safe in the page as it is.
+        Ok(true) => (
+            StatusCode::OK,
+            Html(format!(
+                "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
+                 <form method=post action=\"/unsubscribe?token={}\">\
+                 <p>No more mail from PÜNCT? <button>Turn mail off</button></form>",
+                query.token
+            )),
+        ),
+        Ok(false) => (StatusCode::NOT_FOUND, Html(UNKNOWN.to_owned())),
+        Err(e) => {
+            unavailable(&e);
+            (StatusCode::SERVICE_UNAVAILABLE, Html(TRY_AGAIN.to_owned()))
+        }
+    }
+}
+
+/// `POST /unsubscribe?token=T`: turns off the mail of the account whose link this is,
+/// without signing in: the page's button, or a mail program's one click (RFC 8058, whose
+/// body, `List-Unsubscribe=One-Click`, is not needed to know what is asked).
 async fn unsubscribe(
     State(state): State<AppState>,
     query: Result<Query<UnsubscribeQuery>, QueryRejection>,
 ) -> (StatusCode, Html<&'static str>) {
     const DONE: &str = "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
         <p>No more mail from PÜNCT. Turn it on again from your page when you like.";
-    const UNKNOWN: &str = "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
-        <p>This link is not known: it may be from an address changed since.";
     let Ok(Query(query)) = query else {
         return (StatusCode::BAD_REQUEST, Html(UNKNOWN));
     };
@@ -128,10 +165,7 @@ async fn unsubscribe(
         Ok(false) => (StatusCode::NOT_FOUND, Html(UNKNOWN)),
         Err(e) => {
             unavailable(&e);
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Html("<!doctype html><p>Try again in a moment."),
-            )
+            (StatusCode::SERVICE_UNAVAILABLE, Html(TRY_AGAIN))
         }
     }
 }

@@ -14,8 +14,7 @@ use super::state::Room;
 use crate::clock::{Clock, millis};
 use crate::cluster::ConnId;
 use crate::computer::Chosen;
-use crate::mail::YourMove;
-use crate::store::{StoreError, to_move};
+use crate::store::{Notice, StoreError, to_move};
 use crate::views::rating_changes;
 
 impl Room {
@@ -103,25 +102,37 @@ impl Room {
         }
     }
 
-    /// In a correspondence game, mails the player to move about `turn` (number
-    /// `number`) unless they have the game open (see `mail`).
-    fn tell_if_away(&self, turn: Turn, number: usize) {
-        let Some(days) = self.clock.as_ref().and_then(|c| c.control().days) else {
-            return;
+    /// The mail a turn or an end causes in a correspondence game (none if mail is not
+    /// sent): to the player to move in `game` after `turn` (number `number`), or, once
+    /// it is over, to both; only to those who do not have the game open. Their accounts
+    /// say in the database whether they take it.
+    fn mail(&self, game: &Game, turn: Option<(Turn, usize)>) -> Vec<(Color, Notice)> {
+        let correspondence = self.clock.as_ref().and_then(|c| c.control().days);
+        let Some(days) = correspondence.filter(|_| self.context.mail.enabled()) else {
+            return Vec::new();
         };
-        let to_move = self.game.to_move();
-        let waiting = &self.seats[to_move as usize];
-        let (None, Some(account)) = (&waiting.holder, &waiting.player.account) else {
-            return;
-        };
-        let mover = &self.seats[to_move.opponent() as usize].player;
-        self.context.mail.your_move(YourMove {
-            account: account.id.clone(),
-            room: self.id.clone(),
-            opponent: mover.view().name.unwrap_or_else(|| "a guest".to_owned()),
-            turn: (turn, number),
-            days,
-        });
+        let away = |color: Color| self.seats[color as usize].holder.is_none();
+        match turn.filter(|_| game.outcome().is_none()) {
+            Some((turn, number)) => {
+                let to_move = game.to_move();
+                let mover = &self.seats[to_move.opponent() as usize].player;
+                let notice = Notice::YourMove {
+                    opponent: mover.view().name.unwrap_or_else(|| "a guest".to_owned()),
+                    turn: turn.to_string(),
+                    number,
+                    days,
+                };
+                away(to_move)
+                    .then_some((to_move, notice))
+                    .into_iter()
+                    .collect()
+            }
+            None => [Color::White, Color::Black]
+                .into_iter()
+                .filter(|&color| away(color))
+                .map(|color| (color, Notice::GameOver))
+                .collect(),
+        }
     }
 
     /// Plays `turn` for the player of `color`.
@@ -151,12 +162,25 @@ impl Room {
             clock
         });
         let left = clock.as_ref().map(|c| c.left_ms(now));
+        let mail = self.mail(&next, Some((turn, number)));
+        let mailing = !mail.is_empty();
         let stored = self
             .context
             .store
-            .turn(&self.id, self.incarnation, number, turn, left, outcome)
+            .turn(
+                &self.id,
+                self.incarnation,
+                number,
+                turn,
+                left,
+                outcome,
+                mail,
+            )
             .await;
         self.stored(stored)?;
+        if mailing {
+            self.context.mail.wake();
+        }
         self.game = next;
         self.clock = clock;
         if self.draw_offer == Some(color) {
@@ -184,9 +208,6 @@ impl Room {
             },
             your_turn,
         );
-        if outcome.is_none() {
-            self.tell_if_away(turn, number);
-        }
         if let Some(outcome) = outcome {
             tracing::info!(%outcome, "game over");
             self.history
@@ -477,12 +498,17 @@ impl Room {
 
     /// Ends the game off the board: stores the result, then announces it.
     async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
+        let mail = self.mail(&self.game, None);
+        let mailing = !mail.is_empty();
         let stored = self
             .context
             .store
-            .finish(&self.id, self.incarnation, outcome)
+            .finish(&self.id, self.incarnation, outcome, mail)
             .await;
         self.stored(stored)?;
+        if mailing {
+            self.context.mail.wake();
+        }
         self.ending = Some(outcome);
         self.draw_offer = None;
         self.takeback_offer = None;

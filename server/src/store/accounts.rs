@@ -99,7 +99,7 @@ pub(super) async fn mail_settings(
         .transpose()
 }
 
-/// Sets account `account`'s mail settings.
+/// Sets account `account`'s mail settings; its unsubscribe secret only if it has none.
 pub(super) async fn set_mail_settings(
     db: &dyn Conn,
     account: &str,
@@ -108,11 +108,19 @@ pub(super) async fn set_mail_settings(
     let values = params![
         settings.email.as_deref(),
         text(&settings.mode),
-        settings.unsubscribe.as_deref(),
         account,
+        settings.unsubscribe.as_deref(),
     ];
     db.execute(sql::SET_NOTIFICATIONS, values).await?;
     Ok(())
+}
+
+/// Whether an account has unsubscribe secret `secret`.
+pub(super) async fn unsubscribe_known(db: &dyn Conn, secret: &str) -> Result<bool, StoreError> {
+    Ok(db
+        .query_opt(sql::UNSUBSCRIBE_KNOWN, params![secret])
+        .await?
+        .is_some())
 }
 
 /// Turns off the mail of the account whose unsubscribe secret is `secret`; false if no

@@ -20,13 +20,15 @@
 //! - `sql`: every statement, the same in both;
 //! - `driver`: the seam between the queries and a database ([`driver::Conn`]), and the
 //!   values that cross it;
-//! - `rooms`, `accounts`, `ratings`: every query, written once against the seam;
+//! - `rooms`, `accounts`, `ratings`, `outbox` (mail queued with the change that causes
+//!   it): every query, written once against the seam;
 //! - `sqlite/`, `postgres/`: each database's driver, transactions and schema.
 
 mod accounts;
 mod driver;
 mod error;
 mod model;
+mod outbox;
 mod postgres;
 mod ratings;
 mod rooms;
@@ -45,8 +47,9 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Player,
-    PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, time_control, to_move,
+    Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Notice,
+    Outbound, Player, PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, time_control,
+    to_move,
 };
 
 use driver::{Answer, Conn};
@@ -213,8 +216,12 @@ impl Store {
     }
 
     /// Records turn `number` of `room` (run as `incarnation`), the clocks after it
-    /// (White's and Black's time left, in a timed game), and the result if it ended the
-    /// game.
+    /// (White's and Black's time left, in a timed game), the result if it ended the
+    /// game, and queues the `mail` it causes, in one transaction.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a turn's parts, written as one row; a struct would only name them again"
+    )]
     pub(crate) async fn turn(
         &self,
         room: &str,
@@ -223,6 +230,7 @@ impl Store {
         turn: Turn,
         clocks: Option<[u64; 2]>,
         outcome: Option<Outcome>,
+        mail: Vec<(Color, Notice)>,
     ) -> Result<(), StoreError> {
         let write = Write::Turn {
             room: room.to_owned(),
@@ -231,6 +239,7 @@ impl Store {
             turn,
             clocks,
             outcome,
+            mail,
             at: now(),
         };
         self.write(write).await.map(drop)
@@ -267,17 +276,20 @@ impl Store {
         Ok(self.write(write).await? == 1)
     }
 
-    /// Records that `room` (run as `incarnation`) ended off the board.
+    /// Records that `room` (run as `incarnation`) ended off the board, and queues the
+    /// `mail` that causes, in one transaction.
     pub(crate) async fn finish(
         &self,
         room: &str,
         incarnation: u32,
         outcome: Outcome,
+        mail: Vec<(Color, Notice)>,
     ) -> Result<(), StoreError> {
         let write = Write::Finish {
             room: room.to_owned(),
             incarnation,
             outcome,
+            mail,
             at: now(),
         };
         self.write(write).await.map(drop)
@@ -344,9 +356,15 @@ impl Store {
     }
 
     /// Deletes or finishes the stale rooms of `stale` that have not been loaded since
-    /// they were found (nor finished, nor had their seat taken); answers how many.
-    pub(crate) async fn expire(&self, stale: Vec<Stale>) -> Result<usize, StoreError> {
-        self.write(Write::Expire { stale, at: now() }).await
+    /// they were found (nor finished, nor had their seat taken); answers how many. With
+    /// `mail`, the players of each correspondence game it finishes are mailed.
+    pub(crate) async fn expire(&self, stale: Vec<Stale>, mail: bool) -> Result<usize, StoreError> {
+        self.write(Write::Expire {
+            stale,
+            mail,
+            at: now(),
+        })
+        .await
     }
 
     /// Stores a line of `room`'s chat.
@@ -448,7 +466,8 @@ impl Store {
             .await
     }
 
-    /// Sets account `account`'s mail settings.
+    /// Sets account `account`'s mail settings. Its unsubscribe secret is set only if it
+    /// has none: once given, it stays, so that every link already mailed keeps working.
     pub(crate) async fn set_mail_settings(
         &self,
         account: &str,
@@ -459,6 +478,14 @@ impl Store {
             .run(move |db| {
                 Box::pin(async move { accounts::set_mail_settings(db, &account, &settings).await })
             })
+            .await
+    }
+
+    /// Whether an account has unsubscribe secret `secret`.
+    pub(crate) async fn unsubscribe_known(&self, secret: &str) -> Result<bool, StoreError> {
+        let secret = secret.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::unsubscribe_known(db, &secret).await }))
             .await
     }
 
@@ -491,6 +518,71 @@ impl Store {
             .run(move |db| {
                 Box::pin(async move { accounts::claim_digest(db, &account, since, now).await })
             })
+            .await
+    }
+
+    /// Claims for `claim` (a node's, for `lease`) up to `limit` mails of the outbox that
+    /// are due and held by no one; answers them, oldest first.
+    pub(crate) async fn claim_mail(
+        &self,
+        claim: &str,
+        lease: std::time::Duration,
+        limit: usize,
+    ) -> Result<Vec<Outbound>, StoreError> {
+        let (claim, now) = (claim.to_owned(), now());
+        let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
+        self.db
+            .run(move |db| {
+                Box::pin(async move { outbox::claim(db, &claim, now, until, limit).await })
+            })
+            .await
+    }
+
+    /// Marks mail `id` done: sent, or (with `error`) given up.
+    pub(crate) async fn mail_done(
+        &self,
+        id: &str,
+        error: Option<String>,
+    ) -> Result<(), StoreError> {
+        let (id, at) = (id.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { outbox::done(db, &id, at, error.as_deref()).await })
+            })
+            .await
+    }
+
+    /// Counts a failed try of mail `id` (`error`), to be tried again at `due_at`.
+    pub(crate) async fn mail_failed(
+        &self,
+        id: &str,
+        error: String,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { outbox::failed(db, &id, &error, due_at).await }))
+            .await
+    }
+
+    /// Gives back, as a server starts, the claims on mail that a process gone holds: on
+    /// SQLite every claim is one, as the file has one server; in a cluster on PostgreSQL
+    /// claims lapse instead, as another node may be sending.
+    pub(crate) async fn release_dead_claims(&self) -> Result<(), StoreError> {
+        match &self.db {
+            Db::Sqlite(db) => {
+                db.call(|db| Box::pin(async move { outbox::release_all(db).await }))
+                    .await
+            }
+            Db::Postgres(_) => Ok(()),
+        }
+    }
+
+    /// Gives back the mails of `claim` not done yet, for any node to send from `due_at`.
+    pub(crate) async fn release_mail(&self, claim: &str, due_at: i64) -> Result<(), StoreError> {
+        let claim = claim.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { outbox::release(db, &claim, due_at).await }))
             .await
     }
 

@@ -26,7 +26,7 @@ pub(crate) struct MailSettings {
     pub(crate) email: Option<String>,
     /// How often.
     pub(crate) mode: punct_protocol::NotifyMode,
-    /// The secret of the link that turns mail off, set with the address.
+    /// The secret of the link that turns mail off, set with the first address and kept.
     pub(crate) unsubscribe: Option<String>,
 }
 
@@ -39,6 +39,52 @@ pub(crate) struct DigestDue {
     pub(crate) email: String,
     /// The secret of the link that turns mail off.
     pub(crate) unsubscribe: Option<String>,
+}
+
+/// What a queued mail says, as stored (JSON): what the mailer needs to write it that the
+/// database does not keep elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Notice {
+    /// A correspondence game waits for the player's move.
+    YourMove {
+        /// Who played, as shown.
+        opponent: String,
+        /// What they played, in notation.
+        turn: String,
+        /// The turn's number.
+        number: usize,
+        /// The days the player has for the reply.
+        days: u8,
+    },
+    /// The game is over: its record says how.
+    GameOver,
+}
+
+impl Notice {
+    /// Whether only players who take a mail for each move are sent it (not those who
+    /// take a digest).
+    pub(crate) fn each_only(&self) -> bool {
+        matches!(self, Notice::YourMove { .. })
+    }
+}
+
+/// A mail claimed from the outbox for sending, with its player's settings as they are
+/// now (a player who turned mail off since is sent nothing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Outbound {
+    /// The mail's id: its Message-ID is made of it, the same on every try.
+    pub(crate) id: String,
+    /// The room it is about.
+    pub(crate) room: String,
+    /// What it says.
+    pub(crate) notice: Notice,
+    /// Tries that failed before.
+    pub(crate) attempts: u32,
+    /// The player.
+    pub(crate) account: Account,
+    /// The player's mail settings.
+    pub(crate) settings: MailSettings,
 }
 
 /// An account to create.

@@ -15,9 +15,10 @@ use punct_rules::{Color, Outcome, Turn};
 use super::driver::{Conn, Row, Value, corrupt, params};
 use super::error::StoreError;
 use super::model::{
-    AccountId, Activity, ArchiveCursor, NewRoom, Player, RoomRow, Stale, StaleEnd, StoredRecord,
-    StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
+    AccountId, Activity, ArchiveCursor, NewRoom, Notice, Player, RoomRow, Stale, StaleEnd,
+    StoredRecord, StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
 };
+use super::outbox;
 use super::ratings::game_ratings;
 use super::sql;
 use crate::secret::TokenHash;
@@ -61,6 +62,8 @@ pub(super) enum Write {
         clocks: Option<[u64; 2]>,
         /// The result, if the turn ended the game.
         outcome: Option<Outcome>,
+        /// The mail it causes, and to whom.
+        mail: Vec<(Color, Notice)>,
         /// When it was played.
         at: i64,
     },
@@ -72,6 +75,8 @@ pub(super) enum Write {
         incarnation: u32,
         /// The result.
         outcome: Outcome,
+        /// The mail it causes, and to whom.
+        mail: Vec<(Color, Notice)>,
         /// When the game ended.
         at: i64,
     },
@@ -99,6 +104,8 @@ pub(super) enum Write {
     Expire {
         /// The rooms, as found.
         stale: Vec<Stale>,
+        /// Whether the players of the games that end are mailed (see `outbox::queue`).
+        mail: bool,
         /// Now: when those that end, ended.
         at: i64,
     },
@@ -166,6 +173,7 @@ impl Write {
                 turn,
                 clocks,
                 outcome,
+                mail,
                 at,
             } => {
                 fence(db, room, *incarnation).await?;
@@ -182,16 +190,19 @@ impl Write {
                 if let Some(outcome) = outcome {
                     finish(db, room, *outcome, *at).await?;
                 }
+                queue(db, room, mail, *at).await?;
                 Ok(1)
             }
             Write::Finish {
                 room,
                 incarnation,
                 outcome,
+                mail,
                 at,
             } => {
                 fence(db, room, *incarnation).await?;
                 finish(db, room, *outcome, *at).await?;
+                queue(db, room, mail, *at).await?;
                 Ok(1)
             }
             Write::TakeBack {
@@ -221,7 +232,7 @@ impl Write {
                 delete(db, room).await?;
                 Ok(1)
             }
-            Write::Expire { stale, at } => {
+            Write::Expire { stale, mail, at } => {
                 let mut done = 0;
                 for room in stale {
                     let finishing = matches!(room.end, StaleEnd::Finish(_));
@@ -231,7 +242,15 @@ impl Write {
                     }
                     match room.end {
                         StaleEnd::Expire => delete(db, &room.id).await?,
-                        StaleEnd::Finish(outcome) => finish(db, &room.id, outcome, *at).await?,
+                        StaleEnd::Finish(outcome) => {
+                            finish(db, &room.id, outcome, *at).await?;
+                            // Nobody is in a room found stale: both players learn by mail.
+                            if *mail {
+                                let over = [Color::White, Color::Black]
+                                    .map(|color| (color, Notice::GameOver));
+                                queue(db, &room.id, &over, *at).await?;
+                            }
+                        }
                     }
                     done += 1;
                 }
@@ -260,6 +279,19 @@ async fn fence(db: &dyn Conn, room: &str, incarnation: u32) -> Result<(), StoreE
 async fn finish(db: &dyn Conn, room: &str, outcome: Outcome, at: i64) -> Result<(), StoreError> {
     db.execute(sql::FINISH, params![room, outcome_text(outcome), at])
         .await?;
+    Ok(())
+}
+
+/// Queues `mail` about `room` at `at`, each notice to its player.
+async fn queue(
+    db: &dyn Conn,
+    room: &str,
+    mail: &[(Color, Notice)],
+    at: i64,
+) -> Result<(), StoreError> {
+    for (to, notice) in mail {
+        outbox::queue(db, room, *to, notice, at).await?;
+    }
     Ok(())
 }
 

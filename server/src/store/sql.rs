@@ -42,6 +42,31 @@ pub(crate) fn lookalikes() -> String {
     )
 }
 
+/// The migration that adds the outbox (SQLite's tenth, PostgreSQL's sixth), the same in
+/// both databases: each mail is queued in the transaction of the change that causes it,
+/// and sent (once, by whichever node claims it) after.
+pub(crate) const OUTBOX: &str = "CREATE TABLE mail_outbox (
+        -- A UUIDv7: the order mails were queued in, and their Message-ID.
+        id TEXT PRIMARY KEY,
+        account TEXT NOT NULL REFERENCES accounts(id),
+        room TEXT NOT NULL,
+        -- What to write, as JSON (`model::Notice`).
+        notice TEXT NOT NULL,
+        queued_at BIGINT NOT NULL,
+        -- Failed tries so far, and when the next may be made (the back-off).
+        attempts INTEGER NOT NULL DEFAULT 0,
+        due_at BIGINT NOT NULL,
+        -- The claim of the node sending it, held until `claimed_until`: a node that dies
+        -- holding it gives it up so.
+        claimed_by TEXT,
+        claimed_until BIGINT,
+        -- When it was sent, or given up (then with the last failure).
+        done_at BIGINT,
+        error TEXT
+    );
+    CREATE INDEX mail_outbox_due ON mail_outbox(due_at) WHERE done_at IS NULL;
+    CREATE INDEX mail_outbox_claim ON mail_outbox(claimed_by) WHERE done_at IS NULL;";
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -160,12 +185,72 @@ pub(crate) fn chat(t: &Types) -> String {
 pub(crate) const NOTIFICATIONS: &str =
     "SELECT email, notify, unsubscribe FROM accounts WHERE id = $1";
 
-/// Sets the mail settings (address, how often, the unsubscribe secret) of account `$4`.
+/// Sets the mail settings (address, how often) of account `$3`, and gives it an
+/// unsubscribe secret (`$4`) if it has none: the secret, once set, is kept, so that the
+/// link in every mail already sent keeps working.
 pub(crate) const SET_NOTIFICATIONS: &str =
-    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = $3 WHERE id = $4";
+    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = COALESCE(unsubscribe, $4)
+     WHERE id = $3";
+
+/// The account whose unsubscribe secret is `$1`, if one has it.
+pub(crate) const UNSUBSCRIBE_KNOWN: &str = "SELECT 1 FROM accounts WHERE unsubscribe = $1";
 
 /// Turns off the mail of the account whose unsubscribe secret is `$1`.
 pub(crate) const UNSUBSCRIBE: &str = "UPDATE accounts SET notify = 'off' WHERE unsubscribe = $1";
+
+/// Queues mail `$1` (notice `$2`, at `$3`) to the player of `color` in room `$4`, if it
+/// is a correspondence game and the player's account takes this mail: every mail if
+/// `each_only`, else any mail at all.
+pub(crate) fn queue_mail(color: punct_rules::Color, each_only: bool) -> String {
+    let modes = if each_only {
+        "a.notify = 'each'"
+    } else {
+        "a.notify <> 'off'"
+    };
+    format!(
+        "INSERT INTO mail_outbox (id, account, room, notice, queued_at, due_at)
+         SELECT $1, a.id, r.id, $2, $3, $3
+         FROM rooms r JOIN accounts a ON a.id = r.{color}_account
+         WHERE r.id = $4 AND r.clock_days IS NOT NULL AND a.email IS NOT NULL AND {modes}"
+    )
+}
+
+/// Claims for `$1` until `$2` up to `$4` mails due at `$3` that no one holds, oldest
+/// first. `SKIP LOCKED`: nodes claiming together take different mails, none waits.
+pub(crate) const CLAIM_MAIL: &str = "UPDATE mail_outbox SET claimed_by = $1, claimed_until = $2
+     WHERE id IN (SELECT id FROM mail_outbox
+                  WHERE done_at IS NULL AND due_at <= $3
+                    AND (claimed_until IS NULL OR claimed_until < $3)
+                  ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)";
+
+/// The mails claim `$1` holds, oldest first: id, room, notice, tries, then the account's
+/// username, address, mail mode and unsubscribe secret now.
+pub(crate) const CLAIMED_MAIL: &str =
+    "SELECT o.id, o.room, o.notice, o.attempts, a.id, a.username, a.email, a.notify,
+            a.unsubscribe
+     FROM mail_outbox o JOIN accounts a ON a.id = o.account
+     WHERE o.claimed_by = $1 AND o.done_at IS NULL ORDER BY o.id";
+
+/// Mail `$1` is done (sent, or not to be sent) at `$2`, for why `$3` if it was not sent.
+pub(crate) const MAIL_DONE: &str =
+    "UPDATE mail_outbox SET done_at = $2, error = $3, claimed_by = NULL, claimed_until = NULL
+     WHERE id = $1";
+
+/// Mail `$1` failed (`$2` why): tried again at `$3`, by whoever claims it then.
+pub(crate) const MAIL_FAILED: &str =
+    "UPDATE mail_outbox SET attempts = attempts + 1, error = $2, due_at = $3,
+            claimed_by = NULL, claimed_until = NULL
+     WHERE id = $1";
+
+/// Gives back every claim on mail not done yet.
+pub(crate) const RELEASE_ALL_MAIL: &str =
+    "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL
+     WHERE claimed_by IS NOT NULL AND done_at IS NULL";
+
+/// Gives back the mails of claim `$1` not done yet, for any node to send, from `$2`.
+pub(crate) const RELEASE_MAIL: &str =
+    "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL, due_at = $2
+     WHERE claimed_by = $1 AND done_at IS NULL";
 
 /// The accounts that take a daily digest and had none since `$1`: id, username,
 /// address, unsubscribe secret.

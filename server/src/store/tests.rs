@@ -75,7 +75,7 @@ async fn a_room_reads_back_as_it_was_written() {
     for (n, &turn) in turns.iter().enumerate() {
         let left = [60_000 - n as u64, 61_000];
         store
-            .turn("r1", 0, n + 1, turn, Some(left), None)
+            .turn("r1", 0, n + 1, turn, Some(left), None, Vec::new())
             .await
             .unwrap();
     }
@@ -111,7 +111,10 @@ async fn reads_change_nothing() {
         .await
         .unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     for _ in 0..3 {
         let row = store.summary("r").await.unwrap().unwrap();
         assert_eq!(
@@ -135,13 +138,16 @@ async fn a_turn_numbered_twice_is_refused_and_the_rest_of_its_batch_stands() {
         .await
         .unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     let outcome = Outcome::Draw {
         reason: DrawReason::Repetition,
     };
     let (again, finish) = tokio::join!(
-        store.turn("r", 0, 1, turn, None, None),
-        store.finish("r", 0, outcome)
+        store.turn("r", 0, 1, turn, None, None, Vec::new()),
+        store.finish("r", 0, outcome, Vec::new())
     );
     assert!(again.is_err(), "{again:?}");
     finish.unwrap();
@@ -203,7 +209,7 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
         .unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
     store
-        .turn("b-played", 0, 1, turn, None, None)
+        .turn("b-played", 0, 1, turn, None, None, Vec::new())
         .await
         .unwrap();
     // Nothing is stale yet.
@@ -229,7 +235,7 @@ async fn stale_rooms_are_found_and_expired_unless_loaded_since() {
     );
     // A room loaded since it was found is left alone.
     store.load("c-loaded").await.unwrap();
-    assert_eq!(store.expire(stale).await.unwrap(), 2);
+    assert_eq!(store.expire(stale, false).await.unwrap(), 2);
     assert!(store.summary("a-open").await.unwrap().is_none());
     assert!(store.record("a-open").await.unwrap().is_none());
     let played = store.summary("b-played").await.unwrap().unwrap();
@@ -261,7 +267,7 @@ async fn a_correspondence_game_ends_when_the_days_run_out_and_not_before() {
     let turn: Turn = "C4:C5,D5".parse().unwrap();
     let left = [86_400_000; 2];
     store
-        .turn("b-waiting", 0, 1, turn, Some(left), None)
+        .turn("b-waiting", 0, 1, turn, Some(left), None, Vec::new())
         .await
         .unwrap();
     let waiting = store.summary("b-waiting").await.unwrap().unwrap();
@@ -291,7 +297,7 @@ async fn a_correspondence_game_ends_when_the_days_run_out_and_not_before() {
     };
     let ids: Vec<(&str, StaleEnd)> = stale.iter().map(|s| (s.id.as_str(), s.end)).collect();
     assert_eq!(ids, [("b-waiting", StaleEnd::Finish(on_time))]);
-    assert_eq!(store.expire(stale).await.unwrap(), 1);
+    assert_eq!(store.expire(stale, false).await.unwrap(), 1);
     let over = store.summary("b-waiting").await.unwrap().unwrap();
     assert_eq!((over.outcome, over.time_left(at)), (Some(on_time), None));
 }
@@ -313,7 +319,7 @@ async fn turns_taken_back_are_gone_and_the_clocks_are_those_given() {
     for (n, &turn) in turns.iter().enumerate() {
         let left = [50_000 - n as u64, 50_000];
         store
-            .turn("r", 0, n + 1, turn, Some(left), None)
+            .turn("r", 0, n + 1, turn, Some(left), None, Vec::new())
             .await
             .unwrap();
     }
@@ -326,7 +332,10 @@ async fn turns_taken_back_are_gone_and_the_clocks_are_those_given() {
     assert_eq!(room.turns, turns[..1]);
     assert_eq!(room.clocks_left, Some([40_000, 45_000]));
     // The game goes on at the next number, and an earlier incarnation writes nothing.
-    store.turn("r", 1, 2, turns[2], None, None).await.unwrap();
+    store
+        .turn("r", 1, 2, turns[2], None, None, Vec::new())
+        .await
+        .unwrap();
     let fenced = store.take_back("r", 0, 0, None).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     assert_eq!(
@@ -363,12 +372,12 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     let turn: Turn = "C4:C5,D5".parse().unwrap();
     // The room runs as incarnation 0; another node loads it (incarnation 1).
     assert_eq!(store.load("r").await.unwrap().unwrap().incarnation, 1);
-    let fenced = store.turn("r", 0, 1, turn, None, None).await;
+    let fenced = store.turn("r", 0, 1, turn, None, None, Vec::new()).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     let outcome = Outcome::Draw {
         reason: DrawReason::Agreement,
     };
-    let fenced = store.finish("r", 0, outcome).await;
+    let fenced = store.finish("r", 0, outcome, Vec::new()).await;
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
     let fenced = store
         .take_seat("r", 0, Color::Black, hash_token("b"), Player::default())
@@ -377,7 +386,10 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
     // Nothing of it was kept; the new incarnation writes.
     let record = store.record("r").await.unwrap().unwrap();
     assert_eq!((record.turns.len(), record.outcome), (0, None));
-    store.turn("r", 1, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 1, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     assert_eq!(store.record("r").await.unwrap().unwrap().turns, [turn]);
 }
 
@@ -388,11 +400,14 @@ async fn a_node_without_its_lease_writes_nothing() {
     let store = Store::empty().await.with_lease(held.clone());
     store.create_room(new_room("r1", [None; 2])).await.unwrap();
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r1", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r1", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
 
     held.give_up();
     let refused = store
-        .turn("r1", 0, 2, "pass".parse().unwrap(), None, None)
+        .turn("r1", 0, 2, "pass".parse().unwrap(), None, None, Vec::new())
         .await;
     assert!(matches!(refused, Err(StoreError::Fenced)), "{refused:?}");
     assert!(matches!(
@@ -421,13 +436,16 @@ async fn rated_game(store: &Store, id: &str, white: &Account, black: &Account, w
         .unwrap();
     for (n, turn) in ["C4:C5,D5", "J14:J15,K15"].into_iter().enumerate() {
         let turn = turn.parse().unwrap();
-        store.turn(id, 0, n + 1, turn, None, None).await.unwrap();
+        store
+            .turn(id, 0, n + 1, turn, None, None, Vec::new())
+            .await
+            .unwrap();
     }
     let resigned = Outcome::Win {
         winner,
         reason: WinReason::Resignation,
     };
-    store.finish(id, 0, resigned).await.unwrap();
+    store.finish(id, 0, resigned, Vec::new()).await.unwrap();
 }
 
 #[tokio::test]
@@ -492,13 +510,16 @@ async fn one_failing_write_of_a_batch_undoes_only_itself() {
     }
     assert_eq!(store.load("c").await.unwrap().unwrap().incarnation, 1);
     let turn: Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("a", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("a", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     // Sent together, so that they are committed together where the database can.
     let (a, b, c, fenced) = tokio::join!(
-        store.turn("a", 0, 1, turn, None, None),
-        store.turn("b", 0, 1, turn, None, None),
-        store.turn("c", 1, 1, turn, None, None),
-        store.turn("c", 0, 2, turn, None, None),
+        store.turn("a", 0, 1, turn, None, None, Vec::new()),
+        store.turn("b", 0, 1, turn, None, None, Vec::new()),
+        store.turn("c", 1, 1, turn, None, None, Vec::new()),
+        store.turn("c", 0, 2, turn, None, None, Vec::new()),
     );
     assert!(a.is_err(), "a turn's number is unique: {a:?}");
     assert!(matches!(fenced, Err(StoreError::Fenced)), "{fenced:?}");
@@ -579,7 +600,10 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         .set_mail_settings(&kris.id, settings.clone())
         .await
         .unwrap();
-    assert_eq!(store.mail_settings(&kris.id).await.unwrap(), Some(settings));
+    assert_eq!(
+        store.mail_settings(&kris.id).await.unwrap(),
+        Some(settings.clone())
+    );
     let due = store.digests_due(now()).await.unwrap();
     assert_eq!(due.iter().map(|d| &d.account).collect::<Vec<_>>(), [&kris]);
     assert!(store.claim_digest(&kris.id, now(), now()).await.unwrap());
@@ -587,6 +611,17 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         !store.claim_digest(&kris.id, 0, now()).await.unwrap(),
         "claimed once"
     );
+    // A change keeps the secret: links already mailed still work.
+    let each = MailSettings {
+        mode: punct_protocol::NotifyMode::Each,
+        unsubscribe: Some("another".into()),
+        ..settings.clone()
+    };
+    store.set_mail_settings(&kris.id, each).await.unwrap();
+    let kept = store.mail_settings(&kris.id).await.unwrap().unwrap();
+    assert_eq!(kept.unsubscribe.as_deref(), Some("secret"));
+    assert!(store.unsubscribe_known("secret").await.unwrap());
+    assert!(!store.unsubscribe_known("another").await.unwrap());
     assert!(store.unsubscribe("secret").await.unwrap());
     assert!(!store.unsubscribe("nobody's").await.unwrap());
     let off = store.mail_settings(&kris.id).await.unwrap().unwrap();
@@ -630,4 +665,92 @@ async fn the_archive_pages_through_finished_public_games_newest_first() {
             .is_empty()
     );
     assert_eq!(store.games_of(&anna.id).await.unwrap(), []);
+}
+
+#[tokio::test]
+async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
+    let store = Store::empty().await;
+    let (kris, anna) = (account(&store, "Kris").await, account(&store, "Anna").await);
+    let mut settings = MailSettings {
+        email: Some("anna@example.org".into()),
+        mode: punct_protocol::NotifyMode::Each,
+        unsubscribe: Some("anna's".into()),
+    };
+    store
+        .set_mail_settings(&anna.id, settings.clone())
+        .await
+        .unwrap();
+    store
+        .create_room(NewRoom {
+            days: Some(3),
+            clock: Some([3 * 86_400_000, 0]),
+            players: [Player::of(kris.clone()), Player::of(anna.clone())],
+            ..new_room("r", [Some(hash_token("w")), Some(hash_token("b"))])
+        })
+        .await
+        .unwrap();
+    let notice = |number| Notice::YourMove {
+        opponent: "Kris".into(),
+        turn: "C4:C5,D5".into(),
+        number,
+        days: 3,
+    };
+    // Kris takes no mail: nothing is queued for him.
+    let mail = vec![(Color::Black, notice(1)), (Color::White, notice(1))];
+    let turn: Turn = "C4:C5,D5".parse().unwrap();
+    store.turn("r", 0, 1, turn, None, None, mail).await.unwrap();
+    // A turn refused (fenced) queues nothing.
+    let fenced = store.turn("r", 7, 2, turn, None, None, vec![(Color::Black, notice(2))]);
+    assert!(matches!(fenced.await, Err(StoreError::Fenced)));
+
+    // Two claims at once (two nodes) share the mail out: one each, never both.
+    let lease = std::time::Duration::from_secs(60);
+    let (a, b) = tokio::join!(
+        store.claim_mail("a", lease, 10),
+        store.claim_mail("b", lease, 10)
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.len() + b.len(), 1, "{a:?} {b:?}");
+    let (claim, claimed) = if a.is_empty() { ("b", b) } else { ("a", a) };
+    assert_eq!(claimed[0].notice, notice(1));
+    assert_eq!(
+        (claimed[0].account.id.as_str(), claimed[0].room.as_str()),
+        (anna.id.as_str(), "r")
+    );
+    assert_eq!(claimed[0].settings, settings);
+    assert!(store.claim_mail("c", lease, 10).await.unwrap().is_empty());
+
+    // Given back, it is claimed again; failed, it waits its time; done, it is gone.
+    store.release_mail(claim, now()).await.unwrap();
+    let again = store.claim_mail("c", lease, 10).await.unwrap();
+    assert_eq!(again[0].id, claimed[0].id);
+    store
+        .mail_failed(&again[0].id, "451".into(), now() + 60_000)
+        .await
+        .unwrap();
+    assert!(store.claim_mail("d", lease, 10).await.unwrap().is_empty());
+    store
+        .mail_failed(&again[0].id, "451".into(), 0)
+        .await
+        .unwrap();
+    let retried = store.claim_mail("d", lease, 10).await.unwrap();
+    assert_eq!(retried[0].attempts, 2);
+    store.mail_done(&retried[0].id, None).await.unwrap();
+    assert!(store.claim_mail("e", lease, 10).await.unwrap().is_empty());
+
+    // The end of the game goes to digest players too, not to those with mail off.
+    settings.mode = punct_protocol::NotifyMode::Digest;
+    store.set_mail_settings(&anna.id, settings).await.unwrap();
+    let over = [Color::White, Color::Black].map(|c| (c, Notice::GameOver));
+    let outcome = Outcome::Win {
+        winner: Color::White,
+        reason: WinReason::Resignation,
+    };
+    store.finish("r", 0, outcome, over.to_vec()).await.unwrap();
+    let claimed = store.claim_mail("f", lease, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(
+        (&claimed[0].notice, &claimed[0].account),
+        (&Notice::GameOver, &anna)
+    );
 }

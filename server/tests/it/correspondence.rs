@@ -17,7 +17,7 @@ const PASSWORD: &str = "a fine password";
 
 const DAY_MS: u64 = 24 * 3600 * 1000;
 
-async fn register(server: &Endpoint, username: &str) -> Endpoint {
+pub(crate) async fn register(server: &Endpoint, username: &str) -> Endpoint {
     server.signed_in(&server.register(username, PASSWORD).await)
 }
 
@@ -135,7 +135,7 @@ async fn my_games_list_those_waiting_for_my_move_first() {
 
 /// A correspondence game of `days` a move between the accounts of `white` and `black`,
 /// White at the board: White's connection, and White's and Black's seats.
-async fn seated(
+pub(crate) async fn seated(
     white: &Endpoint,
     black: &Endpoint,
     days: u8,
@@ -148,7 +148,7 @@ async fn seated(
 }
 
 /// A server that mails through `sink`, looking for digests every `digest_check`.
-async fn mailing(sink: &Sink, digest_check: Duration) -> TestServer {
+pub(crate) async fn mailing(sink: &Sink, digest_check: Duration) -> TestServer {
     TestServer::with(Config {
         smtp_url: Some(sink.url()),
         public_url: Some("http://punct.test".into()),
@@ -159,7 +159,7 @@ async fn mailing(sink: &Sink, digest_check: Duration) -> TestServer {
 }
 
 /// Registers `username` with mail to `username@example.org`, `mode` (each or digest).
-async fn player_with_mail(server: &Endpoint, username: &str, mode: &str) -> Endpoint {
+pub(crate) async fn player_with_mail(server: &Endpoint, username: &str, mode: &str) -> Endpoint {
     let player = register(server, username).await;
     let body = format!(r#"{{"email":"{username}@example.org","mode":"{mode}"}}"#);
     let (status, answer) = player.http("PUT", "/api/me/notifications", &body).await;
@@ -169,7 +169,7 @@ async fn player_with_mail(server: &Endpoint, username: &str, mode: &str) -> Endp
 
 /// The messages `sink` has once `count` arrived, after a moment in which any more would
 /// have arrived too.
-async fn exactly(sink: &Sink, count: usize) -> Vec<Received> {
+pub(crate) async fn exactly(sink: &Sink, count: usize) -> Vec<Received> {
     let sink = sink.clone();
     tokio::task::spawn_blocking(move || {
         sink.await_messages(count, Duration::from_secs(10));
@@ -237,7 +237,7 @@ async fn a_move_is_mailed_to_a_player_who_does_not_have_the_game_open() {
     let path = link
         .trim_start_matches("<http://punct.test")
         .trim_end_matches('>');
-    let (status, page) = server.http("GET", path, "").await;
+    let (status, page) = server.http("POST", path, "").await;
     assert_eq!(status, 200, "{page}");
     let settings: Notifications = bert.get("/api/me/notifications").await;
     assert_eq!(settings.mode, NotifyMode::Off);

@@ -26,6 +26,7 @@ mod hostile;
 mod http;
 mod lifecycle;
 mod limits;
+mod mail;
 mod proxies;
 mod ratings;
 mod rejections;

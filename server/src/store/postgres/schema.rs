@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to ninth.
-pub(super) fn migrations() -> [String; 5] {
+/// five migrations, the others its sixth to tenth.
+pub(super) fn migrations() -> [String; 6] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -36,6 +36,8 @@ pub(super) fn migrations() -> [String; 5] {
         sql::CORRESPONDENCE.to_owned(),
         // 5: usernames' look-alike keys.
         sql::lookalikes(),
+        // 6: the mail outbox.
+        sql::OUTBOX.to_owned(),
     ]
 }
 

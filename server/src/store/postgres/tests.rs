@@ -137,11 +137,16 @@ async fn integers_go_into_columns_of_every_width_and_too_large_ones_are_refused(
     };
     store.create_room(room).await.unwrap();
     let turn: punct_rules::Turn = "C4:C5,D5".parse().unwrap();
-    store.turn("r", 0, 1, turn, None, None).await.unwrap();
+    store
+        .turn("r", 0, 1, turn, None, None, Vec::new())
+        .await
+        .unwrap();
     let row = store.summary("r").await.unwrap().unwrap();
     assert_eq!(row.computer, Some((punct_rules::Color::Black, 5)));
     assert_eq!(row.turns, 1);
-    let too_far = store.turn("r", 0, 1 << 40, turn, None, None).await;
+    let too_far = store
+        .turn("r", 0, 1 << 40, turn, None, None, Vec::new())
+        .await;
     assert!(
         matches!(too_far, Err(StoreError::Postgres(_))),
         "{too_far:?}"

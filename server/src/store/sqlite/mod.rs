@@ -144,13 +144,15 @@ impl Conn for Local {
 }
 
 /// A statement written for PostgreSQL (see `store/sql.rs`) as SQLite reads it: `?1` for
-/// `$1`, and no row locks (one thread writes, so there is nothing to lock against).
+/// `$1`, and no row locks (one thread writes, so there is nothing to lock against, nor
+/// locked rows to skip).
 fn dialect(sql: &str) -> Cow<'_, str> {
     if !sql.contains('$') && !sql.contains(" FOR ") {
         return Cow::Borrowed(sql);
     }
     Cow::Owned(
         sql.replace('$', "?")
+            .replace(" FOR UPDATE SKIP LOCKED", "")
             .replace(" FOR SHARE", "")
             .replace(" FOR UPDATE", ""),
     )
@@ -245,6 +247,10 @@ mod tests {
             dialect("SELECT 1 FROM rooms WHERE id = $1 AND incarnation = $12 FOR SHARE"),
             "SELECT 1 FROM rooms WHERE id = ?1 AND incarnation = ?12"
         );
+        assert_eq!(
+            dialect("SELECT id FROM mail_outbox LIMIT $1 FOR UPDATE SKIP LOCKED)"),
+            "SELECT id FROM mail_outbox LIMIT ?1)"
+        );
         assert!(matches!(dialect("SELECT 1"), Cow::Borrowed(_)));
     }
 
@@ -258,7 +264,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 9);
+        assert_eq!(version, 10);
         let mode: String = db
             .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .unwrap();
@@ -299,7 +305,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 9);
+        assert_eq!(version, 10);
         let rooms: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();

@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to ninth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to tenth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -62,6 +62,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(sql::CORRESPONDENCE),
         // 9: usernames' look-alike keys.
         M::up(LOOKALIKES.as_str()),
+        // 10: the mail outbox.
+        M::up(sql::OUTBOX),
     ])
 }
 

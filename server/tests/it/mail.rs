@@ -1,0 +1,232 @@
+//! The mail outbox through the real server: mail queued with the turn that causes it is
+//! sent after a restart, tried again while the mail server fails, sent over one SMTP
+//! session, and carries a `Message-ID`; the unsubscribe link that a scanner's GET leaves
+//! alone; the mail that a game is over. (Mail for each move and digests:
+//! `correspondence.rs`.)
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use punct_protocol::{ClientMessage, Notifications, NotifyMode, ServerMessage};
+use punct_testing::smtp::{Behaviour, Received, Sink};
+use punct_testing::{Database, Endpoint, TestServer, on_postgres};
+
+use crate::correspondence::{exactly, mailing, player_with_mail, seated};
+use crate::process::Process;
+
+/// A server process on `database` that mails through `sink`.
+fn mailing_process(database: &Database, sink: &Sink) -> Process {
+    let url = sink.url();
+    Process::with(
+        database,
+        &["--smtp-url", &url, "--public-url", "http://punct.test"],
+    )
+}
+
+/// `count` rooms of one day a move where Anna (White, at the board) played her first
+/// turn and Bert is away: `count` mails queued for Bert.
+async fn turns_for_bert(server: &Endpoint, count: usize) -> Vec<String> {
+    let anna = player_with_mail(server, "anna", "each").await;
+    let bert = player_with_mail(server, "bert", "each").await;
+    let mut rooms = Vec::new();
+    for _ in 0..count {
+        let (mut at_board, white, _) = seated(&anna, &bert, 1).await;
+        at_board.play("C4:C5,D5").await.unwrap();
+        rooms.push(white.room);
+    }
+    rooms
+}
+
+/// The `Message-ID` of `mail`, checked to be `<UUID@punct.test>`.
+fn message_id(mail: &Received) -> String {
+    let id = mail.header("Message-ID").expect("a Message-ID").to_owned();
+    let uuid = id
+        .strip_prefix('<')
+        .and_then(|id| id.strip_suffix("@punct.test>"))
+        .unwrap_or_else(|| panic!("{id}"));
+    uuid::Uuid::parse_str(uuid).unwrap_or_else(|e| panic!("{id}: {e}"));
+    id
+}
+
+#[tokio::test]
+async fn mail_queued_before_a_sigterm_is_all_sent_after_the_restart_over_one_session() {
+    let database = Database::new();
+    // A mail server that hangs: nothing can go out before the server is stopped.
+    let hanging = Sink::start(Behaviour::Hang);
+    let server = mailing_process(&database, &hanging);
+    let rooms = turns_for_bert(&server, 8).await;
+    server.terminate();
+    assert!(server.wait().success());
+
+    let sink = Sink::start(Behaviour::Accept);
+    let _server = mailing_process(&database, &sink);
+    let mail = exactly(&sink, 8).await;
+    assert_eq!(mail.len(), 8, "8 of 8 mails delivered after the restart");
+    assert_eq!(sink.sessions(), 1, "one SMTP session for the batch");
+    let ids: HashSet<String> = mail.iter().map(message_id).collect();
+    assert_eq!(ids.len(), 8, "each mail its own Message-ID");
+    for (mail, room) in mail.iter().zip(&rooms) {
+        assert_eq!(mail.to, ["bert@example.org"]);
+        assert!(mail.body().contains(&format!("/room/{room}")), "in order");
+    }
+}
+
+#[tokio::test]
+async fn mail_queued_before_a_kill_is_sent_after_the_restart() {
+    let database = Database::new();
+    let hanging = Sink::start(Behaviour::Hang);
+    let server = mailing_process(&database, &hanging);
+    turns_for_bert(&server, 3).await;
+    server.kill();
+
+    // A SQLite server's claims die with it. On PostgreSQL, where another node may be
+    // sending, they lapse after 5 minutes: the mail claimed waits until then.
+    let claimed = database
+        .query("SELECT COUNT(*) FROM mail_outbox WHERE claimed_by IS NOT NULL")
+        .await;
+    let claimed: usize = claimed[0][0].as_deref().unwrap().parse().unwrap();
+    let waiting = if on_postgres() { claimed } else { 0 };
+    let sink = Sink::start(Behaviour::Accept);
+    let _server = mailing_process(&database, &sink);
+    assert_eq!(exactly(&sink, 3).await.len(), 3 - waiting);
+}
+
+#[tokio::test]
+async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
+    let sink = Sink::start(Behaviour::Defer);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    turns_for_bert(&server, 1).await;
+    // The first tries fail (451: try again later), a second apart, then two.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(sink.received().is_empty());
+    sink.set(Behaviour::Accept);
+    let sink_ = sink.clone();
+    let mail = tokio::task::spawn_blocking(move || {
+        sink_.await_messages(1, Duration::from_secs(15));
+        std::thread::sleep(Duration::from_millis(400));
+        sink_.received()
+    })
+    .await
+    .unwrap();
+    assert_eq!(mail.len(), 1, "sent once, once the server takes it");
+    message_id(&mail[0]);
+}
+
+#[tokio::test]
+async fn a_scanner_s_get_of_the_unsubscribe_link_keeps_the_mail_and_one_click_stops_it() {
+    let sink = Sink::start(Behaviour::Accept);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    turns_for_bert(&server, 1).await;
+    let mail = exactly(&sink, 1).await;
+    let link = mail[0]
+        .header("List-Unsubscribe")
+        .expect("a link")
+        .to_owned();
+    assert_eq!(
+        mail[0].header("List-Unsubscribe-Post"),
+        Some("List-Unsubscribe=One-Click")
+    );
+    let path = link
+        .trim_start_matches("<http://punct.test")
+        .trim_end_matches('>')
+        .to_owned();
+    let bert = server.signed_in(&server.sign_in("bert", "a fine password").await);
+
+    // A GET only shows the button that posts to the link.
+    let (status, page) = server.http("GET", &path, "").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(&format!(r#"<form method=post action="{path}">"#)),
+        "{page}"
+    );
+    let settings: Notifications = bert.get("/api/me/notifications").await;
+    assert_eq!(settings.mode, NotifyMode::Each);
+
+    // Settings changed back and forth keep the link.
+    for mode in ["digest", "each"] {
+        let body = format!(r#"{{"email":"bert@example.org","mode":"{mode}"}}"#);
+        let (status, _) = bert.http("PUT", "/api/me/notifications", &body).await;
+        assert_eq!(status, 200);
+    }
+    let (status, _) = server.http("GET", &path, "").await;
+    assert_eq!(status, 200, "the old link still works");
+
+    // RFC 8058's one-click POST unsubscribes.
+    let (status, page) = server
+        .http("POST", &path, "List-Unsubscribe=One-Click")
+        .await;
+    assert_eq!(status, 200, "{page}");
+    let settings: Notifications = bert.get("/api/me/notifications").await;
+    assert_eq!(settings.mode, NotifyMode::Off);
+    let (status, _) = server.http("POST", "/unsubscribe?token=0123", "").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_game_over_is_mailed_to_a_player_away_not_to_one_at_the_board() {
+    let sink = Sink::start(Behaviour::Accept);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    let anna = player_with_mail(&server, "anna", "each").await;
+    // Game-over mail goes to digest players too.
+    let bert = player_with_mail(&server, "bert", "digest").await;
+    let (mut anna_at_board, white, _) = seated(&anna, &bert, 3).await;
+    anna_at_board.play("C4:C5,D5").await.unwrap();
+    let resigned = anna_at_board
+        .request(|id| ClientMessage::Resign { id })
+        .await;
+    assert!(
+        matches!(resigned, ServerMessage::Ack { .. }),
+        "{resigned:?}"
+    );
+    let mail = exactly(&sink, 1).await;
+    assert_eq!(mail.len(), 1, "only Bert, who is away");
+    assert_eq!(mail[0].to, ["bert@example.org"]);
+    assert_eq!(
+        mail[0].header("Subject"),
+        Some("Your game against anna is over")
+    );
+    let body = mail[0].body();
+    assert!(
+        body.contains("against anna is over after 1 turn: you won (resignation)"),
+        "{body}"
+    );
+    assert!(body.contains(&format!("http://punct.test/room/{}", white.room)));
+    message_id(&mail[0]);
+}
+
+#[tokio::test]
+async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
+    let database = Database::new();
+    let sink = Sink::start(Behaviour::Accept);
+    let config = punct_server::Config {
+        database: Some(database.url()),
+        smtp_url: Some(sink.url()),
+        public_url: Some("http://punct.test".into()),
+        ..punct_server::Config::default()
+    };
+    let server = TestServer::with(config.clone()).await;
+    let anna = player_with_mail(&server, "anna", "each").await;
+    let bert = player_with_mail(&server, "bert", "each").await;
+    let (mut anna_at_board, white, _) = seated(&anna, &bert, 1).await;
+    anna_at_board.play("C4:C5,D5").await.unwrap();
+    assert_eq!(exactly(&sink, 1).await.len(), 1, "Bert's move");
+    drop(anna_at_board);
+    server.shutdown().await.unwrap();
+
+    // Two days later Bert has not played: the restart's sweep ends the game on time.
+    database
+        .query("UPDATE turns SET played_at = played_at - 172800000")
+        .await;
+    let _server = TestServer::with(config).await;
+    let mail = exactly(&sink, 3).await;
+    assert_eq!(mail.len(), 3);
+    let over: Vec<(&str, String)> = mail[1..]
+        .iter()
+        .map(|m| (m.to[0].as_str(), m.body()))
+        .collect();
+    let to_anna = over.iter().find(|(to, _)| *to == "anna@example.org");
+    let to_bert = over.iter().find(|(to, _)| *to == "bert@example.org");
+    assert!(to_anna.unwrap().1.contains("you won (time)"), "{over:?}");
+    assert!(to_bert.unwrap().1.contains("you lost (time)"), "{over:?}");
+    assert!(to_bert.unwrap().1.contains(&white.room));
+}
