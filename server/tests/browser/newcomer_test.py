@@ -356,8 +356,23 @@ def how_to_play(server, desktop, phone):
     desktop.click("#rules-link")
     wait_until("the rules page", lambda: desktop.js("return location.pathname;") == "/how-to-play")
     boards = wait_until("its boards", lambda: desktop.js("return document.querySelectorAll('svg.lesson-board polygon.cell').length;"))
-    assert boards == 211 * 6, boards
-    assert desktop.js("return document.querySelectorAll('svg.lesson-board .side').length;") == 6 * 6
+    assert boards == 211 * 7, boards
+    text = desktop.text("main")
+    for said in (
+        "drops their own 18th piece",
+        "only White's very first drop must keep out of it",
+        "must end up placed differently",
+        "back on the ground",
+        "When neither player can move, the game ends",
+    ):
+        assert said in text, said
+    assert "last of the 36 pieces" not in text
+    counts = desktop.js("return [...document.querySelectorAll('#kind-list li')].map(li => li.textContent.trim());")
+    assert [c.split(" ")[0] for c in counts] == ["2", "4", "2", "2", "2", "6"], counts
+    # Every picture but the whole board's is cropped to what it shows.
+    cropped = desktop.js("return [...document.querySelectorAll('svg.lesson-board')].map(s => [s.dataset.board, s.classList.contains('cropped')]);")
+    assert all(crop == (name != "sides") for name, crop in cropped), cropped
+    assert desktop.js("return document.querySelectorAll('svg.lesson-board .side').length;") == 6 * 7
     assert desktop.js("return document.querySelectorAll('[data-board=goal] .side.won').length;") == 2
     assert desktop.js("return document.querySelectorAll('[data-board=goal] polygon.chain').length;") >= 7
     assert desktop.js("return document.querySelectorAll('[data-board=move] polygon.target').length;") > 20
@@ -368,6 +383,10 @@ def how_to_play(server, desktop, phone):
     phone.go(server.base + "/how-to-play")
     phone.find("svg.lesson-board polygon")
     assert not phone.wide(), phone.wide()
+    # On a phone a cropped picture's dots are big enough to tell apart.
+    sizes = wait_until("the pictures drawn", lambda: phone.js(
+        "return [...document.querySelectorAll('svg.lesson-board.cropped')].map(s => [s.dataset.board, s.querySelector('circle.dot').getBoundingClientRect().width]);"))
+    assert len(sizes) == 6 and all(size >= 30 for _, size in sizes), sizes
     phone.screenshot("how-to-play-phone.png")
 
 

@@ -31,6 +31,7 @@ mod rejections;
 mod rematch;
 mod restart;
 mod retry;
+mod rules_page;
 mod rules_wasm;
 mod seats;
 mod shutdown;
