@@ -187,7 +187,15 @@ def winning_chain(server, white, black):
         assert set(chain) & set(first) and set(chain) & set(second), chain
         b.find("#board .chain-line")
     assert page_top(white, "#board") == top, "the result moved the board"
-    assert white.rect("#after-game")["top"] > white.rect("#board")["bottom"]
+    # On a laptop's 1280x800 the Rematch button is in view without scrolling.
+    white.cdp("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        white.js("window.scrollTo(0, 0);")
+        rematch = wait_until("the rematch offered", lambda: white.visible("#rematch") and white.rect("#rematch"))
+        assert rematch["top"] >= 0 and rematch["bottom"] <= 800 and rematch["right"] <= 1280, rematch
+        white.screenshot("rematch-in-view.png")
+    finally:
+        white.cdp("Emulation.clearDeviceMetricsOverride")
     white.screenshot("winning-chain.png")
     return game
 
