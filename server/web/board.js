@@ -143,6 +143,14 @@ function vector(from, to) {
   return { x: t.x - f.x, y: t.y - f.y };
 }
 
+/** How many visible dots each player has in the central hexagon of `board` (a
+ * snapshot's): the count that ends a standard game without a connection. */
+export function centreCount(board) {
+  const count = { white: 0, black: 0 };
+  for (const stack of board) if (inCentre(stack.cell)) count[stack.dots[0].color] += 1;
+  return count;
+}
+
 /** Names of the kinds for people, in reserve order. */
 export const KINDS = {
   'straight-middle': 'straight, middle PÜNCT',

@@ -33,6 +33,18 @@ SIDES = [
     [side(10, 2, 1, 1), side(2, 10, 1, 1)],
 ]
 
+# RULES.md section 1: the central hexagon.
+CENTRE = {"G7", "G8", "G9", "H7", "H8", "H9", "H10", "I7", "I8", "I9", "I10", "I11", "J8", "J9", "J10", "J11", "K9", "K10", "K11"}
+
+# A standard game that ends when White drops its 18th piece, unconnected: White moved a
+# piece into the centre (turn 19), Black moved one elsewhere (turn 22), so White wins
+# the count of the centre.
+CENTRE_WIN = """I14:I13,J13 B8:B6,B7 A3:A4,B5 H12:F11,G12 N10:M8,M9 K6:L5,L6 K13:L13,M13 G2:H1,H2
+F4:G4,G5 H14:G13,H13 N11:O11,O12 Q11:O10,P11 E5:E6,F6 H3:I3,I4 L9:K7,L8 E9:D8,F10 O16:N16,P17
+F9:E8,F8 F4-I7:H6,I6 E3:E4,F4 B3:A2,C3 Q11-D11:E12,E13 M14:N14,N15 J5:J4,K5 N13:M12,O14
+A6:A7,A8 H16:F14,G15 E11:D10,E10 G5:F5,H5 J2:K3,L4 F1:F2,F3 N6:M6,O7 J16:J17,K17 N8:N7,N9
+Q14:Q12,Q13 D2:D3,D4 L17:K16,L16""".split()
+
 
 def seat_two(server, white, black, **request):
     """A room made over the API: White's browser keeps its token, Black takes the free
@@ -198,6 +210,20 @@ def winning_chain(server, white, black):
         white.cdp("Emulation.clearDeviceMetricsOverride")
     white.screenshot("winning-chain.png")
     return game
+
+
+def centre_count(server, white, black):
+    """A standard game ended by White's 18th drop: the result says the count of the centre."""
+    game = seat_two(server, white, black)
+    for turn in CENTRE_WIN:
+        game.typed(turn)
+    board = position(game.base, game.room, len(CENTRE_WIN))["board"]
+    tops = [s["dots"][0]["color"] for s in board if s["cell"] in CENTRE]
+    won, lost = tops.count("white"), tops.count("black")
+    assert won > lost, tops
+    for b in (white, black):
+        wait_until(f"{b.name} sees the count", lambda: b.text("#banner") == f"White wins the centre count, {won} to {lost}")
+    white.screenshot("centre-count.png")
 
 
 def away_when_gone(game):
@@ -437,6 +463,7 @@ def main():
         orientation(server, white, phone)
         keyboard(seat_two(server, white, black))
         finished = winning_chain(server, white, black)
+        centre_count(server, white, black)
         flag(server, white, black)
         flag(server, white, phone)
         notices(server, white, phone)
