@@ -118,7 +118,7 @@ export function gameRows(games, player) {
         { className: 'links' },
         el('a', { className: 'replay', href: roomHref(game.room) }, 'replay'),
         ' · ',
-        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: `punct-${game.room}.txt` }, 'record'),
+        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: '' }, 'record'),
         ' · ',
         el('a', { className: 'analyse', href: `/analysis?room=${encodeURIComponent(game.room)}` }, 'analyse'),
       ),
