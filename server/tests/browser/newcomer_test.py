@@ -10,6 +10,7 @@ Usage: newcomer_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -428,9 +429,14 @@ def archive(server, b, room):
     """Point 9: a finished game from the archive, replayed turn by turn, its record."""
     b.go(server.base + "/games")
     row = f'#games tr[data-room="{room}"]'
-    href = b.find(f"{row} a.record").get_attribute("href")
+    link = b.find(f"{row} a.record")
+    href = link.get_attribute("href")
+    # The link downloads under the name the server gives the record.
+    assert link.get_attribute("download") == "", link.get_attribute("download")
     with urllib.request.urlopen(href, timeout=10) as response:
         text = response.read().decode()
+        named = response.headers["Content-Disposition"]
+    assert re.fullmatch(r'attachment; filename="punct-white-black-\d{4}-\d\d-\d\d\.txt"', named), named
     assert text.splitlines()[-len(WHITE_CONNECTS):] == WHITE_CONNECTS, text
     b.click(f"{row} a.replay")
     wait_until("the game", lambda: b.text("#banner") == "White wins (connection)")
@@ -442,6 +448,7 @@ def archive(server, b, room):
     wait_until("turn 2", lambda: b.board()["shown"] == "2")
     assert b.text("#viewing b") == "1. Black"
     assert b.find("#record-link").get_attribute("href").endswith(f"/api/rooms/{room}/record.txt")
+    assert b.find("#record-link").get_attribute("download") == ""
     b.screenshot("archive-replay.png")
 
 
