@@ -58,7 +58,7 @@ async function drawPictures() {
   ]);
   for (const svg of document.querySelectorAll('svg[data-board]')) {
     if (!engine) {
-      svg.replaceWith(el('p', {}, '(This picture needs a browser with WebAssembly.)'));
+      svg.replaceWith(el('p', {}, '(The rules engine that draws this picture could not be loaded.)'));
       continue;
     }
     const view = viewOf(engine, lessons.pictures[svg.dataset.board]);
