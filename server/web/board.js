@@ -151,6 +151,9 @@ export function centreCount(board) {
   return count;
 }
 
+/** The 19 cells of the central hexagon. */
+export const CENTRE = CELLS.filter(inCentre);
+
 /** Names of the kinds for people, in reserve order. */
 export const KINDS = {
   'straight-middle': 'straight, middle PÜNCT',

@@ -4,9 +4,9 @@
 // show a position the rules forbid.
 
 import { mountAccount } from './account.js';
-import { chainView, drawBoard, kindIcon, KINDS, parseTurn } from './board.js';
+import { CENTRE, chainView, drawBoard, kindIcon, KINDS, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
-import { el } from './ui.js';
+import { el, outcomeText } from './ui.js';
 
 /** How many pieces of each kind a player has (RULES.md section 2), in `KINDS`' order. */
 const COUNTS = { 'straight-middle': 2, 'straight-end': 4, 'angular-corner': 2, 'angular-left': 2, 'angular-right': 2, triangle: 6 };
@@ -20,9 +20,8 @@ function cellsOf(turn) {
   return [turn.punct, ...turn.minors];
 }
 
-/** What `drawBoard` draws for `picture`, given the position its turns reach. */
-function viewOf(engine, picture) {
-  const position = engine.position(picture.variant, picture.turns);
+/** What `drawBoard` draws for `picture`, given the `position` its turns reach. */
+function viewOf(engine, picture, position) {
   const view = { board: position.board, chain: chainView(position.chain) };
   // The picture is cropped to what it is about: the last turn, the next one, the chain.
   const about = [];
@@ -47,7 +46,9 @@ function viewOf(engine, picture) {
     about.push(...view.source, ...cellsOf(next));
   }
   if (view.chain) about.push(...view.chain.cells);
-  if (about.length > 0) view.frame = about;
+  // A game the count of the centre decided is about the centre, not its last drop.
+  const counted = ['centre', 'centre-tie'].includes(position.outcome?.reason);
+  if (about.length > 0) view.frame = counted ? CENTRE : about;
   return view;
 }
 
@@ -61,8 +62,12 @@ async function drawPictures() {
       svg.replaceWith(el('p', {}, '(The rules engine that draws this picture could not be loaded.)'));
       continue;
     }
-    const view = viewOf(engine, lessons.pictures[svg.dataset.board]);
+    const picture = lessons.pictures[svg.dataset.board];
+    const position = engine.position(picture.variant, picture.turns);
+    const view = viewOf(engine, picture, position);
     drawBoard(svg, view);
+    const result = document.querySelector(`[data-result="${svg.dataset.board}"]`);
+    if (result && position.outcome) result.textContent = `${outcomeText(position.outcome, position.board)}.`;
     if (view.frame) {
       svg.classList.add('cropped');
       svg.style.width = `${svg.viewBox.baseVal.width * SCALE}px`;

@@ -391,7 +391,7 @@ def how_to_play(server, desktop, phone):
     desktop.click("#rules-link")
     wait_until("the rules page", lambda: desktop.js("return location.pathname;") == "/how-to-play")
     boards = wait_until("its boards", lambda: desktop.js("return document.querySelectorAll('svg.lesson-board polygon.cell').length;"))
-    assert boards == 211 * 7, boards
+    assert boards == 211 * 8, boards
     text = desktop.text("main")
     for said in (
         "drops their own 18th piece",
@@ -407,7 +407,9 @@ def how_to_play(server, desktop, phone):
     # Every picture but the whole board's is cropped to what it shows.
     cropped = desktop.js("return [...document.querySelectorAll('svg.lesson-board')].map(s => [s.dataset.board, s.classList.contains('cropped')]);")
     assert all(crop == (name != "sides") for name, crop in cropped), cropped
-    assert desktop.js("return document.querySelectorAll('svg.lesson-board .side').length;") == 6 * 7
+    counted = desktop.text('[data-result="count"]')
+    assert re.fullmatch(r"White wins the centre count, (\d+) to (\d+)\.", counted), counted
+    assert desktop.js("return document.querySelectorAll('svg.lesson-board .side').length;") == 6 * 8
     assert desktop.js("return document.querySelectorAll('[data-board=goal] .side.won').length;") == 2
     assert desktop.js("return document.querySelectorAll('[data-board=goal] polygon.chain').length;") >= 7
     assert desktop.js("return document.querySelectorAll('[data-board=move] polygon.target').length;") > 20
@@ -421,7 +423,7 @@ def how_to_play(server, desktop, phone):
     # On a phone a cropped picture's dots are big enough to tell apart.
     sizes = wait_until("the pictures drawn", lambda: phone.js(
         "return [...document.querySelectorAll('svg.lesson-board.cropped')].map(s => [s.dataset.board, s.querySelector('circle.dot').getBoundingClientRect().width]);"))
-    assert len(sizes) == 6 and all(size >= 30 for _, size in sizes), sizes
+    assert len(sizes) == 7 and all(size >= 30 for _, size in sizes), sizes
     phone.screenshot("how-to-play-phone.png")
 
 

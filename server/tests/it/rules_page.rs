@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use punct_rules::{Cell, Color, Game, Outcome, Turn, Variant, WinReason};
+use punct_rules::{Cell, Color, Game, Outcome, PIECES_PER_PLAYER, Turn, Variant, WinReason};
 use punct_testing::TestServer;
 use serde::Deserialize;
 
@@ -36,6 +36,12 @@ impl Picture {
                 .unwrap_or_else(|why| panic!("{name}: turn {} ({text}) is illegal: {why}", n + 1));
         }
         game
+    }
+
+    /// Whether the last turn is a drop.
+    fn last_is_drop(&self) -> bool {
+        let last: Option<Turn> = self.turns.last().map(|t| t.parse().unwrap());
+        last.is_some_and(Turn::is_drop)
     }
 
     /// The last turn, as a move: where its PÜNCT came from and went.
@@ -95,10 +101,7 @@ async fn every_rules_picture_is_reached_by_legal_turns_and_shows_what_it_says() 
                 "the goal picture shows White's winning chain"
             ),
             "sides" => assert!(picture.turns.is_empty(), "the empty board"),
-            "drop" => {
-                let turn: Turn = picture.turns.last().unwrap().parse().unwrap();
-                assert!(turn.is_drop(), "{turn}");
-            }
+            "drop" => assert!(picture.last_is_drop(), "the drop picture shows a drop"),
             "move" => {
                 let next: Turn = picture.next.as_deref().unwrap().parse().unwrap();
                 assert!(!next.is_drop(), "the move picture shows a move, not {next}");
@@ -119,6 +122,24 @@ async fn every_rules_picture_is_reached_by_legal_turns_and_shows_what_it_says() 
                 let (_, to) = picture.last_move(name);
                 let piece = game.position().top(to).unwrap().piece;
                 assert!(game.position().is_bridge(piece), "the piece is a bridge");
+            }
+            "count" => {
+                let position = game.position();
+                assert_eq!(
+                    game.outcome(),
+                    Some(Outcome::Win {
+                        winner: Color::White,
+                        reason: WinReason::Centre
+                    }),
+                    "White wins the count of the centre"
+                );
+                assert!(picture.last_is_drop(), "the game ends with a drop");
+                assert_eq!(position.pieces_in_play(Color::White), PIECES_PER_PLAYER);
+                assert!(
+                    position.reserve(Color::Black).total() > 0,
+                    "Black has a piece left"
+                );
+                assert!(position.centre_count(Color::White) > position.centre_count(Color::Black));
             }
             other => panic!("say what the picture {other} shows"),
         }
