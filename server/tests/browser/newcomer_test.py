@@ -9,6 +9,7 @@ Run by `.ci/browser-tests` after `web_test.py`; the shared parts are in `harness
 Usage: newcomer_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
+import json
 import os
 import re
 import sys
@@ -37,14 +38,10 @@ SIDES = [
 # RULES.md section 1: the central hexagon.
 CENTRE = {"G7", "G8", "G9", "H7", "H8", "H9", "H10", "I7", "I8", "I9", "I10", "I11", "J8", "J9", "J10", "J11", "K9", "K10", "K11"}
 
-# A standard game that ends when White drops its 18th piece, unconnected: White moved a
-# piece into the centre (turn 19), Black moved one elsewhere (turn 22), so White wins
-# the count of the centre.
-CENTRE_WIN = """I14:I13,J13 B8:B6,B7 A3:A4,B5 H12:F11,G12 N10:M8,M9 K6:L5,L6 K13:L13,M13 G2:H1,H2
-F4:G4,G5 H14:G13,H13 N11:O11,O12 Q11:O10,P11 E5:E6,F6 H3:I3,I4 L9:K7,L8 E9:D8,F10 O16:N16,P17
-F9:E8,F8 F4-I7:H6,I6 E3:E4,F4 B3:A2,C3 Q11-D11:E12,E13 M14:N14,N15 J5:J4,K5 N13:M12,O14
-A6:A7,A8 H16:F14,G15 E11:D10,E10 G5:F5,H5 J2:K3,L4 F1:F2,F3 N6:M6,O7 J16:J17,K17 N8:N7,N9
-Q14:Q12,Q13 D2:D3,D4 L17:K16,L16""".split()
+# A standard game that ends when White drops its 18th piece, unconnected, and White wins
+# the count of the centre: the rules page's picture of that count.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "web", "lessons.json")) as lessons:
+    CENTRE_WIN = json.load(lessons)["pictures"]["count"]["turns"]
 
 
 def seat_two(server, white, black, **request):
