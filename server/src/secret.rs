@@ -49,6 +49,16 @@ pub(crate) fn uuid_v7() -> String {
         .to_string()
 }
 
+/// When an id made by [`uuid_v7`] was made, to the millisecond; `None` for any other id
+/// (a room made before those ids).
+pub(crate) fn made_at(id: &str) -> Option<SystemTime> {
+    let uuid = uuid::Uuid::try_parse(id)
+        .ok()
+        .filter(|uuid| uuid.get_version_num() == 7)?;
+    let (seconds, nanos) = uuid.get_timestamp()?.to_unix();
+    Some(UNIX_EPOCH + std::time::Duration::new(seconds, nanos))
+}
+
 /// A fresh tag for a node of a cluster: 24 random bits, never zero (a single server's
 /// connections count from zero, with no tag).
 pub(crate) fn node_tag() -> u32 {

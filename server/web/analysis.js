@@ -59,7 +59,7 @@ function render() {
     source: state.cell ? [state.cell] : [],
   });
   $('status').textContent = position.outcome
-    ? `${outcomeText(position.outcome)} after ${state.at} turns`
+    ? `${outcomeText(position.outcome, position.board)} after ${state.at} turns`
     : `${cap(position.to_move)} to move · ${legal.length} legal turns · after ${state.at} turn${state.at === 1 ? '' : 's'}`;
   $('turns').replaceChildren(
     ...state.line.map((turn, i) => {

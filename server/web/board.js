@@ -143,6 +143,17 @@ function vector(from, to) {
   return { x: t.x - f.x, y: t.y - f.y };
 }
 
+/** How many visible dots each player has in the central hexagon of `board` (a
+ * snapshot's): the count that ends a standard game without a connection. */
+export function centreCount(board) {
+  const count = { white: 0, black: 0 };
+  for (const stack of board) if (inCentre(stack.cell)) count[stack.dots[0].color] += 1;
+  return count;
+}
+
+/** The 19 cells of the central hexagon. */
+export const CENTRE = CELLS.filter(inCentre);
+
 /** Names of the kinds for people, in reserve order. */
 export const KINDS = {
   'straight-middle': 'straight, middle PÜNCT',
@@ -236,14 +247,16 @@ function describe(name, stack) {
  * - `last`: the last turn, `{from, to}` (the PÜNCT's origin for a move, the cells it
  *   went to);
  * - `chain`: a winning chain (`chainView`), drawn with the two sides it joins;
- * - `focus`: the cell the keyboard is on; the others are reached with the arrow keys.
+ * - `focus`: the cell the keyboard is on; the others are reached with the arrow keys;
+ * - `frame`: cells to crop the view to (with a margin that shows their neighbours),
+ *   for a picture of a part of the board; without it the whole board is drawn.
  * Each cell is a button named by its content for screen readers.
  */
 export function drawBoard(svg, view) {
   const at = projection(view.flip);
   const focused = svg.contains(document.activeElement);
   svg.replaceChildren();
-  svg.setAttribute('viewBox', '-250 -275 500 550');
+  svg.setAttribute('viewBox', view.frame ? frameBox(view.frame, at) : '-250 -275 500 550');
   const lit = {
     target: view.targets,
     minor: view.minors,
@@ -301,6 +314,18 @@ export function drawBoard(svg, view) {
   }
   // Redrawing replaced the cell that had the keyboard's focus: give it to the new one.
   if (focused && cursor) cursor.focus({ preventScroll: true });
+}
+
+/** The view box around `cells` as `at` draws them, wide enough to show the dots of
+ * their neighbours whole. */
+function frameBox(cells, at) {
+  const points = cells.map((cell) => at(cell));
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  const margin = 1.3 * STEP;
+  const x = Math.min(...xs) - margin;
+  const y = Math.min(...ys) - margin;
+  return `${x} ${y} ${Math.max(...xs) + margin - x} ${Math.max(...ys) + margin - y}`;
 }
 
 /**

@@ -1,76 +1,82 @@
 // The how-to-play page: the rules in short, each illustrated by a board drawn with the
-// game page's own drawing code (board.js), from positions made up here.
+// game page's own drawing code (board.js). Every picture is a position reached by legal
+// turns (lessons.json), replayed here by the page's rules engine, so the page cannot
+// show a position the rules forbid.
 
 import { mountAccount } from './account.js';
-import { drawBoard, kindIcon, KINDS, parseCell, CELLS } from './board.js';
-import { el } from './ui.js';
+import { CENTRE, chainView, drawBoard, kindIcon, KINDS, parseTurn } from './board.js';
+import { loadEngine } from './engine.js';
+import { el, outcomeText } from './ui.js';
 
-/** Stacks (as a snapshot's `board`) for pieces given as `[color, kind, level, punct,
- * minor, minor]`; each piece gets its own number. */
-function board(...pieces) {
-  const stacks = new Map();
-  pieces.forEach(([color, kind, level, ...cells], piece) => {
-    cells.forEach((cell, i) => {
-      const dots = stacks.get(cell) ?? [];
-      dots.push({ color, kind, piece, level, punct: i === 0 });
-      stacks.set(cell, dots);
-    });
-  });
-  return [...stacks].map(([cell, dots]) => ({ cell, dots: dots.sort((a, b) => b.level - a.level) }));
+/** How many pieces of each kind a player has (RULES.md section 2), in `KINDS`' order. */
+const COUNTS = { 'straight-middle': 2, 'straight-end': 4, 'angular-corner': 2, 'angular-left': 2, 'angular-right': 2, triangle: 6 };
+
+/** Size of a cropped picture: pixels per unit of the board's drawing, so that a dot is
+ * about 32 px across where the page is wide enough (a phone's is). */
+const SCALE = 1.7;
+
+/** The cells of a parsed turn, PÜNCT first. */
+function cellsOf(turn) {
+  return [turn.punct, ...turn.minors];
 }
 
-/** From A5 rightwards to Q14, keeping to one screen row: a chain across the board, from
- * the west side to the east (the first pair of `SIDES`), drawn as won. */
-function acrossTheBoard() {
-  const cells = [];
-  for (let c = 1, r = 5; c <= 17; c++) {
-    cells.push(`${'ABCDEFGHIJKLMNOPQ'[c - 1]}${r}`);
-    if (c % 2) r++;
+/** What `drawBoard` draws for `picture`, given the `position` its turns reach. */
+function viewOf(engine, picture, position) {
+  const view = { board: position.board, chain: chainView(position.chain) };
+  // The picture is cropped to what it is about: the last turn, the next one, the chain.
+  const about = [];
+  if (picture.turns.length > 0) {
+    const last = parseTurn(picture.turns[picture.turns.length - 1]);
+    view.last = { from: last.from, to: cellsOf(last) };
+    about.push(...cellsOf(last), ...(last.from ? [last.from] : []));
   }
-  cells.push('Q14');
-  const pieces = [];
-  for (let i = 0; i < cells.length; i += 3) pieces.push(['white', 'angular-corner', 1, cells[i + 1], cells[i], cells[i + 2]]);
-  return { board: board(...pieces), chain: { pair: 0, cells } };
+  if (picture.next) {
+    const next = parseTurn(picture.next);
+    const lifted = position.board.find((stack) => stack.cell === next.from).dots[0];
+    view.source = position.board
+      .filter((stack) => stack.dots[0].color === lifted.color && stack.dots[0].piece === lifted.piece)
+      .map((stack) => stack.cell);
+    // Where the engine lets this PÜNCT go.
+    view.targets = engine
+      .legal(picture.variant, picture.turns)
+      .map(parseTurn)
+      .filter((turn) => turn.from === next.from)
+      .map((turn) => turn.punct);
+    view.ghost = { ...next, color: lifted.color };
+    about.push(...view.source, ...cellsOf(next));
+  }
+  if (view.chain) about.push(...view.chain.cells);
+  // A game the count of the centre decided is about the centre, not its last drop.
+  const counted = ['centre', 'centre-tie'].includes(position.outcome?.reason);
+  if (about.length > 0) view.frame = counted ? CENTRE : about;
+  return view;
 }
 
-/** The cells on the three lines through `cell`: where a PÜNCT there may travel. */
-function lines(cell) {
-  const { c, r } = parseCell(cell);
-  return CELLS.filter((name) => {
-    const p = parseCell(name);
-    return name !== cell && (p.c === c || p.r === r || p.r - p.c === r - c);
-  });
+async function drawPictures() {
+  const [engine, lessons] = await Promise.all([
+    loadEngine(),
+    fetch(new URL('./lessons.json', import.meta.url)).then((response) => response.json()),
+  ]);
+  for (const svg of document.querySelectorAll('svg[data-board]')) {
+    if (!engine) {
+      svg.replaceWith(el('p', {}, '(The rules engine that draws this picture could not be loaded.)'));
+      continue;
+    }
+    const picture = lessons.pictures[svg.dataset.board];
+    const position = engine.position(picture.variant, picture.turns);
+    const view = viewOf(engine, picture, position);
+    drawBoard(svg, view);
+    const result = document.querySelector(`[data-result="${svg.dataset.board}"]`);
+    if (result && position.outcome) result.textContent = `${outcomeText(position.outcome, position.board)}.`;
+    if (view.frame) {
+      svg.classList.add('cropped');
+      svg.style.width = `${svg.viewBox.baseVal.width * SCALE}px`;
+    }
+  }
 }
 
-const pictures = {
-  goal: acrossTheBoard(),
-  sides: { board: [] },
-  drop: { board: board(['white', 'triangle', 1, 'C4', 'C5', 'D5']), last: { from: null, to: ['C4', 'C5', 'D5'] } },
-  move: {
-    board: board(['white', 'straight-middle', 1, 'H4', 'G4', 'I4'], ['black', 'triangle', 1, 'K9', 'K10', 'L10']),
-    source: ['H4', 'G4', 'I4'],
-    targets: lines('H4'),
-    ghost: { punct: 'H12', minors: ['G12', 'I12'], color: 'white' },
-  },
-  jump: {
-    board: board(
-      ['white', 'triangle', 1, 'E4', 'E5', 'F5'],
-      ['black', 'triangle', 1, 'F6', 'G6', 'G7'],
-      ['white', 'straight-end', 2, 'E5', 'F6', 'G7'],
-    ),
-    last: { from: 'C3', to: ['E5', 'F6', 'G7'] },
-  },
-  bridge: {
-    board: board(
-      ['white', 'triangle', 1, 'C8', 'B8', 'B7'],
-      ['black', 'triangle', 1, 'C6', 'D6', 'D7'],
-      ['white', 'straight-end', 2, 'C8', 'C7', 'C6'],
-    ),
-  },
-};
-
-for (const svg of document.querySelectorAll('svg[data-board]')) drawBoard(svg, pictures[svg.dataset.board]);
 document.getElementById('kind-list').replaceChildren(
-  ...Object.entries(KINDS).map(([kind, name]) => el('li', {}, kindIcon(kind, 'white'), ' ', name)),
+  ...Object.entries(KINDS).map(([kind, name]) => el('li', {}, kindIcon(kind, 'white'), ` ${COUNTS[kind]} × ${name}`)),
 );
 mountAccount(document.getElementById('account'));
+drawPictures();

@@ -317,6 +317,14 @@ export function createView(page) {
     return finalChain.chain;
   }
 
+  /** The board after the last turn: the state's once it has caught up, else the
+   * engine's; null on a page without the engine until then. */
+  function finalBoard() {
+    const { state, engine } = page;
+    if (state.boardAfter === state.turns.length) return state.board;
+    return engine ? engine.position(state.variant, state.turns).board : null;
+  }
+
   function render() {
     const { state, ui, engine } = page;
     if (state.notice && state.notice !== shownNotice) notice(state.notice.text, state.notice.kind);
@@ -347,7 +355,7 @@ export function createView(page) {
     $('turn-status').textContent = `${cap(state.toMove)} to move, move ${Math.floor(state.turns.length / 2) + 1}${myTurn ? ' — your move' : ''}`;
     const banner = $('banner');
     banner.hidden = !state.outcome;
-    if (state.outcome) banner.textContent = outcomeText(state.outcome);
+    if (state.outcome) banner.textContent = outcomeText(state.outcome, finalBoard());
 
     const shown = ui.view ?? state;
     const shownAfter = ui.view ? ui.view.n : state.boardAfter;

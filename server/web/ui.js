@@ -5,6 +5,8 @@
 // made with `createElement` and filled with `textContent` or text children, never with
 // `innerHTML`.
 
+import { centreCount } from './board.js';
+
 /** Makes an element. `props` are set as properties (`className`, `href`, `hidden`…),
  * except `dataset`, merged into the element's; `children` are nodes or strings (text). */
 export function el(tag, props = {}, ...children) {
@@ -70,8 +72,18 @@ export function cap(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
-/** An outcome (`{result, winner?, reason}`) in words. */
-export function outcomeText(outcome) {
+/** An outcome (`{result, winner?, reason}`) in words; given the final position's
+ * `board`, a count of the centre says how many dots each player had there. */
+export function outcomeText(outcome, board) {
+  const counted = board && ['centre', 'centre-tie'].includes(outcome.reason);
+  if (counted) {
+    const count = centreCount(board);
+    if (outcome.result === 'win') {
+      const loser = outcome.winner === 'white' ? 'black' : 'white';
+      return `${cap(outcome.winner)} wins the centre count, ${count[outcome.winner]} to ${count[loser]}`;
+    }
+    return `Draw: the centre count is ${count.white} to ${count.black}`;
+  }
   if (outcome.result === 'win') return `${cap(outcome.winner)} wins (${outcome.reason})`;
   return `Draw (${outcome.reason})`;
 }
@@ -106,7 +118,7 @@ export function gameRows(games, player) {
         { className: 'links' },
         el('a', { className: 'replay', href: roomHref(game.room) }, 'replay'),
         ' · ',
-        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: `punct-${game.room}.txt` }, 'record'),
+        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: '' }, 'record'),
         ' · ',
         el('a', { className: 'analyse', href: `/analysis?room=${encodeURIComponent(game.room)}` }, 'analyse'),
       ),

@@ -184,7 +184,39 @@ async fn record_text(
         }
     }
     text.insert_str(title, &players);
-    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+    let disposition = format!(r#"attachment; filename="{}""#, record_file_name(&record));
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+/// The name a record is saved under: `punct-anna-Guest-2026-11-27.txt`, the players
+/// (their colour for one who gave no name) and the day the room was made (left out for a
+/// room whose id does not tell). Only ASCII letters, digits, `-` and `_` of a name are
+/// kept, so the name needs no quoting in the header and suits every file system.
+fn record_file_name(record: &Record) -> String {
+    let mut name = String::from("punct");
+    for (color, player) in [("white", &record.white), ("black", &record.black)] {
+        let kept: String = player
+            .name
+            .iter()
+            .flat_map(|name| name.chars())
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        name.push('-');
+        name.push_str(if kept.is_empty() { color } else { &kept });
+    }
+    if let Some(made) = crate::secret::made_at(&record.room) {
+        // RFC 3339 begins with the date: `2026-11-27T…`.
+        name.push('-');
+        name.push_str(&humantime::format_rfc3339(made).to_string()[..10]);
+    }
+    name + ".txt"
 }
 
 /// `GET /api/rooms/{id}/position/{after}`: the position after the first `after` turns,

@@ -172,6 +172,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/engine.js"),
     ),
     (
+        "lessons.json",
+        "application/json",
+        include_bytes!("../../web/lessons.json"),
+    ),
+    (
         "analysis.js",
         "text/javascript",
         include_bytes!("../../web/analysis.js"),

@@ -214,10 +214,12 @@ class Browser:
         )
 
     def wide(self):
-        """The elements that stick out of the viewport on the right."""
+        """The elements that stick out of the viewport on the right. What is drawn inside
+        an SVG picture is left out: the picture clips it (a cropped board)."""
         return self.js(
             "const w = document.documentElement.clientWidth;"
-            "return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w + 1)"
+            "return [...document.querySelectorAll('body *')]"
+            ".filter(e => !e.ownerSVGElement && e.getBoundingClientRect().right > w + 1)"
             ".map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));"
         )
 

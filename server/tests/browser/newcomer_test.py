@@ -9,7 +9,9 @@ Run by `.ci/browser-tests` after `web_test.py`; the shared parts are in `harness
 Usage: newcomer_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
+import json
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -32,6 +34,14 @@ SIDES = [
     [side(2, 1, 1, 0), side(10, 17, 1, 0)],
     [side(10, 2, 1, 1), side(2, 10, 1, 1)],
 ]
+
+# RULES.md section 1: the central hexagon.
+CENTRE = {"G7", "G8", "G9", "H7", "H8", "H9", "H10", "I7", "I8", "I9", "I10", "I11", "J8", "J9", "J10", "J11", "K9", "K10", "K11"}
+
+# A standard game that ends when White drops its 18th piece, unconnected, and White wins
+# the count of the centre: the rules page's picture of that count.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "web", "lessons.json")) as lessons:
+    CENTRE_WIN = json.load(lessons)["pictures"]["count"]["turns"]
 
 
 def seat_two(server, white, black, **request):
@@ -187,9 +197,31 @@ def winning_chain(server, white, black):
         assert set(chain) & set(first) and set(chain) & set(second), chain
         b.find("#board .chain-line")
     assert page_top(white, "#board") == top, "the result moved the board"
-    assert white.rect("#after-game")["top"] > white.rect("#board")["bottom"]
+    # On a laptop's 1280x800 the Rematch button is in view without scrolling.
+    white.cdp("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        white.js("window.scrollTo(0, 0);")
+        rematch = wait_until("the rematch offered", lambda: white.visible("#rematch") and white.rect("#rematch"))
+        assert rematch["top"] >= 0 and rematch["bottom"] <= 800 and rematch["right"] <= 1280, rematch
+        white.screenshot("rematch-in-view.png")
+    finally:
+        white.cdp("Emulation.clearDeviceMetricsOverride")
     white.screenshot("winning-chain.png")
     return game
+
+
+def centre_count(server, white, black):
+    """A standard game ended by White's 18th drop: the result says the count of the centre."""
+    game = seat_two(server, white, black)
+    for turn in CENTRE_WIN:
+        game.typed(turn)
+    board = position(game.base, game.room, len(CENTRE_WIN))["board"]
+    tops = [s["dots"][0]["color"] for s in board if s["cell"] in CENTRE]
+    won, lost = tops.count("white"), tops.count("black")
+    assert won > lost, tops
+    for b in (white, black):
+        wait_until(f"{b.name} sees the count", lambda: b.text("#banner") == f"White wins the centre count, {won} to {lost}")
+    white.screenshot("centre-count.png")
 
 
 def away_when_gone(game):
@@ -356,8 +388,25 @@ def how_to_play(server, desktop, phone):
     desktop.click("#rules-link")
     wait_until("the rules page", lambda: desktop.js("return location.pathname;") == "/how-to-play")
     boards = wait_until("its boards", lambda: desktop.js("return document.querySelectorAll('svg.lesson-board polygon.cell').length;"))
-    assert boards == 211 * 6, boards
-    assert desktop.js("return document.querySelectorAll('svg.lesson-board .side').length;") == 6 * 6
+    assert boards == 211 * 8, boards
+    text = desktop.text("main")
+    for said in (
+        "drops their own 18th piece",
+        "only White's very first drop must keep out of it",
+        "must end up placed differently",
+        "back on the ground",
+        "When neither player can move, the game ends",
+    ):
+        assert said in text, said
+    assert "last of the 36 pieces" not in text
+    counts = desktop.js("return [...document.querySelectorAll('#kind-list li')].map(li => li.textContent.trim());")
+    assert [c.split(" ")[0] for c in counts] == ["2", "4", "2", "2", "2", "6"], counts
+    # Every picture but the whole board's is cropped to what it shows.
+    cropped = desktop.js("return [...document.querySelectorAll('svg.lesson-board')].map(s => [s.dataset.board, s.classList.contains('cropped')]);")
+    assert all(crop == (name != "sides") for name, crop in cropped), cropped
+    counted = desktop.text('[data-result="count"]')
+    assert re.fullmatch(r"White wins the centre count, (\d+) to (\d+)\.", counted), counted
+    assert desktop.js("return document.querySelectorAll('svg.lesson-board .side').length;") == 6 * 8
     assert desktop.js("return document.querySelectorAll('[data-board=goal] .side.won').length;") == 2
     assert desktop.js("return document.querySelectorAll('[data-board=goal] polygon.chain').length;") >= 7
     assert desktop.js("return document.querySelectorAll('[data-board=move] polygon.target').length;") > 20
@@ -368,6 +417,10 @@ def how_to_play(server, desktop, phone):
     phone.go(server.base + "/how-to-play")
     phone.find("svg.lesson-board polygon")
     assert not phone.wide(), phone.wide()
+    # On a phone a cropped picture's dots are big enough to tell apart.
+    sizes = wait_until("the pictures drawn", lambda: phone.js(
+        "return [...document.querySelectorAll('svg.lesson-board.cropped')].map(s => [s.dataset.board, s.querySelector('circle.dot').getBoundingClientRect().width]);"))
+    assert len(sizes) == 7 and all(size >= 30 for _, size in sizes), sizes
     phone.screenshot("how-to-play-phone.png")
 
 
@@ -375,9 +428,14 @@ def archive(server, b, room):
     """Point 9: a finished game from the archive, replayed turn by turn, its record."""
     b.go(server.base + "/games")
     row = f'#games tr[data-room="{room}"]'
-    href = b.find(f"{row} a.record").get_attribute("href")
+    link = b.find(f"{row} a.record")
+    href = link.get_attribute("href")
+    # The link downloads under the name the server gives the record.
+    assert link.get_attribute("download") == "", link.get_attribute("download")
     with urllib.request.urlopen(href, timeout=10) as response:
         text = response.read().decode()
+        named = response.headers["Content-Disposition"]
+    assert re.fullmatch(r'attachment; filename="punct-white-black-\d{4}-\d\d-\d\d\.txt"', named), named
     assert text.splitlines()[-len(WHITE_CONNECTS):] == WHITE_CONNECTS, text
     b.click(f"{row} a.replay")
     wait_until("the game", lambda: b.text("#banner") == "White wins (connection)")
@@ -389,6 +447,7 @@ def archive(server, b, room):
     wait_until("turn 2", lambda: b.board()["shown"] == "2")
     assert b.text("#viewing b") == "1. Black"
     assert b.find("#record-link").get_attribute("href").endswith(f"/api/rooms/{room}/record.txt")
+    assert b.find("#record-link").get_attribute("download") == ""
     b.screenshot("archive-replay.png")
 
 
@@ -410,6 +469,7 @@ def main():
         orientation(server, white, phone)
         keyboard(seat_two(server, white, black))
         finished = winning_chain(server, white, black)
+        centre_count(server, white, black)
         flag(server, white, black)
         flag(server, white, phone)
         notices(server, white, phone)

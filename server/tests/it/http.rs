@@ -144,6 +144,49 @@ async fn the_record_comes_as_json_and_as_text() {
 }
 
 #[tokio::test]
+async fn a_record_is_saved_under_its_players_and_the_day_of_the_room() {
+    let server = TestServer::start().await;
+    let before = today();
+    let named = server
+        .create_room(r#"{"color":"white","name":"Jürgen \"J\" K."}"#)
+        .await;
+    let client = reqwest::Client::new();
+    let disposition = |room: String| {
+        let request = client.get(format!(
+            "http://{}/api/rooms/{room}/record.txt",
+            server.addr
+        ));
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            response.headers()["content-disposition"]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let header = disposition(named.room.clone()).await;
+    let after = today();
+    // Only what every file system takes is kept of a name; a free seat is its colour.
+    let expected = |day: &str| format!(r#"attachment; filename="punct-JrgenJK-black-{day}.txt""#);
+    assert!(
+        header == expected(&before) || header == expected(&after),
+        "{header}"
+    );
+    let anonymous = server.create_room("").await;
+    let header = disposition(anonymous.room).await;
+    assert!(
+        header.starts_with(r#"attachment; filename="punct-white-black-20"#),
+        "{header}"
+    );
+}
+
+/// Today's date in UTC, `2026-11-27`.
+fn today() -> String {
+    humantime::format_rfc3339(std::time::SystemTime::now()).to_string()[..10].to_owned()
+}
+
+#[tokio::test]
 async fn bad_requests_and_unknown_rooms_get_typed_errors() {
     let server = TestServer::start().await;
     let (status, body) = server

@@ -33,6 +33,7 @@ mod rejections;
 mod rematch;
 mod restart;
 mod retry;
+mod rules_page;
 mod rules_wasm;
 mod seats;
 mod shutdown;
