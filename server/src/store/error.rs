@@ -60,7 +60,7 @@ impl fmt::Display for StoreError {
             StoreError::Schema(why) => write!(f, "database schema: {why}"),
             StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
-            StoreError::NotCopied(why) => write!(f, "migrate: {why}"),
+            StoreError::NotCopied(why) => f.write_str(why),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
             StoreError::Stopped => f.write_str("the database thread has stopped"),
             StoreError::Pending => f.write_str("a database job waited on the database thread"),
