@@ -65,6 +65,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 pub use config::Config;
+pub use store::Copied;
 
 use cluster::Nodes;
 use state::AppState;
@@ -80,6 +81,22 @@ const SWEEP_PERIOD: Duration = Duration::from_secs(600);
 pub async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
     let store = Store::open(config.database.as_deref()).await?;
     Ok(store.rebuild_ratings().await?)
+}
+
+/// Copies everything in the SQLite file `from` into the empty PostgreSQL database `to`
+/// (`postgres://…`, its schema made if need be), then checks the copy (see
+/// `Store::migrate_to`). No server may be running on either.
+pub async fn migrate(from: &str, to: &str) -> Result<Copied, Box<dyn std::error::Error>> {
+    // Opening a path that is not there would make an empty SQLite file of it.
+    if store::is_postgres(from) || !std::path::Path::new(from).is_file() {
+        return Err(format!("--from {from}: not a SQLite database file").into());
+    }
+    if !store::is_postgres(to) {
+        return Err(format!("--to {to}: not a PostgreSQL URL (postgres://…)").into());
+    }
+    let source = Store::open(Some(from)).await?;
+    let target = Store::open(Some(to)).await?;
+    Ok(source.migrate_to(&target).await?)
 }
 
 /// Opens the database of `config`, joins its cluster if it names one, loads the

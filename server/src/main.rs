@@ -1,12 +1,13 @@
 //! `punct-server`: serves PÜNCT rooms until ctrl-c or SIGTERM; `punct-server schema`
 //! prints the JSON Schema of the protocol instead, and `punct-server healthcheck` asks a
 //! running server on the listen address whether it is ready (for container health
-//! checks, where no shell or curl exists).
+//! checks, where no shell or curl exists); `rebuild-ratings` and `migrate` work on a
+//! database.
 
 use std::io::{IsTerminal, Write};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use punct_server::Config;
@@ -58,6 +59,18 @@ enum Command {
     /// games (in the order they were rated), in the database `--database` names. The
     /// same games give the same numbers: this repairs ratings edited by hand.
     RebuildRatings,
+    /// Copy everything in a SQLite database into an empty PostgreSQL database (to move a
+    /// server to a cluster), in one transaction, then check that both read the same. Stop
+    /// the server first.
+    Migrate {
+        /// The SQLite database file.
+        #[arg(long)]
+        from: String,
+        /// The PostgreSQL database (`postgres://user:password@host/database`); it must
+        /// hold no data.
+        #[arg(long)]
+        to: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -85,6 +98,25 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Migrate { from, to }) => {
+            let started = Instant::now();
+            match migrate(&from, &to) {
+                Ok(copied) => {
+                    println!(
+                        "copied {} rows of {} tables ({} games) in {:.1} s; every table has as many rows, and every game's record and the archive read the same",
+                        copied.rows,
+                        copied.tables,
+                        copied.games,
+                        started.elapsed().as_secs_f64()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("punct-server migrate: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         None => match serve(cli) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -121,6 +153,11 @@ fn ready(listen: SocketAddr) -> Result<(), String> {
 #[tokio::main]
 async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
     punct_server::rebuild_ratings(config).await
+}
+
+#[tokio::main]
+async fn migrate(from: &str, to: &str) -> Result<punct_server::Copied, Box<dyn std::error::Error>> {
+    punct_server::migrate(from, to).await
 }
 
 #[tokio::main]

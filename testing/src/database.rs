@@ -32,12 +32,17 @@ impl Database {
     )]
     pub fn new() -> Database {
         if on_postgres() {
-            Database::Postgres(Postgres::shared().database())
+            Database::postgres()
         } else {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("punct.db");
-            Database::Sqlite { _dir: dir, path }
+            Database::sqlite()
         }
+    }
+
+    /// A new, empty SQLite file, whatever this run tests (the one a migration copies).
+    pub fn sqlite() -> Database {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        Database::Sqlite { _dir: dir, path }
     }
 
     /// A new, empty PostgreSQL database, whatever this run tests (a cluster needs one).

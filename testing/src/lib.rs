@@ -234,6 +234,12 @@ impl Postgres {
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
 
+    /// The path of PostgreSQL's program `name` (`pg_dump`, `pg_restore`), of the
+    /// server's version.
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
+    }
+
     /// The server's log.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("postgres.log")).unwrap_or_default()

@@ -20,6 +20,8 @@ pub(crate) enum StoreError {
     Migration(rusqlite_migration::Error),
     /// The database's schema is not one this server knows.
     Schema(String),
+    /// A migration was refused (the target holds data) or its copy differs.
+    NotCopied(String),
     /// The database thread could not be started.
     Thread(std::io::Error),
     /// The database thread or task has stopped.
@@ -58,6 +60,7 @@ impl fmt::Display for StoreError {
             StoreError::Schema(why) => write!(f, "database schema: {why}"),
             StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
+            StoreError::NotCopied(why) => f.write_str(why),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
             StoreError::Stopped => f.write_str("the database thread has stopped"),
             StoreError::Pending => f.write_str("a database job waited on the database thread"),
@@ -78,6 +81,7 @@ impl std::error::Error for StoreError {
             StoreError::Migration(e) => Some(e),
             StoreError::Thread(e) => Some(e),
             StoreError::Schema(_)
+            | StoreError::NotCopied(_)
             | StoreError::Stopped
             | StoreError::Pending
             | StoreError::Fenced => None,

@@ -22,11 +22,13 @@
 //!   values that cross it;
 //! - `rooms`, `accounts`, `ratings`, `outbox` (mail queued with the change that causes
 //!   it): every query, written once against the seam;
+//! - `migrate`: copying a SQLite database into an empty PostgreSQL one;
 //! - `sqlite/`, `postgres/`: each database's driver, transactions and schema.
 
 mod accounts;
 mod driver;
 mod error;
+mod migrate;
 mod model;
 mod outbox;
 mod postgres;
@@ -54,6 +56,7 @@ pub(crate) use model::{
 
 use driver::{Answer, Conn};
 pub(crate) use error::StoreError;
+pub use migrate::Copied;
 use postgres::Postgres;
 use rooms::{Write, Written};
 use sqlite::Sqlite;
@@ -638,5 +641,42 @@ impl Store {
         self.db
             .run(move |db| Box::pin(rooms::archive(db, after, limit, player)))
             .await
+    }
+
+    /// Copies everything in this database (a SQLite file) into `target` (an empty
+    /// PostgreSQL database), in one transaction; then checks that both hold as many rows
+    /// in each table, and that every game's record and the archive read the same.
+    pub(crate) async fn migrate_to(&self, target: &Store) -> Result<Copied, StoreError> {
+        let (Db::Sqlite(from), Db::Postgres(to)) = (&self.db, &target.db) else {
+            return Err(StoreError::NotCopied(
+                "copies from a SQLite file into PostgreSQL only".into(),
+            ));
+        };
+        let from = from.clone();
+        // Under the rating lock: no node rates a game into the target meanwhile.
+        let rows = to
+            .exclusive(move |db| Box::pin(async move { migrate::copy(&from, db).await }))
+            .await?;
+        let counts = self.db.run(|db| Box::pin(migrate::counts(db))).await?;
+        let copied = target.db.run(|db| Box::pin(migrate::counts(db))).await?;
+        migrate::same_counts(&counts, &copied)?;
+        let rooms = self.db.run(|db| Box::pin(migrate::rooms(db))).await?;
+        for room in &rooms {
+            if self.record(room).await? != target.record(room).await? {
+                return Err(StoreError::NotCopied(format!(
+                    "room {room}'s record reads otherwise"
+                )));
+            }
+        }
+        if self.archive(None, usize::MAX, None).await?
+            != target.archive(None, usize::MAX, None).await?
+        {
+            return Err(StoreError::NotCopied("the archive reads otherwise".into()));
+        }
+        Ok(Copied {
+            tables: counts.len(),
+            rows,
+            games: rooms.len(),
+        })
     }
 }

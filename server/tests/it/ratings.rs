@@ -18,7 +18,7 @@ const OPENING: [&str; 2] = ["B2:B1,B3", "A3:A2,A4"];
 
 /// How a test game ends.
 #[derive(Clone, Copy, Debug)]
-enum End {
+pub(crate) enum End {
     /// Both play a turn, then Black resigns.
     BlackResigns,
     /// Both play a turn, then White resigns.
@@ -31,7 +31,11 @@ enum End {
 
 /// A rated game between the accounts `white` and `black` are signed in to, ended as
 /// `end` says; answers its room and the ratings event White's connection got, if any.
-async fn play(white: &Endpoint, black: &Endpoint, end: End) -> (String, Option<RatingChanges>) {
+pub(crate) async fn play(
+    white: &Endpoint,
+    black: &Endpoint,
+    end: End,
+) -> (String, Option<RatingChanges>) {
     let granted = white.create_room(r#"{"color":"white","rated":true}"#).await;
     let room = granted.room;
     black.take_seat(&room).await;

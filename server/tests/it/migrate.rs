@@ -1,0 +1,205 @@
+//! Moving a server from its SQLite file to PostgreSQL with `punct-server migrate`, as an
+//! operator does (docs/CLUSTER.md): stop the server, migrate, start it on PostgreSQL;
+//! its players find every game, account, rating, chat line and mail where they were.
+//! They need PostgreSQL, and are ignored unless asked for.
+
+use std::process::{Command, Output};
+
+use punct_server::Config;
+use punct_testing::smtp::{Behaviour, Sink};
+use punct_testing::{Database, Endpoint, TestServer};
+use serde_json::Value;
+
+use crate::correspondence::seated;
+use crate::ratings::{End, play};
+
+const PASSWORD: &str = "a fine password";
+
+/// Runs `punct-server migrate` from `from` to `to`.
+fn migrate(from: &Database, to: &Database) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .args(["migrate", "--from", &from.url(), "--to", &to.url()])
+        .output()
+        .unwrap()
+}
+
+/// A server on `database` that mails through `sink`.
+async fn server(database: &Database, sink: &Sink) -> TestServer {
+    TestServer::with(Config {
+        database: Some(database.url()),
+        smtp_url: Some(sink.url()),
+        public_url: Some("http://punct.test".into()),
+        ..Config::default()
+    })
+    .await
+}
+
+/// Registers `username` on `server`, with mail to `username@example.org` in `mode` if
+/// given; answers the session's token.
+async fn account(server: &Endpoint, username: &str, mode: Option<&str>) -> String {
+    let token = server.register(username, PASSWORD).await;
+    if let Some(mode) = mode {
+        let body = format!(r#"{{"email":"{username}@example.org","mode":"{mode}"}}"#);
+        let (status, answer) = server
+            .signed_in(&token)
+            .http("PUT", "/api/me/notifications", &body)
+            .await;
+        assert_eq!(status, 200, "{answer}");
+    }
+    token
+}
+
+/// What players read, through the HTTP API, of the archive, of `rooms`, and of the
+/// accounts `players` (username, session token) sign in to.
+async fn what_players_see(
+    server: &Endpoint,
+    rooms: &[String],
+    players: &[(&str, String)],
+) -> Vec<Value> {
+    let mut seen = vec![server.get("/api/games").await];
+    for room in rooms {
+        seen.push(server.get(&format!("/api/rooms/{room}/record")).await);
+    }
+    for (username, token) in players {
+        let player = server.signed_in(token);
+        seen.push(server.get(&format!("/api/players/{username}")).await);
+        seen.push(player.get("/api/me/notifications").await);
+        // The time left runs on: as long as the game's clock was kept, it is the same.
+        seen.push(without("time_left_ms", player.get("/api/me/games").await));
+    }
+    seen
+}
+
+/// `value` without the fields named `key`, at any depth.
+fn without(key: &str, value: Value) -> Value {
+    match value {
+        Value::Object(fields) => fields
+            .into_iter()
+            .filter(|(name, _)| name != key)
+            .map(|(name, field)| (name, without(key, field)))
+            .collect(),
+        Value::Array(items) => items.into_iter().map(|item| without(key, item)).collect(),
+        other => other,
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_sqlite_server_moves_to_postgresql_with_its_games_accounts_ratings_chat_and_mail() {
+    let sqlite = Database::sqlite();
+    let sink = Sink::start(Behaviour::Accept);
+    let old = server(&sqlite, &sink).await;
+    let players = [
+        ("anna", account(&old, "anna", Some("digest")).await),
+        ("bert", account(&old, "bert", Some("each")).await),
+        ("carl", account(&old, "carl", None).await),
+    ];
+    let [anna, bert, carl] = players.each_ref().map(|(_, token)| old.signed_in(token));
+    // Finished rated games (ratings and their history), and an aborted one.
+    let mut rooms = vec![
+        play(&anna, &bert, End::BlackResigns).await.0,
+        play(&bert, &carl, End::Drawn).await.0,
+        play(&carl, &anna, End::Aborted).await.0,
+    ];
+    // A correspondence game under way, a mail queued to Bert, a line of chat.
+    let (mut anna_at_board, white, correspondence) = seated(&anna, &bert, 2).await;
+    anna_at_board.play("C4:C5,D5").await.unwrap();
+    assert_eq!(anna_at_board.say("your move, Bert").await, None);
+    rooms.push(white.room.clone());
+    // A timed game between guests under way, with chat.
+    let timed = old
+        .create_room(r#"{"color":"white","clock":{"base":600,"increment":5}}"#)
+        .await;
+    let guest_seat = old.take_seat(&timed.room).await;
+    let mut host = old.player(&timed.room, &timed.token).await;
+    host.play("B2:B1,B3").await.unwrap();
+    assert_eq!(host.say("good luck").await, None);
+    rooms.push(timed.room.clone());
+    drop((anna_at_board, host));
+    let before = what_players_see(&old, &rooms, &players).await;
+    old.shutdown().await.unwrap();
+
+    let postgres = Database::postgres();
+    let migrated = migrate(&sqlite, &postgres);
+    let said = String::from_utf8_lossy(&migrated.stdout);
+    assert!(
+        migrated.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
+    assert!(said.starts_with("copied "), "{said}");
+    assert!(said.contains(" rows of 9 tables (5 games) in "), "{said}");
+
+    // Values that read the same as text in both: ids, times, counts, ratings.
+    for sql in [
+        "SELECT id, account, room, notice, queued_at, attempts, due_at, claimed_by, done_at, error
+         FROM mail_outbox ORDER BY id",
+        "SELECT account, variant, rating, deviation, volatility, games, last_rated_at
+         FROM ratings ORDER BY account, variant",
+        "SELECT seq, room, rated_at FROM rated_games ORDER BY seq",
+        "SELECT id, room, channel, color, name, text, at FROM chat ORDER BY id",
+        "SELECT account, created_at, expires_at FROM sessions ORDER BY account, created_at",
+        "SELECT id, username, username_key, username_lookalike, password, created_at, email,
+                notify, unsubscribe, last_digest_at FROM accounts ORDER BY id",
+        "SELECT id, incarnation, created_at, finished_at, clock_base_ms, clock_days, outcome
+         FROM rooms ORDER BY id",
+        "SELECT room, number, turn, played_at, white_ms, black_ms FROM turns
+         ORDER BY room, number",
+    ] {
+        let copied = postgres.query(sql).await;
+        assert!(!copied.is_empty(), "{sql}");
+        assert_eq!(copied, sqlite.query(sql).await, "{sql}");
+    }
+
+    let new = server(&postgres, &sink).await;
+    assert_eq!(what_players_see(&new, &rooms, &players).await, before);
+    // Passwords and seats: the same ones let their owners back in.
+    let mut signed_in = Vec::new();
+    for (username, _) in &players {
+        signed_in.push(new.signed_in(&new.sign_in(username, PASSWORD).await));
+    }
+    let mut guest = new.client().await;
+    let snapshot = guest.join(&timed.room, &guest_seat.token).await;
+    let chat: Vec<&str> = snapshot
+        .chat
+        .iter()
+        .map(|line| line.text.as_str())
+        .collect();
+    assert_eq!(chat, ["good luck"]);
+    guest.play("A3:A2,A4").await.unwrap();
+    // New rows are numbered after the copied ones (chat lines, rated games).
+    assert_eq!(guest.say("thanks").await, None);
+    play(&signed_in[0], &signed_in[1], End::WhiteResigns).await;
+    let mut bert_at_board = new.client().await;
+    let snapshot = bert_at_board.join(&white.room, &correspondence.token).await;
+    assert_eq!(snapshot.turns.len(), 1);
+    let chat: Vec<&str> = snapshot
+        .chat
+        .iter()
+        .map(|line| line.text.as_str())
+        .collect();
+    assert_eq!(chat, ["your move, Bert"]);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_database_that_holds_data_is_not_migrated_into() {
+    let sqlite = Database::sqlite();
+    let old = TestServer::on(&sqlite).await;
+    old.register("anna", PASSWORD).await;
+    old.shutdown().await.unwrap();
+    let postgres = Database::postgres();
+    let new = TestServer::on(&postgres).await;
+    new.register("bert", PASSWORD).await;
+    new.shutdown().await.unwrap();
+
+    let refused = migrate(&sqlite, &postgres);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("already holds data: accounts (1 rows), sessions (1 rows)"),
+        "{said}"
+    );
+    let usernames = postgres.query("SELECT username FROM accounts").await;
+    assert_eq!(usernames, [[Some("bert".to_owned())]], "nothing copied");
+}
