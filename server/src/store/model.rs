@@ -159,6 +159,24 @@ pub(crate) struct Rated {
     pub(crate) change: Change,
 }
 
+/// What a deleted account is named, before its number: "deleted player 7".
+pub(crate) const DELETED_PLAYER: &str = "deleted player";
+
+/// A session of an account, as the account's list of sessions shows it.
+#[derive(Clone, Debug)]
+pub(crate) struct SessionRow {
+    /// Its secret's hash: which one the request asking holds.
+    pub(crate) token: TokenHash,
+    /// The `User-Agent` that started it, if one was sent.
+    pub(crate) user_agent: Option<String>,
+    /// When it started.
+    pub(crate) created_at: i64,
+    /// When it was last used (to the minute).
+    pub(crate) last_seen_at: i64,
+    /// When it ends.
+    pub(crate) expires_at: i64,
+}
+
 /// What a player's page shows, as stored.
 #[derive(Debug)]
 pub(crate) struct PlayerRecord {

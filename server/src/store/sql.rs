@@ -67,6 +67,25 @@ pub(crate) const OUTBOX: &str = "CREATE TABLE mail_outbox (
     CREATE INDEX mail_outbox_due ON mail_outbox(due_at) WHERE done_at IS NULL;
     CREATE INDEX mail_outbox_claim ON mail_outbox(claimed_by) WHERE done_at IS NULL;";
 
+/// The migration of an account's life (SQLite's eleventh, PostgreSQL's seventh), the
+/// same in both databases: each session's device (its `User-Agent`) and when it was last
+/// seen; a deleted account's number (its name is "deleted player N"); and who said each
+/// line of chat, so that a deleted account's lines go. Lines said before are a seat's
+/// player's, or a spectator's signed in under their username.
+pub(crate) const ACCOUNT_LIFE: &str = "ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+    ALTER TABLE sessions ADD COLUMN last_seen_at BIGINT;
+    ALTER TABLE accounts ADD COLUMN deleted_number BIGINT;
+    ALTER TABLE accounts ADD COLUMN deleted_at BIGINT;
+    CREATE UNIQUE INDEX accounts_deleted_number ON accounts(deleted_number);
+    ALTER TABLE chat ADD COLUMN account TEXT REFERENCES accounts(id);
+    UPDATE chat SET account = (SELECT CASE WHEN chat.color = 'white' THEN r.white_account
+                                           ELSE r.black_account END
+                               FROM rooms r WHERE r.id = chat.room)
+        WHERE color IS NOT NULL;
+    UPDATE chat SET account = (SELECT a.id FROM accounts a WHERE a.username = chat.name)
+        WHERE color IS NULL;
+    CREATE INDEX chat_account ON chat(account) WHERE account IS NOT NULL;";
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -328,9 +347,11 @@ pub(crate) const PLAYERS_COLUMNS: &str =
 pub(crate) const PLAYERS_JOIN: &str = "LEFT JOIN accounts wa ON wa.id = r.white_account
      LEFT JOIN accounts ba ON ba.id = r.black_account";
 
-/// A line of room `$1`'s chat: channel, the speaker's colour and name, text, when.
+/// A line of room `$1`'s chat: channel, the speaker's colour and name, text, when, the
+/// speaker's account.
 pub(crate) const INSERT_CHAT: &str =
-    "INSERT INTO chat (room, channel, color, name, text, at) VALUES ($1, $2, $3, $4, $5, $6)";
+    "INSERT INTO chat (room, channel, color, name, text, at, account)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// Room `$1`'s last hundred lines of chat, newest first: channel, colour, name, text,
 /// when.
@@ -355,9 +376,9 @@ pub(crate) const INSERT_ACCOUNT: &str =
     "INSERT INTO accounts (id, username, username_key, username_lookalike, password, created_at)
      VALUES ($1, $2, $3, $4, $5, $6)";
 
-/// The account whose username has key `$1`: id, username, password hash.
+/// The account whose username has key `$1`, unless deleted: id, username, password hash.
 pub(crate) const ACCOUNT_BY_KEY: &str =
-    "SELECT id, username, password FROM accounts WHERE username_key = $1";
+    "SELECT id, username, password FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
 
 /// A row if an account's username has look-alike key `$1`.
 pub(crate) const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_lookalike = $1";
@@ -366,17 +387,75 @@ pub(crate) const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_
 pub(crate) const SWEEP_SESSIONS: &str =
     "DELETE FROM sessions WHERE account = $1 AND expires_at <= $2";
 
-/// A new session: its token's hash, account, when, until when.
+/// A new session: its token's hash, account, when (also last seen), until when, the
+/// `User-Agent` it was started with.
 pub(crate) const INSERT_SESSION: &str =
-    "INSERT INTO sessions (token, account, created_at, expires_at) VALUES ($1, $2, $3, $4)";
+    "INSERT INTO sessions (token, account, created_at, last_seen_at, expires_at, user_agent)
+     VALUES ($1, $2, $3, $3, $4, $5)";
 
-/// The account (id, username) of session `$1`, if it has not ended by `$2`.
+/// The account (id, username) of session `$1`, if it has not ended by `$2`, and when the
+/// session was last seen (if ever recorded).
 pub(crate) const SESSION_ACCOUNT: &str =
-    "SELECT a.id, a.username FROM sessions s JOIN accounts a ON a.id = s.account
+    "SELECT a.id, a.username, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account
      WHERE s.token = $1 AND s.expires_at > $2";
+
+/// Session `$1` was seen at `$2`.
+pub(crate) const SEEN_SESSION: &str = "UPDATE sessions SET last_seen_at = $2 WHERE token = $1";
+
+/// Account `$1`'s sessions that have not ended by `$2`, oldest first: token hash,
+/// `User-Agent`, when started, last seen, until when.
+pub(crate) const SESSIONS_OF: &str =
+    "SELECT token, user_agent, created_at, COALESCE(last_seen_at, created_at), expires_at
+     FROM sessions WHERE account = $1 AND expires_at > $2 ORDER BY created_at, token";
+
+/// Ends every session of account `$1`.
+pub(crate) const END_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1";
+
+/// The number the next deleted account takes: one more than the last's.
+pub(crate) const NEXT_DELETED_NUMBER: &str =
+    "SELECT COALESCE(MAX(deleted_number), 0) + 1 FROM accounts";
+
+/// Deletes what account `$1` holds, at `$2`, as "deleted player `$3`" (`$4`, that name):
+/// its password, mail address and settings go; its id stays, so that games, results and
+/// ratings keep their player, and its username's keys stay, so that nobody can take the
+/// name. Changes nothing if it was deleted already.
+pub(crate) const DELETE_ACCOUNT: &str =
+    "UPDATE accounts SET username = $4, password = '', email = NULL, notify = 'off',
+            unsubscribe = NULL, last_digest_at = NULL, deleted_number = $3, deleted_at = $2
+     WHERE id = $1 AND deleted_at IS NULL";
+
+/// The name account `$1`'s seats show is `$2` now.
+pub(crate) fn rename_seats(color: punct_rules::Color) -> String {
+    format!("UPDATE rooms SET {color}_name = $2 WHERE {color}_account = $1")
+}
+
+/// Every room in which account `$1` took a seat, oldest first.
+pub(crate) const ROOMS_OF: &str =
+    "SELECT id FROM rooms WHERE white_account = $1 OR black_account = $1
+     ORDER BY created_at, id";
+
+/// Account `$1`'s lines of chat, oldest first: room, channel, colour, name, text, when.
+pub(crate) const CHAT_OF: &str = "SELECT room, channel, color, name, text, at FROM chat
+     WHERE account = $1 ORDER BY id";
+
+/// Forgets account `$1`'s lines of chat.
+pub(crate) const DELETE_CHAT_OF: &str = "DELETE FROM chat WHERE account = $1";
+
+/// Forgets account `$1`'s mail, sent or not.
+pub(crate) const DELETE_MAIL_OF: &str = "DELETE FROM mail_outbox WHERE account = $1";
 
 /// Ends session `$1`.
 pub(crate) const DELETE_SESSION: &str = "DELETE FROM sessions WHERE token = $1";
+
+/// Account `$1`'s password hash.
+pub(crate) const PASSWORD_OF: &str = "SELECT password FROM accounts WHERE id = $1";
+
+/// Account `$1`'s password hash is `$2` now.
+pub(crate) const SET_PASSWORD: &str = "UPDATE accounts SET password = $2 WHERE id = $1";
+
+/// Ends account `$1`'s sessions but `$2`.
+pub(crate) const END_OTHER_SESSIONS: &str =
+    "DELETE FROM sessions WHERE account = $1 AND token <> $2";
 
 /// Room `$1` if it is a finished rated game between two accounts not rated yet: its
 /// variant, outcome, end, both accounts, both usernames, and turns played.
@@ -443,9 +522,10 @@ pub(crate) const GAME_RATINGS: &str =
      FROM rating_changes c JOIN accounts a ON a.id = c.account
      WHERE c.room = $1 ORDER BY c.color = 'black'";
 
-/// The account whose username has key `$1`: id, username, when it was made.
+/// The account whose username has key `$1`, unless deleted: id, username, when it was
+/// made.
 pub(crate) const PLAYER: &str =
-    "SELECT id, username, created_at FROM accounts WHERE username_key = $1";
+    "SELECT id, username, created_at FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
 
 /// Account `$1`'s standing and games in each variant.
 pub(crate) const PLAYER_RATINGS: &str =
@@ -466,11 +546,12 @@ pub(crate) const PLAYER_RESULTS: &str =
      WHERE (white_account = $1 OR black_account = $1) AND outcome IS NOT NULL";
 
 /// Up to `$3` players of variant `$1` whose deviation is at most `$2`, best first:
-/// username, standing, games.
+/// username, standing, games. A deleted account's rating stays (its opponents' were
+/// computed from it) but is not on the board.
 pub(crate) const LEADERS: &str =
     "SELECT a.username, r.rating, r.deviation, r.volatility, r.last_rated_at, r.games
      FROM ratings r JOIN accounts a ON a.id = r.account
-     WHERE r.variant = $1 AND r.deviation <= $2
+     WHERE r.variant = $1 AND r.deviation <= $2 AND a.deleted_at IS NULL
      ORDER BY r.rating DESC, a.username LIMIT $3";
 
 /// A new room: id, variant, visibility, when, both token hashes, the clock (base and

@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to tenth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to eleventh are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -64,6 +64,9 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(LOOKALIKES.as_str()),
         // 10: the mail outbox.
         M::up(sql::OUTBOX),
+        // 11: an account's life: sessions' devices and when last seen, deleted accounts,
+        // who said each line of chat.
+        M::up(sql::ACCOUNT_LIFE),
     ])
 }
 
