@@ -18,6 +18,10 @@
 //! - Changing the password and deleting the account ask for the password, under the
 //!   sign-in limits: a session alone (a borrowed laptop, a stolen cookie) is not enough.
 //!   A new password signs out every other session.
+//! - A link mailed to confirm an address or to set a forgotten password is a 128-bit
+//!   secret kept as its SHA-256, works once and for an hour, and is rate-limited per
+//!   address asking and per recipient. "Forgot password" answers the same, at once,
+//!   whether or not an account has the address: the lookup runs after the answer.
 //! - A deleted account keeps its id, so that games, results and ratings keep their
 //!   player, shown as "deleted player N", and its username's keys, so that nobody takes
 //!   the name; all else it held goes (`Store::delete_account`).
@@ -36,7 +40,9 @@ use crate::clock::now;
 use crate::limits::Throttle;
 use crate::secret;
 use crate::secret::hash_token;
-use crate::store::{Account, DELETED_PLAYER, NewAccount, SessionRow, Store, StoreError};
+use crate::store::{
+    Account, DELETED_PLAYER, LinkPurpose, NewAccount, Notice, SessionRow, Store, StoreError,
+};
 
 /// Longest username.
 const MAX_USERNAME: usize = 20;
@@ -49,6 +55,15 @@ const MIN_PASSWORD: usize = 8;
 const MAX_PASSWORD: usize = 128;
 /// Longest name, in characters.
 const MAX_NAME: usize = 24;
+/// Links (to confirm an address, to set a new password) asked for a minute from one
+/// address.
+const LINKS_PER_ADDRESS: u32 = 10;
+/// Links mailed a minute to one mail address, or for one account.
+const LINKS_PER_RECIPIENT: u32 = 3;
+/// How long a mailed link works.
+const LINK_LIFETIME_MS: i64 = 3_600_000;
+/// The longest mail address (RFC 5321's path limit).
+const MAX_EMAIL: usize = 254;
 /// Downloads of one account's data a minute.
 const EXPORTS_PER_MINUTE: u32 = 2;
 /// Most characters of a `User-Agent` kept: enough to tell the device.
@@ -87,6 +102,10 @@ pub(crate) struct Accounts {
     per_account: Throttle<String>,
     /// Downloads of an account's data, per account: each reads every game it played.
     exports: Throttle<String>,
+    /// Links mailed, per address asking (a flood of mail from one place).
+    links_per_address: Throttle<IpAddr>,
+    /// Links mailed, per mail address or account (a flood of mail to one inbox).
+    links_per_recipient: Throttle<String>,
 }
 
 impl Accounts {
@@ -105,6 +124,8 @@ impl Accounts {
             per_address: Throttle::per_minute(per_address),
             per_account: Throttle::per_minute(per_account),
             exports: Throttle::per_minute(EXPORTS_PER_MINUTE),
+            links_per_address: Throttle::per_minute(LINKS_PER_ADDRESS),
+            links_per_recipient: Throttle::per_minute(LINKS_PER_RECIPIENT),
         })
     }
 
@@ -284,6 +305,113 @@ impl Accounts {
         })?;
         tracing::info!(account = %account.id, "account deleted");
         Ok(name)
+    }
+
+    /// Mails `email` a link that confirms it as `account`'s address.
+    pub(crate) async fn ask_confirmation(
+        &self,
+        account: &Account,
+        email: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        let email = check_email(email)?;
+        self.may_mail(from, account.id.clone())?;
+        self.mail_link(account, LinkPurpose::Confirm, email).await
+    }
+
+    /// "Forgot password": mails a link that sets a new password to every account whose
+    /// confirmed address is `email`. Answers the same, as soon, whether or not one has
+    /// it: the work is done after the answer.
+    pub(crate) fn forgot_password(
+        self: &Arc<Self>,
+        email: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        let email = check_email(email)?;
+        self.may_mail(from, email.to_lowercase())?;
+        let accounts = Arc::clone(self);
+        tokio::spawn(async move {
+            let found = match accounts.store.confirmed(&email).await {
+                Ok(found) => found,
+                Err(e) => {
+                    let error: &dyn std::error::Error = &e;
+                    return tracing::error!(error, "finding the accounts of an address");
+                }
+            };
+            // To the address as confirmed, not as typed.
+            for (account, email) in found {
+                let mailed = accounts.mail_link(&account, LinkPurpose::Reset, email);
+                if mailed.await.is_ok() {
+                    tracing::info!(account = %account.id, "password reset link mailed");
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// Confirms the address the link of secret `token` was mailed to.
+    pub(crate) async fn confirm_email(&self, token: &str) -> Result<(), Refused> {
+        if self.store.confirm_email(hash_token(token)).await? {
+            Ok(())
+        } else {
+            Err(bad_link())
+        }
+    }
+
+    /// Sets a new password with the link of secret `token`: every session of the
+    /// account ends (whoever had the old password is out).
+    pub(crate) async fn reset_password(
+        &self,
+        token: &str,
+        password: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        check_password(password)?;
+        // It hashes a password: it counts against the address like signing in.
+        if !self.per_address.allow(from) {
+            return Err(too_many());
+        }
+        let hash = hash_password(password.to_owned()).await?;
+        if self.store.reset_password(hash_token(token), hash).await? {
+            Ok(())
+        } else {
+            Err(bad_link())
+        }
+    }
+
+    /// Whether a link may be mailed now, asked from `from` for `recipient`.
+    fn may_mail(&self, from: IpAddr, recipient: String) -> Result<(), Refused> {
+        let address_ok = self.links_per_address.allow(from);
+        let recipient_ok = self.links_per_recipient.allow(recipient);
+        if address_ok && recipient_ok {
+            Ok(())
+        } else {
+            Err(Refused::new(
+                ErrorCode::RateLimited,
+                "too many mails asked for; wait a minute",
+            ))
+        }
+    }
+
+    /// Stores a link for `purpose` to `account`'s owner at `email`, and queues its mail.
+    async fn mail_link(
+        &self,
+        account: &Account,
+        purpose: LinkPurpose,
+        email: String,
+    ) -> Result<(), Refused> {
+        let secret = secret::token();
+        let token = hash_token(&secret);
+        let notice = Notice::Link {
+            purpose,
+            email,
+            secret,
+        };
+        let expires_at = now().saturating_add(LINK_LIFETIME_MS);
+        self.store
+            .mail_link(&account.id, token, notice, expires_at)
+            .await?;
+        Ok(())
     }
 
     /// Whether `password` is `account`'s: checked as a sign-in is, under the same limits
@@ -479,6 +607,26 @@ fn check_password(password: &str) -> Result<(), Refused> {
             "a password is 8 to 128 characters",
         ))
     }
+}
+
+/// `email`, trimmed, if it is a mail address.
+pub(crate) fn check_email(email: &str) -> Result<String, Refused> {
+    let email = email.trim();
+    if email.len() > MAX_EMAIL || email.parse::<lettre::Address>().is_err() {
+        return Err(Refused::new(
+            ErrorCode::BadRequest,
+            format!("'{email}' is not a mail address"),
+        ));
+    }
+    Ok(email.to_owned())
+}
+
+/// The refusal of a mailed link that does not work.
+fn bad_link() -> Refused {
+    Refused::new(
+        ErrorCode::BadRequest,
+        "this link does not work: it was used, or is over an hour old; ask for another",
+    )
 }
 
 fn too_many() -> Refused {

@@ -28,6 +28,9 @@ pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/accounts", post(register))
         .route("/api/session", post(sign_in).get(who_am_i).delete(sign_out))
+        .route("/api/email/confirm", post(confirm_email))
+        .route("/api/password/forgot", post(forgot_password))
+        .route("/api/password/reset", post(reset_password))
 }
 
 /// The routes of one's own account, for a signed-in player only.
@@ -40,6 +43,7 @@ pub(crate) fn own_routes() -> Router<AppState> {
         )
         .route("/api/me", delete(delete_account))
         .route("/api/me/export", get(export))
+        .route("/api/me/email", post(ask_confirmation))
 }
 
 /// The body of `DELETE /api/me`.
@@ -88,6 +92,29 @@ struct ExportedLine {
     line: ChatLine,
 }
 
+/// The body of `POST /api/me/email` and `POST /api/password/forgot`.
+#[derive(Debug, Deserialize)]
+struct Email {
+    /// The mail address.
+    email: String,
+}
+
+/// The body of `POST /api/email/confirm`.
+#[derive(Debug, Deserialize)]
+struct Link {
+    /// The secret of the mailed link.
+    token: String,
+}
+
+/// The body of `POST /api/password/reset`.
+#[derive(Debug, Deserialize)]
+struct Reset {
+    /// The secret of the mailed link.
+    token: String,
+    /// The password from now on.
+    new_password: String,
+}
+
 /// The answer of `DELETE /api/me`.
 #[derive(Debug, Serialize)]
 struct Deleted {
@@ -128,9 +155,13 @@ struct NewPassword {
     new_password: String,
 }
 
-/// Reads the credentials of a register or sign-in request, refusing one sent by a page
-/// of another site (which could sign a visitor in to an account of its choosing).
-fn credentials(headers: &HeaderMap, body: &Bytes) -> Result<Credentials, ApiError> {
+/// Reads the body of a request that needs no session (registering, signing in, a
+/// mailed link), refusing one sent by a page of another site (which could sign a
+/// visitor in to an account of its choosing, or mail on their behalf).
+fn from_own_pages<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<T, ApiError> {
     if !auth::from_own_pages(headers) {
         return Err(auth::cross_site());
     }
@@ -185,7 +216,7 @@ async fn start_session(
     body: &Bytes,
     new: bool,
 ) -> Result<Response, ApiError> {
-    let request = credentials(headers, body)?;
+    let request: Credentials = from_own_pages(headers, body)?;
     let (username, password) = (&request.username, &request.password);
     let agent = headers
         .get(header::USER_AGENT)
@@ -339,4 +370,61 @@ async fn export(
     };
     let file = format!("attachment; filename=\"punct-{}.json\"", account.username);
     Ok(([(header::CONTENT_DISPOSITION, file)], Json(export)).into_response())
+}
+
+/// `POST /api/me/email`: mails the address a link that confirms it as the account's
+/// (`202`).
+async fn ask_confirmation(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    auth::SignedIn(account): auth::SignedIn,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Email = json(&body)?;
+    let accounts = &state.accounts;
+    accounts
+        .ask_confirmation(&account, &request.email, peer)
+        .await?;
+    state.rooms.context().mail.wake();
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// `POST /api/email/confirm`: confirms the address a link was mailed to (`204`).
+async fn confirm_email(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Link = from_own_pages(&headers, &body)?;
+    state.accounts.confirm_email(&request.token).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/password/forgot`: mails a link that sets a new password to the accounts
+/// whose confirmed address it is (`202`, whether or not any is).
+async fn forgot_password(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Email = from_own_pages(&headers, &body)?;
+    state.accounts.forgot_password(&request.email, peer)?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// `POST /api/password/reset`: sets a new password with a mailed link (`204`); every
+/// session of the account ends.
+async fn reset_password(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Reset = from_own_pages(&headers, &body)?;
+    let accounts = &state.accounts;
+    accounts
+        .reset_password(&request.token, &request.new_password, peer)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
 }

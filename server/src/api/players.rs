@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use super::auth::SignedIn;
 use super::error::ApiError;
-use crate::accounts::username_key;
+use crate::accounts::{check_email, username_key};
 use crate::clock::now;
 use crate::rating::PROVISIONAL_ABOVE;
 use crate::state::AppState;
@@ -31,9 +31,6 @@ const RECENT_GAMES: usize = 20;
 
 /// Players on a leaderboard.
 const LEADERS: usize = 100;
-
-/// The longest mail address (RFC 5321's path limit).
-const MAX_EMAIL: usize = 254;
 
 /// The routes of player pages, the leaderboard and one's own games and settings.
 pub(crate) fn routes() -> Router<AppState> {
@@ -89,13 +86,7 @@ async fn set_notifications(
         .email
         .map(|e| e.trim().to_owned())
         .filter(|e| !e.is_empty());
-    if let Some(email) = &email
-        && (email.len() > MAX_EMAIL || email.parse::<lettre::Address>().is_err())
-    {
-        return Err(ApiError::bad_request(format!(
-            "'{email}' is not a mail address"
-        )));
-    }
+    let email = email.as_deref().map(check_email).transpose()?;
     if email.is_none() && wanted.mode != NotifyMode::Off {
         return Err(ApiError::bad_request("mail needs an address"));
     }

@@ -6,10 +6,11 @@ use punct_rules::Color;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
 use super::model::{
-    Account, DELETED_PLAYER, DigestDue, MailSettings, NewAccount, SessionRow, text,
+    Account, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings, NewAccount, Notice, SessionRow,
+    text,
 };
 use super::sql;
-use crate::secret::TokenHash;
+use crate::secret::{TokenHash, uuid_v7};
 
 /// Stores a new account, made at `at`; false if its username's key or look-alike key
 /// is taken.
@@ -168,10 +169,103 @@ pub(super) async fn delete(
         db.execute(&sql::rename_seats(color), params![account, &name])
             .await?;
     }
-    for forget in [sql::END_SESSIONS, sql::DELETE_CHAT_OF, sql::DELETE_MAIL_OF] {
+    let forgotten = [
+        sql::END_SESSIONS,
+        sql::DELETE_CHAT_OF,
+        sql::DELETE_MAIL_OF,
+        sql::DELETE_LINKS_OF,
+    ];
+    for forget in forgotten {
         db.execute(forget, params![account]).await?;
     }
     Ok(Some(name))
+}
+
+/// Stores a link for `purpose` to `account`'s owner at `email`, whose secret hashes to
+/// `token`, good until `expires_at`, and queues the mail `notice` that carries it, at
+/// `at`.
+pub(super) async fn mail_link(
+    db: &dyn Conn,
+    account: &str,
+    token: TokenHash,
+    notice: &Notice,
+    at: i64,
+    expires_at: i64,
+) -> Result<(), StoreError> {
+    let Notice::Link { purpose, email, .. } = notice else {
+        return Err(super::driver::corrupt("a link's mail without a link"));
+    };
+    let values = params![token, account, text(purpose), email, expires_at];
+    db.execute(sql::INSERT_LINK, values).await?;
+    let json = serde_json::to_string(notice).expect("a notice serialises");
+    db.execute(
+        sql::QUEUE_ACCOUNT_MAIL,
+        params![uuid_v7(), account, json, at],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Uses the link whose secret hashes to `token`, if it is for `purpose` and good at
+/// `at`; answers its account and address.
+async fn use_link(
+    db: &dyn Conn,
+    token: TokenHash,
+    purpose: LinkPurpose,
+    at: i64,
+) -> Result<Option<(String, String)>, StoreError> {
+    db.query_opt(sql::USE_LINK, params![token, text(&purpose), at])
+        .await?
+        .map(|row| Ok((row.get(0)?, row.get(1)?)))
+        .transpose()
+}
+
+/// Confirms the address of the `confirm` link whose secret hashes to `token`, if it is
+/// good at `at`; false if it is not.
+pub(super) async fn confirm_email(
+    db: &dyn Conn,
+    token: TokenHash,
+    at: i64,
+) -> Result<bool, StoreError> {
+    let Some((account, email)) = use_link(db, token, LinkPurpose::Confirm, at).await? else {
+        return Ok(false);
+    };
+    Ok(db
+        .execute(sql::CONFIRM_EMAIL, params![account, email])
+        .await?
+        > 0)
+}
+
+/// Sets the password of the `reset` link whose secret hashes to `token`, if it is good
+/// at `at`, to `hash`: every session of the account ends, and its other reset links
+/// go. False if the link is not good.
+pub(super) async fn reset_password(
+    db: &dyn Conn,
+    token: TokenHash,
+    at: i64,
+    hash: &str,
+) -> Result<bool, StoreError> {
+    let Some((account, _)) = use_link(db, token, LinkPurpose::Reset, at).await? else {
+        return Ok(false);
+    };
+    db.execute(sql::SET_PASSWORD, params![&account, hash])
+        .await?;
+    db.execute(sql::END_SESSIONS, params![&account]).await?;
+    let reset = text(&LinkPurpose::Reset);
+    db.execute(sql::DELETE_LINKS, params![&account, reset])
+        .await?;
+    Ok(true)
+}
+
+/// The accounts whose confirmed address is `email`, each with the address as confirmed.
+pub(super) async fn confirmed(
+    db: &dyn Conn,
+    email: &str,
+) -> Result<Vec<(Account, String)>, StoreError> {
+    let rows = db.query(sql::CONFIRMED, params![email]).await?;
+    rows.iter()
+        .map(|row| Ok((account(row)?, row.get(2)?)))
+        .collect()
 }
 
 /// Account `account`'s mail settings; `None` if there is no such account.

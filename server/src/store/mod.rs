@@ -47,8 +47,8 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, DELETED_PLAYER, DigestDue, MailSettings, NewAccount,
-    NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, SessionRow, Stale,
+    Account, AccountId, ArchiveCursor, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings,
+    NewAccount, NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, SessionRow, Stale,
     StoredRecord, StoredRoom, time_control, to_move,
 };
 
@@ -546,6 +546,63 @@ impl Store {
         let (account, at) = (account.to_owned(), now());
         self.db
             .exclusive(move |db| Box::pin(async move { accounts::delete(db, &account, at).await }))
+            .await
+    }
+
+    /// Stores a link to `account`'s owner, whose secret hashes to `token`, good until
+    /// `expires_at`, and queues the mail `notice` (a [`Notice::Link`]) that carries it,
+    /// in one transaction.
+    pub(crate) async fn mail_link(
+        &self,
+        account: &str,
+        token: TokenHash,
+        notice: Notice,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move {
+                    accounts::mail_link(db, &account, token, &notice, at, expires_at).await
+                })
+            })
+            .await
+    }
+
+    /// Confirms the address of the `confirm` link whose secret hashes to `token`, and
+    /// uses the link up; false if it is used, expired or unknown.
+    pub(crate) async fn confirm_email(&self, token: TokenHash) -> Result<bool, StoreError> {
+        let at = now();
+        self.db
+            .atomic(move |db| Box::pin(accounts::confirm_email(db, token, at)))
+            .await
+    }
+
+    /// Sets the password of the `reset` link whose secret hashes to `token` to `hash`,
+    /// uses the link up and ends every session of the account, in one transaction; false
+    /// if the link is used, expired or unknown.
+    pub(crate) async fn reset_password(
+        &self,
+        token: TokenHash,
+        hash: String,
+    ) -> Result<bool, StoreError> {
+        let at = now();
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move { accounts::reset_password(db, token, at, &hash).await })
+            })
+            .await
+    }
+
+    /// The accounts whose confirmed address is `email` (in any case), each with the
+    /// address as confirmed.
+    pub(crate) async fn confirmed(
+        &self,
+        email: &str,
+    ) -> Result<Vec<(Account, String)>, StoreError> {
+        let email = email.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::confirmed(db, &email).await }))
             .await
     }
 

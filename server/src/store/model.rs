@@ -59,6 +59,26 @@ pub(crate) enum Notice {
     },
     /// The game is over: its record says how.
     GameOver,
+    /// A link for the account's owner, sent to `email` whatever the mail settings. The
+    /// secret waits here until sent; the link works once and for an hour.
+    Link {
+        /// What the link does.
+        purpose: LinkPurpose,
+        /// Where it goes: for `confirm`, the address to confirm.
+        email: String,
+        /// The link's secret (the database keeps only its hash elsewhere).
+        secret: String,
+    },
+}
+
+/// What a mailed link does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LinkPurpose {
+    /// Confirms the address it was sent to as the account's.
+    Confirm,
+    /// Sets a new password ("forgot password").
+    Reset,
 }
 
 impl Notice {

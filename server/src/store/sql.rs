@@ -67,12 +67,35 @@ pub(crate) const OUTBOX: &str = "CREATE TABLE mail_outbox (
     CREATE INDEX mail_outbox_due ON mail_outbox(due_at) WHERE done_at IS NULL;
     CREATE INDEX mail_outbox_claim ON mail_outbox(claimed_by) WHERE done_at IS NULL;";
 
-/// The migration of an account's life (SQLite's eleventh, PostgreSQL's seventh), the
-/// same in both databases: each session's device (its `User-Agent`) and when it was last
-/// seen; a deleted account's number (its name is "deleted player N"); and who said each
-/// line of chat, so that a deleted account's lines go. Lines said before are a seat's
-/// player's, or a spectator's signed in under their username.
-pub(crate) const ACCOUNT_LIFE: &str = "ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+/// The migration of an account's life (SQLite's eleventh, PostgreSQL's seventh), in the
+/// types of `t`: each session's device (its `User-Agent`) and when it was last seen; a
+/// deleted account's number (its name is "deleted player N"); who said each line of
+/// chat, so that a deleted account's lines go (lines said before are a seat's player's,
+/// or a spectator's signed in under their username); whether the mail address was
+/// confirmed, and the links mailed to confirm one or to set a new password.
+pub(crate) fn account_life(t: &Types) -> String {
+    let Types {
+        time, bytes, flag, ..
+    } = t;
+    format!(
+        "{ACCOUNT_LIFE}
+    ALTER TABLE accounts ADD COLUMN email_confirmed {flag};
+    CREATE TABLE mail_links (
+        -- SHA-256 of the link's secret.
+        token {bytes} PRIMARY KEY,
+        account TEXT NOT NULL REFERENCES accounts(id),
+        -- `confirm` (the address) or `reset` (the password).
+        purpose TEXT NOT NULL,
+        -- Where it was sent: the address to confirm.
+        email TEXT NOT NULL,
+        expires_at {time} NOT NULL
+    );
+    CREATE INDEX mail_links_account ON mail_links(account);"
+    )
+}
+
+/// The part of [`account_life`] whose types are the same in both databases.
+const ACCOUNT_LIFE: &str = "ALTER TABLE sessions ADD COLUMN user_agent TEXT;
     ALTER TABLE sessions ADD COLUMN last_seen_at BIGINT;
     ALTER TABLE accounts ADD COLUMN deleted_number BIGINT;
     ALTER TABLE accounts ADD COLUMN deleted_at BIGINT;
@@ -206,9 +229,11 @@ pub(crate) const NOTIFICATIONS: &str =
 
 /// Sets the mail settings (address, how often) of account `$3`, and gives it an
 /// unsubscribe secret (`$4`) if it has none: the secret, once set, is kept, so that the
-/// link in every mail already sent keeps working.
+/// link in every mail already sent keeps working. A confirmed address stays confirmed
+/// only if it is the same.
 pub(crate) const SET_NOTIFICATIONS: &str =
-    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = COALESCE(unsubscribe, $4)
+    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = COALESCE(unsubscribe, $4),
+            email_confirmed = email_confirmed AND COALESCE(email = CAST($1 AS TEXT), FALSE)
      WHERE id = $3";
 
 /// The account whose unsubscribe secret is `$1`, if one has it.
@@ -421,7 +446,8 @@ pub(crate) const NEXT_DELETED_NUMBER: &str =
 /// name. Changes nothing if it was deleted already.
 pub(crate) const DELETE_ACCOUNT: &str =
     "UPDATE accounts SET username = $4, password = '', email = NULL, notify = 'off',
-            unsubscribe = NULL, last_digest_at = NULL, deleted_number = $3, deleted_at = $2
+            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL,
+            deleted_number = $3, deleted_at = $2
      WHERE id = $1 AND deleted_at IS NULL";
 
 /// The name account `$1`'s seats show is `$2` now.
@@ -440,6 +466,37 @@ pub(crate) const CHAT_OF: &str = "SELECT room, channel, color, name, text, at FR
 
 /// Forgets account `$1`'s lines of chat.
 pub(crate) const DELETE_CHAT_OF: &str = "DELETE FROM chat WHERE account = $1";
+
+/// A link mailed to account `$2` for `$3` (`confirm`, `reset`) to `$4`, whose secret
+/// hashes to `$1`, good until `$5`.
+pub(crate) const INSERT_LINK: &str =
+    "INSERT INTO mail_links (token, account, purpose, email, expires_at)
+     VALUES ($1, $2, $3, $4, $5)";
+
+/// Queues mail `$1` (notice `$3`, at `$4`) to account `$2`, about no room.
+pub(crate) const QUEUE_ACCOUNT_MAIL: &str =
+    "INSERT INTO mail_outbox (id, account, room, notice, queued_at, due_at)
+     VALUES ($1, $2, '', $3, $4, $4)";
+
+/// Uses the link whose secret hashes to `$1`, if it is for `$2` and good at `$3`: it is
+/// deleted (it works once); answers its account and address.
+pub(crate) const USE_LINK: &str = "DELETE FROM mail_links
+     WHERE token = $1 AND purpose = $2 AND expires_at > $3 RETURNING account, email";
+
+/// Forgets account `$1`'s links for `$2`.
+pub(crate) const DELETE_LINKS: &str = "DELETE FROM mail_links WHERE account = $1 AND purpose = $2";
+
+/// Account `$1`'s address is `$2`, confirmed, unless the account was deleted.
+pub(crate) const CONFIRM_EMAIL: &str =
+    "UPDATE accounts SET email = $2, email_confirmed = TRUE WHERE id = $1 AND deleted_at IS NULL";
+
+/// The accounts (id, username, the address as confirmed) whose confirmed address is
+/// `$1`, in any case.
+pub(crate) const CONFIRMED: &str = "SELECT id, username, email FROM accounts
+     WHERE lower(email) = lower($1) AND email_confirmed AND deleted_at IS NULL";
+
+/// Forgets account `$1`'s mail links.
+pub(crate) const DELETE_LINKS_OF: &str = "DELETE FROM mail_links WHERE account = $1";
 
 /// Forgets account `$1`'s mail, sent or not.
 pub(crate) const DELETE_MAIL_OF: &str = "DELETE FROM mail_outbox WHERE account = $1";

@@ -1,10 +1,13 @@
 //! An account's life through the real server: changing the password, the list of
-//! sessions and signing out everywhere, deleting the account, and downloading its data.
+//! sessions and signing out everywhere, deleting the account, downloading its data, a
+//! mail address confirmed by a link, and a forgotten password reset by another.
 
 use punct_protocol::ErrorCode;
 use punct_server::Config;
+use punct_testing::smtp::{Behaviour, Received, Sink};
 use punct_testing::{Database, Endpoint, TestServer, api_error};
 
+use crate::correspondence::exactly;
 use crate::ratings::{self, End};
 
 const PASSWORD: &str = "a fine password";
@@ -417,4 +420,144 @@ async fn a_player_downloads_everything_stored_about_them() {
         statuses.push(anna.http("GET", "/api/me/export", "").await.0);
     }
     assert!(statuses.contains(&429), "{statuses:?}");
+}
+
+/// The secret of the link after `mark` (`confirm=`, `reset=`) in `mail`.
+fn link_secret(mail: &Received, mark: &str) -> String {
+    let body = mail.body();
+    let at = body
+        .find(mark)
+        .unwrap_or_else(|| panic!("{mark} in {body}"))
+        + mark.len();
+    body[at..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect()
+}
+
+#[tokio::test]
+async fn an_address_is_confirmed_by_a_link_and_a_forgotten_password_reset_by_another() {
+    let database = Database::new();
+    let sink = Sink::start(Behaviour::Accept);
+    let server = TestServer::with(Config {
+        database: Some(database.url()),
+        smtp_url: Some(sink.url()),
+        public_url: Some("http://punct.test".into()),
+        ..Config::default()
+    })
+    .await;
+    let token = server.register("anna", PASSWORD).await;
+    let anna = server.signed_in(&token);
+    let (status, _) = anna
+        .http("POST", "/api/me/email", r#"{"email":"not an address"}"#)
+        .await;
+    assert_eq!(status, 400);
+
+    // A forgotten password is mailed only to a confirmed address.
+    let endpoint: &Endpoint = &server;
+    let forgot = |email: &'static str| async move {
+        let body = format!(r#"{{"email":"{email}"}}"#);
+        endpoint.http("POST", "/api/password/forgot", &body).await
+    };
+    assert_eq!(forgot("anna@example.org").await, (202, String::new()));
+    let (status, _) = anna
+        .http("POST", "/api/me/email", r#"{"email":"anna@example.org"}"#)
+        .await;
+    assert_eq!(status, 202);
+    let mail = exactly(&sink, 1).await;
+    assert_eq!(mail.len(), 1, "no reset link to an address not confirmed");
+    assert_eq!(mail[0].to, ["anna@example.org"]);
+    assert!(mail[0].header("List-Unsubscribe").is_none());
+    assert!(
+        mail[0]
+            .body()
+            .contains("http://punct.test/account?confirm=")
+    );
+    let confirm = format!(r#"{{"token":"{}"}}"#, link_secret(&mail[0], "confirm="));
+    assert_eq!(
+        server.http("POST", "/api/email/confirm", &confirm).await.0,
+        204
+    );
+    let again = server.http("POST", "/api/email/confirm", &confirm).await;
+    assert_eq!(
+        (again.0, api_error(&again.1)),
+        (400, ErrorCode::BadRequest),
+        "once"
+    );
+    let confirmed = database
+        .query("SELECT email, email_confirmed FROM accounts")
+        .await;
+    assert_eq!(confirmed[0][0].as_deref(), Some("anna@example.org"));
+    assert!(matches!(
+        confirmed[0][1].as_deref(),
+        Some("1" | "t" | "true")
+    ));
+
+    // The same answer for an address nobody has; one mail, to Anna.
+    assert_eq!(forgot("ANNA@example.org").await, (202, String::new()));
+    assert_eq!(forgot("nobody@example.org").await, (202, String::new()));
+    let mail = exactly(&sink, 2).await;
+    assert_eq!(mail.len(), 2, "one reset link, to the address known");
+    assert_eq!(mail[1].to, ["anna@example.org"]);
+    let secret = link_secret(&mail[1], "reset=");
+    // Only its hash is kept.
+    let links = database.query("SELECT token FROM mail_links").await;
+    assert_eq!(links.len(), 1);
+    assert_ne!(links[0][0].as_deref(), Some(secret.as_str()));
+
+    let reset = |password: &str| format!(r#"{{"token":"{secret}","new_password":"{password}"}}"#);
+    let short = server
+        .http("POST", "/api/password/reset", &reset("short"))
+        .await;
+    assert_eq!(
+        (short.0, api_error(&short.1)),
+        (400, ErrorCode::BadPassword)
+    );
+    let done = server
+        .http("POST", "/api/password/reset", &reset(NEW_PASSWORD))
+        .await;
+    assert_eq!(done.0, 204, "{}", done.1);
+    assert_eq!(signed_in(&server, &token).await, 401, "every session ends");
+    server.sign_in("anna", NEW_PASSWORD).await;
+    let used = server
+        .http("POST", "/api/password/reset", &reset(PASSWORD))
+        .await;
+    assert_eq!(
+        (used.0, api_error(&used.1)),
+        (400, ErrorCode::BadRequest),
+        "once"
+    );
+
+    // A link works for an hour.
+    assert_eq!(forgot("anna@example.org").await.0, 202);
+    let mail = exactly(&sink, 3).await;
+    let secret = link_secret(&mail[2], "reset=");
+    database
+        .query("UPDATE mail_links SET expires_at = 0 RETURNING account")
+        .await;
+    let body = format!(r#"{{"token":"{secret}","new_password":"{PASSWORD}"}}"#);
+    let late = server.http("POST", "/api/password/reset", &body).await;
+    assert_eq!(
+        (late.0, api_error(&late.1)),
+        (400, ErrorCode::BadRequest),
+        "expired"
+    );
+
+    // Three a minute to one address, counted alike whether or not it is known.
+    let mut unknown = Vec::new();
+    for _ in 0..3 {
+        unknown.push(forgot("nobody@example.org").await.0);
+    }
+    assert_eq!(unknown, [202, 202, 429], "the fourth in a minute");
+    let known = forgot("anna@example.org").await;
+    assert_eq!(
+        (known.0, api_error(&known.1)),
+        (429, ErrorCode::RateLimited)
+    );
+    // And ten a minute from one address, to any.
+    let elsewhere = [
+        forgot("carl@example.org").await.0,
+        forgot("dora@example.org").await.0,
+    ];
+    assert_eq!(elsewhere, [202, 429], "the eleventh from this address");
 }

@@ -39,8 +39,8 @@ pub(super) fn migrations() -> [String; 7] {
         // 6: the mail outbox.
         sql::OUTBOX.to_owned(),
         // 7: an account's life: sessions' devices and when last seen, deleted accounts,
-        // who said each line of chat.
-        sql::ACCOUNT_LIFE.to_owned(),
+        // who said each line of chat, confirmed addresses and mailed links.
+        sql::account_life(&TYPES),
     ]
 }
 

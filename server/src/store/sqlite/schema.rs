@@ -65,8 +65,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         // 10: the mail outbox.
         M::up(sql::OUTBOX),
         // 11: an account's life: sessions' devices and when last seen, deleted accounts,
-        // who said each line of chat.
-        M::up(sql::ACCOUNT_LIFE),
+        // who said each line of chat, confirmed addresses and mailed links.
+        M::up(ACCOUNT_LIFE.as_str()),
     ])
 }
 
@@ -84,6 +84,9 @@ static ACCOUNTS: LazyLock<String> = LazyLock::new(|| sql::accounts(&TYPES));
 
 /// Migration 9, PostgreSQL's fifth.
 static LOOKALIKES: LazyLock<String> = LazyLock::new(sql::lookalikes);
+
+/// Migration 11, PostgreSQL's seventh.
+static ACCOUNT_LIFE: LazyLock<String> = LazyLock::new(|| sql::account_life(&TYPES));
 
 /// Migration 7, PostgreSQL's third.
 static CHAT: LazyLock<String> = LazyLock::new(|| sql::chat(&TYPES));
