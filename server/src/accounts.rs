@@ -19,9 +19,10 @@
 //!   sign-in limits: a session alone (a borrowed laptop, a stolen cookie) is not enough.
 //!   A new password signs out every other session.
 //! - A link mailed to confirm an address or to set a forgotten password is a 128-bit
-//!   secret kept as its SHA-256, works once and for an hour, and is rate-limited per
-//!   address asking and per recipient. "Forgot password" answers the same, at once,
-//!   whether or not an account has the address: the lookup runs after the answer.
+//!   secret made as the mail is written (`mail`) and kept as its SHA-256; it works once
+//!   and for an hour, and is rate-limited per address asking and per recipient.
+//!   "Forgot password" answers the same, at once, whether or not an account has the
+//!   address: the lookup runs after the answer.
 //! - A deleted account keeps its id, so that games, results and ratings keep their
 //!   player, shown as "deleted player N", and its username's keys, so that nobody takes
 //!   the name; all else it held goes (`Store::delete_account`).
@@ -41,7 +42,7 @@ use crate::limits::Throttle;
 use crate::secret;
 use crate::secret::hash_token;
 use crate::store::{
-    Account, DELETED_PLAYER, LinkPurpose, NewAccount, Notice, SessionRow, Store, StoreError,
+    Account, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store, StoreError,
 };
 
 /// Longest username.
@@ -400,16 +401,9 @@ impl Accounts {
         purpose: LinkPurpose,
         email: String,
     ) -> Result<(), Refused> {
-        let secret = secret::token();
-        let token = hash_token(&secret);
-        let notice = Notice::Link {
-            purpose,
-            email,
-            secret,
-        };
         let expires_at = now().saturating_add(LINK_LIFETIME_MS);
         self.store
-            .mail_link(&account.id, token, notice, expires_at)
+            .mail_link(&account.id, purpose, email, expires_at)
             .await?;
         Ok(())
     }

@@ -30,7 +30,7 @@ use tokio::task::JoinHandle;
 
 use crate::clock::now;
 use crate::config::Config;
-use crate::secret::uuid_v7;
+use crate::secret::{self, hash_token, uuid_v7};
 use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store};
 
 /// The longest a mail server may take over one message.
@@ -315,15 +315,23 @@ impl Postman {
     /// off since it was queued is sent nothing).
     async fn deliver(&self, mail: &Outbound) -> Result<(), Failure> {
         let settings = &mail.settings;
-        if let Notice::Link {
-            purpose,
-            email,
-            secret,
-        } = &mail.notice
-        {
+        if let Notice::Link { purpose, email } = &mail.notice {
             // Asked for by the account's owner: sent whatever the mail settings, to the
-            // address it names, with no unsubscribe link.
-            let (subject, body) = self.link(&mail.account.username, *purpose, secret);
+            // address it names, with no unsubscribe link. The secret is made now, and
+            // only its hash stored.
+            let secret = secret::token();
+            match self.store.arm_link(&mail.id, hash_token(&secret)).await {
+                Ok(true) => {}
+                // Used, expired, or its account deleted: nothing to send.
+                Ok(false) => return Ok(()),
+                Err(e) => {
+                    return Err(Failure {
+                        error: format!("storing the link: {e}"),
+                        permanent: false,
+                    });
+                }
+            }
+            let (subject, body) = self.link(&mail.account.username, *purpose, &secret);
             return self.send(&mail.id, email, &subject, body, None).await;
         }
         let wanted = match mail.notice {

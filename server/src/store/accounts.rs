@@ -181,29 +181,38 @@ pub(super) async fn delete(
     Ok(Some(name))
 }
 
-/// Stores a link for `purpose` to `account`'s owner at `email`, whose secret hashes to
-/// `token`, good until `expires_at`, and queues the mail `notice` that carries it, at
-/// `at`.
+/// Stores a link for `purpose` to `account`'s owner at `email`, good until
+/// `expires_at`, and queues the mail that carries it, at `at`.
 pub(super) async fn mail_link(
     db: &dyn Conn,
     account: &str,
-    token: TokenHash,
-    notice: &Notice,
+    purpose: LinkPurpose,
+    email: &str,
     at: i64,
     expires_at: i64,
 ) -> Result<(), StoreError> {
-    let Notice::Link { purpose, email, .. } = notice else {
-        return Err(super::driver::corrupt("a link's mail without a link"));
-    };
-    let values = params![token, account, text(purpose), email, expires_at];
+    let id = uuid_v7();
+    let values = params![&id, account, text(&purpose), email, expires_at];
     db.execute(sql::INSERT_LINK, values).await?;
-    let json = serde_json::to_string(notice).expect("a notice serialises");
-    db.execute(
-        sql::QUEUE_ACCOUNT_MAIL,
-        params![uuid_v7(), account, json, at],
-    )
-    .await?;
+    let notice = Notice::Link {
+        purpose,
+        email: email.to_owned(),
+    };
+    let json = serde_json::to_string(&notice).expect("a notice serialises");
+    db.execute(sql::QUEUE_ACCOUNT_MAIL, params![&id, account, json, at])
+        .await?;
     Ok(())
+}
+
+/// Gives the link of mail `mail` the secret that hashes to `token`, if it is still good
+/// at `at`; false if it is not (used, expired, or its account deleted).
+pub(super) async fn arm_link(
+    db: &dyn Conn,
+    mail: &str,
+    token: TokenHash,
+    at: i64,
+) -> Result<bool, StoreError> {
+    Ok(db.execute(sql::ARM_LINK, params![mail, token, at]).await? > 0)
 }
 
 /// Uses the link whose secret hashes to `token`, if it is for `purpose` and good at

@@ -549,23 +549,32 @@ impl Store {
             .await
     }
 
-    /// Stores a link to `account`'s owner, whose secret hashes to `token`, good until
-    /// `expires_at`, and queues the mail `notice` (a [`Notice::Link`]) that carries it,
-    /// in one transaction.
+    /// Stores a link for `purpose` to `account`'s owner at `email`, good until
+    /// `expires_at`, and queues the mail ([`Notice::Link`]) that carries it, in one
+    /// transaction.
     pub(crate) async fn mail_link(
         &self,
         account: &str,
-        token: TokenHash,
-        notice: Notice,
+        purpose: LinkPurpose,
+        email: String,
         expires_at: i64,
     ) -> Result<(), StoreError> {
         let (account, at) = (account.to_owned(), now());
         self.db
             .atomic(move |db| {
                 Box::pin(async move {
-                    accounts::mail_link(db, &account, token, &notice, at, expires_at).await
+                    accounts::mail_link(db, &account, purpose, &email, at, expires_at).await
                 })
             })
+            .await
+    }
+
+    /// Gives the link that mail `mail` carries the secret that hashes to `token`, as the
+    /// mail is written; false if the link no longer works (it is then not sent).
+    pub(crate) async fn arm_link(&self, mail: &str, token: TokenHash) -> Result<bool, StoreError> {
+        let (mail, at) = (mail.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { accounts::arm_link(db, &mail, token, at).await }))
             .await
     }
 

@@ -59,15 +59,15 @@ pub(crate) enum Notice {
     },
     /// The game is over: its record says how.
     GameOver,
-    /// A link for the account's owner, sent to `email` whatever the mail settings. The
-    /// secret waits here until sent; the link works once and for an hour.
+    /// A link for the account's owner, sent to `email` whatever the mail settings; it
+    /// works once and for an hour. Its secret is made as the mail is written, and only
+    /// its hash is kept (the link's row in `mail_links` has the mail's id): the database
+    /// never holds a secret that works.
     Link {
         /// What the link does.
         purpose: LinkPurpose,
         /// Where it goes: for `confirm`, the address to confirm.
         email: String,
-        /// The link's secret (the database keeps only its hash elsewhere).
-        secret: String,
     },
 }
 

@@ -81,8 +81,10 @@ pub(crate) fn account_life(t: &Types) -> String {
         "{ACCOUNT_LIFE}
     ALTER TABLE accounts ADD COLUMN email_confirmed {flag};
     CREATE TABLE mail_links (
-        -- SHA-256 of the link's secret.
-        token {bytes} PRIMARY KEY,
+        -- The id of the mail in the outbox that carries it.
+        id TEXT PRIMARY KEY,
+        -- SHA-256 of the secret of the link, made as the mail is written; NULL before.
+        token {bytes} UNIQUE,
         account TEXT NOT NULL REFERENCES accounts(id),
         -- `confirm` (the address) or `reset` (the password).
         purpose TEXT NOT NULL,
@@ -467,11 +469,16 @@ pub(crate) const CHAT_OF: &str = "SELECT room, channel, color, name, text, at FR
 /// Forgets account `$1`'s lines of chat.
 pub(crate) const DELETE_CHAT_OF: &str = "DELETE FROM chat WHERE account = $1";
 
-/// A link mailed to account `$2` for `$3` (`confirm`, `reset`) to `$4`, whose secret
-/// hashes to `$1`, good until `$5`.
+/// A link carried by mail `$1` to account `$2` for `$3` (`confirm`, `reset`) at `$4`,
+/// good until `$5`; its secret is made as the mail is written.
 pub(crate) const INSERT_LINK: &str =
-    "INSERT INTO mail_links (token, account, purpose, email, expires_at)
+    "INSERT INTO mail_links (id, account, purpose, email, expires_at)
      VALUES ($1, $2, $3, $4, $5)";
+
+/// The link of mail `$1`, still good at `$3`, has the secret that hashes to `$2` (that of
+/// the mail being written: a mail sent again carries a new one, the old no longer works).
+pub(crate) const ARM_LINK: &str =
+    "UPDATE mail_links SET token = $2 WHERE id = $1 AND expires_at > $3";
 
 /// Queues mail `$1` (notice `$3`, at `$4`) to account `$2`, about no room.
 pub(crate) const QUEUE_ACCOUNT_MAIL: &str =
