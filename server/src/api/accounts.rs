@@ -59,8 +59,8 @@ struct Password {
 struct Export {
     /// The account: its username and when it was made.
     account: ExportedAccount,
-    /// Mail: the address and how often.
-    mail: Notifications,
+    /// Mail: the address and how often, and whether the address is confirmed.
+    mail: ExportedMail,
     /// The sessions that have not ended.
     sessions: Vec<SessionView>,
     /// The player's page: ratings and what each rated game did to them, results.
@@ -80,6 +80,16 @@ struct ExportedAccount {
     username: String,
     /// When it was made, in milliseconds since the Unix epoch.
     created_at: u64,
+}
+
+/// The mail settings in an export.
+#[derive(Debug, Serialize)]
+struct ExportedMail {
+    /// As `GET /api/me/notifications` shows them.
+    #[serde(flatten)]
+    settings: Notifications,
+    /// Whether the address was confirmed by a mailed link.
+    confirmed: bool,
 }
 
 /// A line of chat in an export, with its room.
@@ -359,7 +369,10 @@ async fn export(
             username: account.username.clone(),
             created_at: profile.created_at,
         },
-        mail: notifications_of(&state, &account).await?,
+        mail: ExportedMail {
+            settings: notifications_of(&state, &account).await?,
+            confirmed: store.email_confirmed(&account.id).await.map_err(failed)?,
+        },
         sessions: sessions_of(&state, &account, &token).await?,
         profile,
         games,

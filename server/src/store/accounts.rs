@@ -266,6 +266,16 @@ pub(super) async fn reset_password(
     Ok(true)
 }
 
+/// Whether account `account`'s address is confirmed.
+pub(super) async fn email_confirmed(db: &dyn Conn, account: &str) -> Result<bool, StoreError> {
+    Ok(db
+        .query_opt(sql::EMAIL_CONFIRMED, params![account])
+        .await?
+        .map(|row| row.get(0))
+        .transpose()?
+        .unwrap_or(false))
+}
+
 /// The accounts whose confirmed address is `email`, each with the address as confirmed.
 pub(super) async fn confirmed(
     db: &dyn Conn,

@@ -603,6 +603,14 @@ impl Store {
             .await
     }
 
+    /// Whether account `account`'s address is confirmed.
+    pub(crate) async fn email_confirmed(&self, account: &str) -> Result<bool, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::email_confirmed(db, &account).await }))
+            .await
+    }
+
     /// The accounts whose confirmed address is `email` (in any case), each with the
     /// address as confirmed.
     pub(crate) async fn confirmed(

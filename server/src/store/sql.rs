@@ -493,6 +493,9 @@ pub(crate) const USE_LINK: &str = "DELETE FROM mail_links
 /// Forgets account `$1`'s links for `$2`.
 pub(crate) const DELETE_LINKS: &str = "DELETE FROM mail_links WHERE account = $1 AND purpose = $2";
 
+/// Whether account `$1`'s address is confirmed.
+pub(crate) const EMAIL_CONFIRMED: &str = "SELECT email_confirmed FROM accounts WHERE id = $1";
+
 /// Account `$1`'s address is `$2`, confirmed, unless the account was deleted.
 pub(crate) const CONFIRM_EMAIL: &str =
     "UPDATE accounts SET email = $2, email_confirmed = TRUE WHERE id = $1 AND deleted_at IS NULL";

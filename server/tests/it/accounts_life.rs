@@ -389,6 +389,7 @@ async fn a_player_downloads_everything_stored_about_them() {
     assert!(export["account"]["created_at"].as_u64().unwrap() > 0);
     assert_eq!(export["mail"]["email"], "anna@example.org");
     assert_eq!(export["mail"]["mode"], "digest");
+    assert_eq!(export["mail"]["confirmed"], false);
     let sessions = export["sessions"].as_array().unwrap();
     assert_eq!(sessions.len(), 1);
     assert_eq!(sessions[0]["current"], true);
