@@ -15,6 +15,17 @@
 //!   may not look like an account's username or the computer's name: compared by the
 //!   same look-alike key, whatever its case, spacing, digits, small capitals, or letters
 //!   from other scripts that look Latin (`ʙoʙ`, `ьоь`).
+//! - Changing the password and deleting the account ask for the password, under the
+//!   sign-in limits: a session alone (a borrowed laptop, a stolen cookie) is not enough.
+//!   A new password signs out every other session.
+//! - A link mailed to confirm an address or to set a forgotten password is a 128-bit
+//!   secret made as the mail is written (`mail`) and kept as its SHA-256; it works once
+//!   and for an hour, and is rate-limited per address asking and per recipient.
+//!   "Forgot password" answers the same, at once, whether or not an account has the
+//!   address: the lookup runs after the answer.
+//! - A deleted account keeps its id, so that games, results and ratings keep their
+//!   player, shown as "deleted player N", and its username's keys, so that nobody takes
+//!   the name; all else it held goes (`Store::delete_account`).
 //!
 //! `api::accounts` has the routes, `api::auth` how a request is signed in.
 
@@ -30,7 +41,9 @@ use crate::clock::now;
 use crate::limits::Throttle;
 use crate::secret;
 use crate::secret::hash_token;
-use crate::store::{Account, NewAccount, Store, StoreError};
+use crate::store::{
+    Account, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store, StoreError,
+};
 
 /// Longest username.
 const MAX_USERNAME: usize = 20;
@@ -43,6 +56,19 @@ const MIN_PASSWORD: usize = 8;
 const MAX_PASSWORD: usize = 128;
 /// Longest name, in characters.
 const MAX_NAME: usize = 24;
+/// Links (to confirm an address, to set a new password) asked for a minute from one
+/// address.
+const LINKS_PER_ADDRESS: u32 = 10;
+/// Links mailed a minute to one mail address, or for one account.
+const LINKS_PER_RECIPIENT: u32 = 3;
+/// How long a mailed link works.
+const LINK_LIFETIME_MS: i64 = 3_600_000;
+/// The longest mail address (RFC 5321's path limit).
+const MAX_EMAIL: usize = 254;
+/// Downloads of one account's data a minute.
+const EXPORTS_PER_MINUTE: u32 = 2;
+/// Most characters of a `User-Agent` kept: enough to tell the device.
+const MAX_USER_AGENT: usize = 256;
 
 /// Why an account request was refused: its code and a message for people.
 #[derive(Debug)]
@@ -75,6 +101,12 @@ pub(crate) struct Accounts {
     per_address: Throttle<IpAddr>,
     /// Sign-in attempts per username (by its key).
     per_account: Throttle<String>,
+    /// Downloads of an account's data, per account: each reads every game it played.
+    exports: Throttle<String>,
+    /// Links mailed, per address asking (a flood of mail from one place).
+    links_per_address: Throttle<IpAddr>,
+    /// Links mailed, per mail address or account (a flood of mail to one inbox).
+    links_per_recipient: Throttle<String>,
 }
 
 impl Accounts {
@@ -92,6 +124,9 @@ impl Accounts {
             lifetime,
             per_address: Throttle::per_minute(per_address),
             per_account: Throttle::per_minute(per_account),
+            exports: Throttle::per_minute(EXPORTS_PER_MINUTE),
+            links_per_address: Throttle::per_minute(LINKS_PER_ADDRESS),
+            links_per_recipient: Throttle::per_minute(LINKS_PER_RECIPIENT),
         })
     }
 
@@ -101,6 +136,7 @@ impl Accounts {
         username: &str,
         password: &str,
         from: IpAddr,
+        user_agent: Option<&str>,
     ) -> Result<Session, Refused> {
         check_username(username)?;
         check_password(password)?;
@@ -124,11 +160,11 @@ impl Accounts {
             ));
         }
         tracing::info!(account = %id, "account registered");
-        self.start_session(Account {
+        let account = Account {
             id,
             username: username.to_owned(),
-        })
-        .await
+        };
+        self.start_session(account, user_agent).await
     }
 
     /// Signs in to `username` with `password`.
@@ -137,6 +173,7 @@ impl Accounts {
         username: &str,
         password: &str,
         from: IpAddr,
+        user_agent: Option<&str>,
     ) -> Result<Session, Refused> {
         let key = username_key(username);
         // Both limits are counted whether or not the account exists, and before any
@@ -153,7 +190,7 @@ impl Accounts {
         };
         let right = verify_password(password.to_owned(), hash).await;
         match account {
-            Some(account) if right => self.start_session(account).await,
+            Some(account) if right => self.start_session(account, user_agent).await,
             _ => Err(Refused::new(
                 ErrorCode::BadCredentials,
                 "no account has this username and password",
@@ -161,12 +198,19 @@ impl Accounts {
         }
     }
 
-    async fn start_session(&self, account: Account) -> Result<Session, Refused> {
+    /// Starts a session of `account`, keeping the start of `user_agent` to name the
+    /// device in the list of sessions.
+    async fn start_session(
+        &self,
+        account: Account,
+        user_agent: Option<&str>,
+    ) -> Result<Session, Refused> {
         let token = secret::token();
         let lifetime = i64::try_from(self.lifetime.as_millis()).unwrap_or(i64::MAX);
         let expires_at = now().saturating_add(lifetime);
+        let user_agent = user_agent.map(|agent| agent.chars().take(MAX_USER_AGENT).collect());
         self.store
-            .create_session(hash_token(&token), &account.id, expires_at)
+            .create_session(hash_token(&token), &account.id, expires_at, user_agent)
             .await?;
         Ok(Session {
             username: account.username,
@@ -184,6 +228,212 @@ impl Accounts {
     /// Signs the session of `token` out: it is deleted.
     pub(crate) async fn sign_out(&self, token: &str) -> Result<(), Refused> {
         Ok(self.store.end_session(hash_token(token)).await?)
+    }
+
+    /// `account`'s sessions that have not ended, oldest first, the one of `token` (the
+    /// one asking) marked.
+    pub(crate) async fn sessions(
+        &self,
+        account: &Account,
+        token: &str,
+    ) -> Result<Vec<(SessionRow, bool)>, Refused> {
+        let own = hash_token(token);
+        let sessions = self.store.sessions_of(&account.id).await?;
+        Ok(sessions
+            .into_iter()
+            .map(|session| {
+                let current = session.token == own;
+                (session, current)
+            })
+            .collect())
+    }
+
+    /// Whether `account` may download its data now: a few times a minute.
+    pub(crate) fn may_export(&self, account: &Account) -> Result<(), Refused> {
+        if self.exports.allow(account.id.clone()) {
+            Ok(())
+        } else {
+            Err(Refused::new(
+                ErrorCode::RateLimited,
+                "the data was downloaded a moment ago; wait a minute",
+            ))
+        }
+    }
+
+    /// Signs out every session of `account`, the one asking too.
+    pub(crate) async fn sign_out_everywhere(&self, account: &Account) -> Result<(), Refused> {
+        self.store.end_sessions(&account.id).await?;
+        tracing::info!(account = %account.id, "signed out everywhere");
+        Ok(())
+    }
+
+    /// Changes `account`'s password from `old` to `new`, and signs out every session of
+    /// the account but `token`'s (the one asking): whoever knew the old password is out.
+    pub(crate) async fn change_password(
+        &self,
+        account: &Account,
+        token: &str,
+        old: &str,
+        new: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        check_password(new)?;
+        self.check_password_of(account, old, from).await?;
+        let hash = hash_password(new.to_owned()).await?;
+        self.store
+            .set_password(&account.id, hash, hash_token(token))
+            .await?;
+        tracing::info!(account = %account.id, "password changed");
+        Ok(())
+    }
+
+    /// Deletes `account`, once its `password` is given (see `Store::delete_account`);
+    /// answers the name it is shown under from now on.
+    pub(crate) async fn delete(
+        &self,
+        account: &Account,
+        password: &str,
+        from: IpAddr,
+    ) -> Result<String, Refused> {
+        self.check_password_of(account, password, from).await?;
+        // Deleted meanwhile (by another of its sessions): as if the password were wrong.
+        let name = self.store.delete_account(&account.id).await?;
+        let name = name.ok_or_else(|| {
+            Refused::new(
+                ErrorCode::BadCredentials,
+                "this is not the account's password",
+            )
+        })?;
+        tracing::info!(account = %account.id, "account deleted");
+        Ok(name)
+    }
+
+    /// Mails `email` a link that confirms it as `account`'s address.
+    pub(crate) async fn ask_confirmation(
+        &self,
+        account: &Account,
+        email: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        let email = check_email(email)?;
+        self.may_mail(from, account.id.clone())?;
+        self.mail_link(account, LinkPurpose::Confirm, email).await
+    }
+
+    /// "Forgot password": mails a link that sets a new password to every account whose
+    /// confirmed address is `email`. Answers the same, as soon, whether or not one has
+    /// it: the work is done after the answer.
+    pub(crate) fn forgot_password(
+        self: &Arc<Self>,
+        email: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        let email = check_email(email)?;
+        self.may_mail(from, email.to_lowercase())?;
+        let accounts = Arc::clone(self);
+        tokio::spawn(async move {
+            let found = match accounts.store.confirmed(&email).await {
+                Ok(found) => found,
+                Err(e) => {
+                    let error: &dyn std::error::Error = &e;
+                    return tracing::error!(error, "finding the accounts of an address");
+                }
+            };
+            // To the address as confirmed, not as typed.
+            for (account, email) in found {
+                let mailed = accounts.mail_link(&account, LinkPurpose::Reset, email);
+                if mailed.await.is_ok() {
+                    tracing::info!(account = %account.id, "password reset link mailed");
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// Confirms the address the link of secret `token` was mailed to.
+    pub(crate) async fn confirm_email(&self, token: &str) -> Result<(), Refused> {
+        if self.store.confirm_email(hash_token(token)).await? {
+            Ok(())
+        } else {
+            Err(bad_link())
+        }
+    }
+
+    /// Sets a new password with the link of secret `token`: every session of the
+    /// account ends (whoever had the old password is out).
+    pub(crate) async fn reset_password(
+        &self,
+        token: &str,
+        password: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        check_password(password)?;
+        // It hashes a password: it counts against the address like signing in.
+        if !self.per_address.allow(from) {
+            return Err(too_many());
+        }
+        let hash = hash_password(password.to_owned()).await?;
+        if self.store.reset_password(hash_token(token), hash).await? {
+            Ok(())
+        } else {
+            Err(bad_link())
+        }
+    }
+
+    /// Whether a link may be mailed now, asked from `from` for `recipient`.
+    fn may_mail(&self, from: IpAddr, recipient: String) -> Result<(), Refused> {
+        let address_ok = self.links_per_address.allow(from);
+        let recipient_ok = self.links_per_recipient.allow(recipient);
+        if address_ok && recipient_ok {
+            Ok(())
+        } else {
+            Err(Refused::new(
+                ErrorCode::RateLimited,
+                "too many mails asked for; wait a minute",
+            ))
+        }
+    }
+
+    /// Stores a link for `purpose` to `account`'s owner at `email`, and queues its mail.
+    async fn mail_link(
+        &self,
+        account: &Account,
+        purpose: LinkPurpose,
+        email: String,
+    ) -> Result<(), Refused> {
+        let expires_at = now().saturating_add(LINK_LIFETIME_MS);
+        self.store
+            .mail_link(&account.id, purpose, email, expires_at)
+            .await?;
+        Ok(())
+    }
+
+    /// Whether `password` is `account`'s: checked as a sign-in is, under the same limits
+    /// (a stolen session must not become a way to guess the password).
+    async fn check_password_of(
+        &self,
+        account: &Account,
+        password: &str,
+        from: IpAddr,
+    ) -> Result<(), Refused> {
+        let address_ok = self.per_address.allow(from);
+        let account_ok = self.per_account.allow(username_key(&account.username));
+        if !(address_ok && account_ok) {
+            return Err(too_many());
+        }
+        let hash = self.store.password_of(&account.id).await?;
+        let right = match hash {
+            Some(hash) => verify_password(password.to_owned(), hash).await,
+            None => false,
+        };
+        if right {
+            Ok(())
+        } else {
+            Err(Refused::new(
+                ErrorCode::BadCredentials,
+                "this is not the account's password",
+            ))
+        }
     }
 
     /// `name`, trimmed, if a player may play under it.
@@ -204,10 +454,51 @@ impl Accounts {
         if key.starts_with(&lookalike_key("computer")) {
             return Err(bad("the computer's names are its own"));
         }
+        if key.starts_with(&lookalike_key(DELETED_PLAYER)) {
+            return Err(bad("this is how deleted accounts are named"));
+        }
         if self.store.lookalike_taken(&key).await? {
             return Err(bad("this name is an account's; sign in to play under it"));
         }
         Ok(name.to_owned())
+    }
+}
+
+/// The device a `User-Agent` names, for people: the browser (or program) and the
+/// system, as far as they can be told (`Firefox on Linux`).
+pub(crate) fn device(user_agent: Option<&str>) -> String {
+    let Some(agent) = user_agent.filter(|agent| !agent.trim().is_empty()) else {
+        return "an unknown device".to_owned();
+    };
+    // Order matters: Edge and Opera say Chrome, Chrome says Safari, Android says Linux.
+    let browsers = [
+        ("Edg/", "Edge"),
+        ("OPR/", "Opera"),
+        ("Firefox/", "Firefox"),
+        ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+    ];
+    let systems = [
+        ("Android", "Android"),
+        ("iPhone", "iOS"),
+        ("iPad", "iPadOS"),
+        ("CrOS", "ChromeOS"),
+        ("Windows", "Windows"),
+        ("Mac OS X", "macOS"),
+        ("Linux", "Linux"),
+    ];
+    let find = |known: &[(&str, &'static str)]| {
+        known
+            .iter()
+            .find(|(mark, _)| agent.contains(mark))
+            .map(|&(_, name)| name)
+    };
+    // A program names itself first: `punct/0.9`, `curl/8.5`.
+    let program = || agent.split(['/', ' ']).next().unwrap_or(agent).to_owned();
+    let browser = find(&browsers).map_or_else(program, str::to_owned);
+    match find(&systems) {
+        Some(system) => format!("{browser} on {system}"),
+        None => browser,
     }
 }
 
@@ -310,6 +601,26 @@ fn check_password(password: &str) -> Result<(), Refused> {
             "a password is 8 to 128 characters",
         ))
     }
+}
+
+/// `email`, trimmed, if it is a mail address.
+pub(crate) fn check_email(email: &str) -> Result<String, Refused> {
+    let email = email.trim();
+    if email.len() > MAX_EMAIL || email.parse::<lettre::Address>().is_err() {
+        return Err(Refused::new(
+            ErrorCode::BadRequest,
+            format!("'{email}' is not a mail address"),
+        ));
+    }
+    Ok(email.to_owned())
+}
+
+/// The refusal of a mailed link that does not work.
+fn bad_link() -> Refused {
+    Refused::new(
+        ErrorCode::BadRequest,
+        "this link does not work: it was used, or is over an hour old; ask for another",
+    )
 }
 
 fn too_many() -> Refused {
@@ -425,6 +736,32 @@ mod tests {
         assert!(check_password(&"x".repeat(129)).is_err());
     }
 
+    #[test]
+    fn a_device_is_told_from_its_user_agent() {
+        for (agent, named) in [
+            (
+                "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+                "Firefox on Linux",
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0",
+                "Edge on Windows",
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36",
+                "Chrome on Android",
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+                "Safari on iOS",
+            ),
+            ("curl/8.5.0", "curl"),
+        ] {
+            assert_eq!(device(Some(agent)), named, "{agent}");
+        }
+        assert_eq!(device(None), "an unknown device");
+    }
+
     #[tokio::test]
     async fn a_password_verifies_against_its_own_hash_only() {
         let hash = hash_password("correct horse".into()).await.unwrap();
@@ -442,7 +779,7 @@ mod tests {
         let accounts = Accounts::new(Store::empty().await, Duration::from_secs(60), 0, 0);
         let from = IpAddr::from([127, 0, 0, 1]);
         accounts
-            .register("Kris_Burm", "a fine password", from)
+            .register("Kris_Burm", "a fine password", from, None)
             .await
             .unwrap();
         assert_eq!(accounts.check_name("  Anna  ").await.unwrap(), "Anna");
@@ -456,6 +793,7 @@ mod tests {
             "Kr\u{456}s Burm",
             "\u{39a}ris_\u{412}urm",
             "Computer (level 4)",
+            "Deleted Player 3",
             "C\u{43e}mputer",
             "a\u{200B}b",
             "tab\there",

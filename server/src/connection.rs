@@ -402,7 +402,16 @@ impl Connection {
             }
             ClientMessage::Chat { id, text } => {
                 let name = self.account.as_ref().map(|a| a.username.clone());
-                self.talk(id, Talk::Say { name, text }).await
+                let account = self.account.as_ref().map(|a| a.id.clone());
+                self.talk(
+                    id,
+                    Talk::Say {
+                        name,
+                        account,
+                        text,
+                    },
+                )
+                .await
             }
             ClientMessage::Mute { id, muted } => self.talk(id, Talk::Mute(muted)).await,
             other => {

@@ -1,5 +1,7 @@
 //! Mail to correspondence players: a message for each move that waits for them (or at
-//! most one digest a day), and one when their game ends, through an SMTP server (lettre).
+//! most one digest a day), and one when their game ends, through an SMTP server (lettre);
+//! and the links an account's owner asks for (to confirm an address, to set a new
+//! password).
 //!
 //! A mail is queued in the database's outbox by the write that causes it, in its
 //! transaction, so a mail is never lost with a turn that was stored, nor sent for one
@@ -28,8 +30,8 @@ use tokio::task::JoinHandle;
 
 use crate::clock::now;
 use crate::config::Config;
-use crate::secret::uuid_v7;
-use crate::store::{DigestDue, Notice, Outbound, Store};
+use crate::secret::{self, hash_token, uuid_v7};
+use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store};
 
 /// The longest a mail server may take over one message.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -313,9 +315,29 @@ impl Postman {
     /// off since it was queued is sent nothing).
     async fn deliver(&self, mail: &Outbound) -> Result<(), Failure> {
         let settings = &mail.settings;
+        if let Notice::Link { purpose, email } = &mail.notice {
+            // Asked for by the account's owner: sent whatever the mail settings, to the
+            // address it names, with no unsubscribe link. The secret is made now, and
+            // only its hash stored.
+            let secret = secret::token();
+            match self.store.arm_link(&mail.id, hash_token(&secret)).await {
+                Ok(true) => {}
+                // Used, expired, or its account deleted: nothing to send.
+                Ok(false) => return Ok(()),
+                Err(e) => {
+                    return Err(Failure {
+                        error: format!("storing the link: {e}"),
+                        permanent: false,
+                    });
+                }
+            }
+            let (subject, body) = self.link(&mail.account.username, *purpose, &secret);
+            return self.send(&mail.id, email, &subject, body, None).await;
+        }
         let wanted = match mail.notice {
             Notice::YourMove { .. } => settings.mode == NotifyMode::Each,
             Notice::GameOver => settings.mode != NotifyMode::Off,
+            Notice::Link { .. } => false,
         };
         let Some(email) = settings.email.as_deref().filter(|_| wanted) else {
             return Ok(());
@@ -328,6 +350,7 @@ impl Postman {
                 days,
             } => self.your_move(&mail.room, opponent, turn, *number, *days),
             Notice::GameOver => self.game_over(mail).await?,
+            Notice::Link { .. } => return Ok(()),
         };
         self.send(
             &mail.id,
@@ -337,6 +360,32 @@ impl Postman {
             settings.unsubscribe.as_deref(),
         )
         .await
+    }
+
+    /// The subject and body of a mail to `username` with a link for `purpose`.
+    fn link(&self, username: &str, purpose: LinkPurpose, secret: &str) -> (String, String) {
+        let public = &self.public_url;
+        let (subject, asked, link) = match purpose {
+            LinkPurpose::Confirm => (
+                "Confirm your mail address",
+                "confirm that this is the mail address of your account",
+                format!("{public}/account?confirm={secret}"),
+            ),
+            LinkPurpose::Reset => (
+                "Choose a new password",
+                "choose a new password for your account",
+                format!("{public}/account?reset={secret}"),
+            ),
+        };
+        let body = format!(
+            "{username}, to {asked} on PÜNCT, follow this link within an hour (it works              once):
+
+{link}
+
+If you did not ask for it, ignore this mail: nothing              changes.
+"
+        );
+        (subject.to_owned(), body)
     }
 
     /// The subject and body of a mail that `opponent` played `turn` (number `number`)

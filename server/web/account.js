@@ -26,6 +26,8 @@ export async function mountAccount(container, changed = () => location.reload())
       container.replaceChildren(
         el('span', { id: 'signed-in' }, 'signed in as ', el('a', { id: 'me', href: playerHref(username) }, username)),
         ' ',
+        el('a', { id: 'my-account', href: '/account' }, 'account'),
+        ' ',
         out,
       );
     } else {
@@ -60,6 +62,7 @@ function accountDialog(done) {
     title,
     el('label', {}, 'Username', username),
     el('label', {}, 'Password', password),
+    el('p', { className: 'forgot' }, el('a', { href: '/account' }, 'Forgot your password?')),
     hint,
     error,
     el('div', { className: 'buttons' }, cancel, submit),

@@ -9,27 +9,177 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use punct_protocol::{Credentials, ErrorCode, Session, SignedIn};
+use axum::routing::{delete, get, post};
+use punct_protocol::{
+    ChatLine, Credentials, ErrorCode, Notifications, PlayerProfile, Record, Session, SignedIn,
+};
+use serde::{Deserialize, Serialize};
 
 use super::auth::{self, By, COOKIE};
 use super::error::ApiError;
+use super::players::{notifications_of, profile_of};
+use crate::accounts::device;
 use crate::proxy::ClientAddr;
 use crate::state::AppState;
+use crate::store::{Account, StoreError};
 
 /// The routes of accounts and sessions.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/accounts", post(register))
         .route("/api/session", post(sign_in).get(who_am_i).delete(sign_out))
+        .route("/api/email/confirm", post(confirm_email))
+        .route("/api/password/forgot", post(forgot_password))
+        .route("/api/password/reset", post(reset_password))
 }
 
-/// Reads the credentials of a register or sign-in request, refusing one sent by a page
-/// of another site (which could sign a visitor in to an account of its choosing).
-fn credentials(headers: &HeaderMap, body: &Bytes) -> Result<Credentials, ApiError> {
+/// The routes of one's own account, for a signed-in player only.
+pub(crate) fn own_routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/me/password", post(change_password))
+        .route(
+            "/api/me/sessions",
+            get(sessions).delete(sign_out_everywhere),
+        )
+        .route("/api/me", delete(delete_account))
+        .route("/api/me/export", get(export))
+        .route("/api/me/email", post(ask_confirmation))
+}
+
+/// The body of `DELETE /api/me`.
+#[derive(Debug, Deserialize)]
+struct Password {
+    /// The account's password: deleting is for its owner, not for whoever holds a
+    /// session.
+    password: String,
+}
+
+/// The answer of `GET /api/me/export`: everything stored about the player.
+#[derive(Debug, Serialize)]
+struct Export {
+    /// The account: its username and when it was made.
+    account: ExportedAccount,
+    /// Mail: the address and how often, and whether the address is confirmed.
+    mail: ExportedMail,
+    /// The sessions that have not ended.
+    sessions: Vec<SessionView>,
+    /// The player's page: ratings and what each rated game did to them, results.
+    profile: PlayerProfile,
+    /// Every game the account took a seat in, with its record.
+    games: Vec<Record>,
+    /// Every line of chat the player said, oldest first.
+    chat: Vec<ExportedLine>,
+}
+
+/// The account in an export.
+#[derive(Debug, Serialize)]
+struct ExportedAccount {
+    /// Its id (a UUIDv7), as the database keeps it.
+    id: String,
+    /// Its username.
+    username: String,
+    /// When it was made, in milliseconds since the Unix epoch.
+    created_at: u64,
+}
+
+/// The mail settings in an export.
+#[derive(Debug, Serialize)]
+struct ExportedMail {
+    /// As `GET /api/me/notifications` shows them.
+    #[serde(flatten)]
+    settings: Notifications,
+    /// Whether the address was confirmed by a mailed link.
+    confirmed: bool,
+}
+
+/// A line of chat in an export, with its room.
+#[derive(Debug, Serialize)]
+struct ExportedLine {
+    /// The room it was said in.
+    room: String,
+    /// The line.
+    #[serde(flatten)]
+    line: ChatLine,
+}
+
+/// The body of `POST /api/me/email` and `POST /api/password/forgot`.
+#[derive(Debug, Deserialize)]
+struct Email {
+    /// The mail address.
+    email: String,
+}
+
+/// The body of `POST /api/email/confirm`.
+#[derive(Debug, Deserialize)]
+struct Link {
+    /// The secret of the mailed link.
+    token: String,
+}
+
+/// The body of `POST /api/password/reset`.
+#[derive(Debug, Deserialize)]
+struct Reset {
+    /// The secret of the mailed link.
+    token: String,
+    /// The password from now on.
+    new_password: String,
+}
+
+/// The answer of `DELETE /api/me`.
+#[derive(Debug, Serialize)]
+struct Deleted {
+    /// What the account's games show from now on: "deleted player N".
+    name: String,
+}
+
+/// A session in the list of one's sessions.
+#[derive(Debug, Serialize)]
+struct SessionView {
+    /// The device, for people (`Firefox on Linux`).
+    device: String,
+    /// The `User-Agent` it was started with, as sent.
+    user_agent: Option<String>,
+    /// When it started, in milliseconds since the Unix epoch.
+    created_at: i64,
+    /// When it was last used, to the minute.
+    last_seen_at: i64,
+    /// When it ends.
+    expires_at: i64,
+    /// Whether it is the session asking.
+    current: bool,
+}
+
+/// The answer of `GET /api/me/sessions`.
+#[derive(Debug, Serialize)]
+struct Sessions {
+    /// Oldest first.
+    sessions: Vec<SessionView>,
+}
+
+/// The body of `POST /api/me/password`.
+#[derive(Debug, Deserialize)]
+struct NewPassword {
+    /// The password now: a session alone must not be enough to take the account over.
+    password: String,
+    /// The password from now on.
+    new_password: String,
+}
+
+/// Reads the body of a request that needs no session (registering, signing in, a
+/// mailed link), refusing one sent by a page of another site (which could sign a
+/// visitor in to an account of its choosing, or mail on their behalf).
+fn from_own_pages<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<T, ApiError> {
     if !auth::from_own_pages(headers) {
         return Err(auth::cross_site());
     }
+    json(body)
+}
+
+/// A request's JSON body, or `400 bad-request`.
+fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
@@ -76,13 +226,16 @@ async fn start_session(
     body: &Bytes,
     new: bool,
 ) -> Result<Response, ApiError> {
-    let request = credentials(headers, body)?;
+    let request: Credentials = from_own_pages(headers, body)?;
     let (username, password) = (&request.username, &request.password);
+    let agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
     let (session, status) = if new {
-        let registered = state.accounts.register(username, password, peer);
+        let registered = state.accounts.register(username, password, peer, agent);
         (registered.await, StatusCode::CREATED)
     } else {
-        let signed_in = state.accounts.sign_in(username, password, peer);
+        let signed_in = state.accounts.sign_in(username, password, peer, agent);
         (signed_in.await, StatusCode::OK)
     };
     let session = session?;
@@ -108,4 +261,183 @@ async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<R
     }
     state.accounts.sign_out(&token).await?;
     Ok((StatusCode::NO_CONTENT, [auth::clear_cookie()]).into_response())
+}
+
+/// The session secret of a request the `SignedIn` extractor let through.
+fn own_token(headers: &HeaderMap) -> Result<String, ApiError> {
+    auth::presented(headers)
+        .map(|(token, _)| token)
+        .ok_or_else(|| ApiError::new(ErrorCode::SignInRequired, "sign in first"))
+}
+
+/// `POST /api/me/password`: changes the password, and signs out every other session
+/// (`204`).
+async fn change_password(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    auth::SignedIn(account): auth::SignedIn,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let token = own_token(&headers)?;
+    let request: NewPassword = json(&body)?;
+    let (old, new) = (&request.password, &request.new_password);
+    state
+        .accounts
+        .change_password(&account, &token, old, new, peer)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/me/sessions`: the signed-in player's sessions, the one asking marked.
+async fn sessions(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+    headers: HeaderMap,
+) -> Result<Json<Sessions>, ApiError> {
+    let token = own_token(&headers)?;
+    let sessions = sessions_of(&state, &account, &token).await?;
+    Ok(Json(Sessions { sessions }))
+}
+
+/// `account`'s sessions as they are shown, the one of `token` marked.
+async fn sessions_of(
+    state: &AppState,
+    account: &Account,
+    token: &str,
+) -> Result<Vec<SessionView>, ApiError> {
+    let sessions = state.accounts.sessions(account, token).await?;
+    Ok(sessions
+        .into_iter()
+        .map(|(session, current)| SessionView {
+            device: device(session.user_agent.as_deref()),
+            user_agent: session.user_agent,
+            created_at: session.created_at,
+            last_seen_at: session.last_seen_at,
+            expires_at: session.expires_at,
+            current,
+        })
+        .collect())
+}
+
+/// `DELETE /api/me/sessions`: signs out every session of the account, this one too
+/// (`204`); the cookie is cleared.
+async fn sign_out_everywhere(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+) -> Result<Response, ApiError> {
+    state.accounts.sign_out_everywhere(&account).await?;
+    Ok((StatusCode::NO_CONTENT, [auth::clear_cookie()]).into_response())
+}
+
+/// `DELETE /api/me`: deletes the account (`200`, with the name its games show now); its
+/// sessions end, and the cookie is cleared.
+async fn delete_account(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    auth::SignedIn(account): auth::SignedIn,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: Password = json(&body)?;
+    let name = state
+        .accounts
+        .delete(&account, &request.password, peer)
+        .await?;
+    Ok(([auth::clear_cookie()], Json(Deleted { name })).into_response())
+}
+
+/// `GET /api/me/export`: everything stored about the signed-in player, as JSON to
+/// download.
+async fn export(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    state.accounts.may_export(&account)?;
+    let token = own_token(&headers)?;
+    let store = &state.rooms.context().store;
+    let failed = |e: StoreError| ApiError::storage("export", &e);
+    let profile = profile_of(&state, &account.username).await?;
+    let mut games = Vec::new();
+    for room in store.rooms_of(&account.id).await.map_err(failed)? {
+        games.push(state.rooms.record(&room).await?);
+    }
+    let chat = store.chat_of(&account.id).await.map_err(failed)?;
+    let export = Export {
+        account: ExportedAccount {
+            id: account.id.clone(),
+            username: account.username.clone(),
+            created_at: profile.created_at,
+        },
+        mail: ExportedMail {
+            settings: notifications_of(&state, &account).await?,
+            confirmed: store.email_confirmed(&account.id).await.map_err(failed)?,
+        },
+        sessions: sessions_of(&state, &account, &token).await?,
+        profile,
+        games,
+        chat: chat
+            .into_iter()
+            .map(|(room, line)| ExportedLine { room, line })
+            .collect(),
+    };
+    let file = format!("attachment; filename=\"punct-{}.json\"", account.username);
+    Ok(([(header::CONTENT_DISPOSITION, file)], Json(export)).into_response())
+}
+
+/// `POST /api/me/email`: mails the address a link that confirms it as the account's
+/// (`202`).
+async fn ask_confirmation(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    auth::SignedIn(account): auth::SignedIn,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Email = json(&body)?;
+    let accounts = &state.accounts;
+    accounts
+        .ask_confirmation(&account, &request.email, peer)
+        .await?;
+    state.rooms.context().mail.wake();
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// `POST /api/email/confirm`: confirms the address a link was mailed to (`204`).
+async fn confirm_email(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Link = from_own_pages(&headers, &body)?;
+    state.accounts.confirm_email(&request.token).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/password/forgot`: mails a link that sets a new password to the accounts
+/// whose confirmed address it is (`202`, whether or not any is).
+async fn forgot_password(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Email = from_own_pages(&headers, &body)?;
+    state.accounts.forgot_password(&request.email, peer)?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// `POST /api/password/reset`: sets a new password with a mailed link (`204`); every
+/// session of the account ends.
+async fn reset_password(
+    State(state): State<AppState>,
+    ClientAddr(peer): ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Reset = from_own_pages(&headers, &body)?;
+    let accounts = &state.accounts;
+    accounts
+        .reset_password(&request.token, &request.new_password, peer)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -49,6 +49,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(rooms::routes())
         .merge(games::routes())
         .merge(players::routes())
+        .merge(accounts::own_routes())
         .merge(ws::routes())
         .route_layer(from_extractor_with_state::<auth::Session, AppState>(
             state.clone(),

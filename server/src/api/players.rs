@@ -18,11 +18,11 @@ use serde::Deserialize;
 
 use super::auth::SignedIn;
 use super::error::ApiError;
-use crate::accounts::username_key;
+use crate::accounts::{check_email, username_key};
 use crate::clock::now;
 use crate::rating::PROVISIONAL_ABOVE;
 use crate::state::AppState;
-use crate::store::{AccountId, MailSettings, StoreError};
+use crate::store::{Account, AccountId, MailSettings, StoreError};
 use crate::views::my_games_of;
 use crate::views::rating_view;
 
@@ -31,9 +31,6 @@ const RECENT_GAMES: usize = 20;
 
 /// Players on a leaderboard.
 const LEADERS: usize = 100;
-
-/// The longest mail address (RFC 5321's path limit).
-const MAX_EMAIL: usize = 254;
 
 /// The routes of player pages, the leaderboard and one's own games and settings.
 pub(crate) fn routes() -> Router<AppState> {
@@ -59,13 +56,21 @@ async fn notifications(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
 ) -> Result<Json<Notifications>, ApiError> {
+    notifications_of(&state, &account).await.map(Json)
+}
+
+/// `account`'s mail settings.
+pub(super) async fn notifications_of(
+    state: &AppState,
+    account: &Account,
+) -> Result<Notifications, ApiError> {
     let store = &state.rooms.context().store;
     let settings = store.mail_settings(&account.id).await;
     let settings = settings.map_err(|e| unavailable(&e))?.unwrap_or_default();
-    Ok(Json(Notifications {
+    Ok(Notifications {
         email: settings.email,
         mode: settings.mode,
-    }))
+    })
 }
 
 /// `PUT /api/me/notifications`: sets the signed-in player's mail settings. Mail needs an
@@ -81,13 +86,7 @@ async fn set_notifications(
         .email
         .map(|e| e.trim().to_owned())
         .filter(|e| !e.is_empty());
-    if let Some(email) = &email
-        && (email.len() > MAX_EMAIL || email.parse::<lettre::Address>().is_err())
-    {
-        return Err(ApiError::bad_request(format!(
-            "'{email}' is not a mail address"
-        )));
-    }
+    let email = email.as_deref().map(check_email).transpose()?;
     if email.is_none() && wanted.mode != NotifyMode::Off {
         return Err(ApiError::bad_request("mail needs an address"));
     }
@@ -211,12 +210,21 @@ async fn profile(
     State(state): State<AppState>,
     Path(username): Path<String>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
+    profile_of(&state, &username).await.map(Json)
+}
+
+/// The page of the player named `username`: ratings and their history, results, recent
+/// games.
+pub(super) async fn profile_of(
+    state: &AppState,
+    username: &str,
+) -> Result<PlayerProfile, ApiError> {
     let store = &state.rooms.context().store;
     let record = store
-        .player(&username_key(&username))
+        .player(&username_key(username))
         .await
         .map_err(|e| unavailable(&e))?
-        .ok_or_else(|| no_such_player(&username))?;
+        .ok_or_else(|| no_such_player(username))?;
     let now = now();
     let ratings = record
         .ratings
@@ -250,13 +258,13 @@ async fn profile(
         .archive(None, RECENT_GAMES, Some(record.account.id.clone()))
         .await
         .map_err(|e| unavailable(&e))?;
-    Ok(Json(PlayerProfile {
+    Ok(PlayerProfile {
         username: record.account.username,
         created_at: u64::try_from(record.created_at).unwrap_or(0),
         ratings,
         results,
         recent,
-    }))
+    })
 }
 
 /// The query of `GET /api/leaderboard`.

@@ -68,6 +68,11 @@ const PAGES: &[(&str, &str, &str)] = &[
     ("/games", "games.html", include_str!("../../web/games.html")),
     ("/mine", "mine.html", include_str!("../../web/mine.html")),
     (
+        "/account",
+        "account.html",
+        include_str!("../../web/account.html"),
+    ),
+    (
         "/analysis",
         "analysis.html",
         include_str!("../../web/analysis.html"),
@@ -135,6 +140,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "chat.js",
         "text/javascript",
         include_bytes!("../../web/chat.js"),
+    ),
+    (
+        "account-page.js",
+        "text/javascript",
+        include_bytes!("../../web/account-page.js"),
     ),
     (
         "account.js",

@@ -207,6 +207,10 @@ pub(crate) enum Talk {
     Say {
         /// The spectator's name; a player's is their seat's.
         name: Option<String>,
+        /// The spectator's account, if signed in; a player's is their seat's. Stored
+        /// with the line, so that the account's lines go when it is deleted.
+        #[serde(default)]
+        account: Option<String>,
         /// What they say.
         text: String,
     },

@@ -31,7 +31,11 @@ impl Room {
                 self.chat.muted[color as usize] = muted;
                 Ok(self.history.seq())
             }
-            Talk::Say { name, text } => {
+            Talk::Say {
+                name,
+                account,
+                text,
+            } => {
                 let text = text.trim();
                 if text.is_empty()
                     || text.chars().count() > MAX_CHARS
@@ -42,12 +46,13 @@ impl Room {
                         "a line of chat is 1 to 300 characters, without control characters",
                     ));
                 }
-                let (channel, name) = match role.color() {
-                    Some(color) => (
-                        Channel::Players,
-                        self.seats[color as usize].player.name.clone(),
-                    ),
-                    None => (Channel::Spectators, name),
+                let (channel, name, account) = match role.color() {
+                    Some(color) => {
+                        let player = &self.seats[color as usize].player;
+                        let account = player.account_id().map(str::to_owned);
+                        (Channel::Players, player.name.clone(), account)
+                    }
+                    None => (Channel::Spectators, name, account),
                 };
                 let line = ChatLine {
                     channel,
@@ -56,7 +61,7 @@ impl Room {
                     text: text.to_owned(),
                     at: u64::try_from(now()).unwrap_or(0),
                 };
-                let stored = self.context.store.chat(&self.id, &line).await;
+                let stored = self.context.store.chat(&self.id, &line, account).await;
                 self.stored(stored)?;
                 let hearers = self.chat.hearers(&line, self.outcome().is_some());
                 self.chat.keep(line.clone());

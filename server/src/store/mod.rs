@@ -49,9 +49,9 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, DigestDue, MailSettings, NewAccount, NewRoom, Notice,
-    Outbound, Player, PlayerRecord, Rated, RoomRow, Stale, StoredRecord, StoredRoom, time_control,
-    to_move,
+    Account, AccountId, ArchiveCursor, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings,
+    NewAccount, NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, SessionRow, Stale,
+    StoredRecord, StoredRoom, time_control, to_move,
 };
 
 use driver::{Answer, Conn};
@@ -113,7 +113,19 @@ impl Db {
     ) -> Result<T, StoreError> {
         match self {
             Db::Sqlite(db) => db.call(work).await,
-            Db::Postgres(db) => db.exclusive(work).await,
+            Db::Postgres(db) => db.transaction(true, work).await,
+        }
+    }
+
+    /// Runs `work` in one transaction: on SQLite, as any job of its one thread; on
+    /// PostgreSQL, in a transaction of its own.
+    async fn atomic<T: Send + 'static>(
+        &self,
+        work: impl for<'a> FnOnce(&'a dyn Conn) -> Answer<'a, T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        match self {
+            Db::Sqlite(db) => db.call(work).await,
+            Db::Postgres(db) => db.transaction(false, work).await,
         }
     }
 }
@@ -370,12 +382,38 @@ impl Store {
         .await
     }
 
-    /// Stores a line of `room`'s chat.
-    pub(crate) async fn chat(&self, room: &str, line: &ChatLine) -> Result<(), StoreError> {
+    /// Stores a line of `room`'s chat, said by `account`'s player if signed in.
+    pub(crate) async fn chat(
+        &self,
+        room: &str,
+        line: &ChatLine,
+        account: Option<String>,
+    ) -> Result<(), StoreError> {
         self.leased()?;
         let (room, line) = (room.to_owned(), line.clone());
         self.db
-            .run(move |db| Box::pin(async move { rooms::chat(db, &room, &line).await }))
+            .run(move |db| {
+                Box::pin(async move { rooms::chat(db, &room, &line, account.as_deref()).await })
+            })
+            .await
+    }
+
+    /// Every room in which `account` took a seat, oldest first.
+    pub(crate) async fn rooms_of(&self, account: &str) -> Result<Vec<String>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::rooms_of(db, &account).await }))
+            .await
+    }
+
+    /// Every line of chat `account` said, oldest first, each with its room.
+    pub(crate) async fn chat_of(
+        &self,
+        account: &str,
+    ) -> Result<Vec<(String, ChatLine)>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { rooms::chat_of(db, &account).await }))
             .await
     }
 
@@ -423,24 +461,43 @@ impl Store {
     }
 
     /// Stores a session of `account`, whose secret hashes to `token`, until `expires_at`
-    /// (milliseconds since the Unix epoch).
+    /// (milliseconds since the Unix epoch), started by `user_agent`.
     pub(crate) async fn create_session(
         &self,
         token: TokenHash,
         account: &str,
         expires_at: i64,
+        user_agent: Option<String>,
     ) -> Result<(), StoreError> {
         let (account, at) = (account.to_owned(), now());
         self.db
             .run(move |db| {
                 Box::pin(async move {
-                    accounts::create_session(db, token, &account, at, expires_at).await
+                    let agent = user_agent.as_deref();
+                    accounts::create_session(db, token, &account, at, expires_at, agent).await
                 })
             })
             .await
     }
 
-    /// The account of session `token`, if it has not expired by `at` nor been ended.
+    /// Account `account`'s sessions that have not ended, oldest first.
+    pub(crate) async fn sessions_of(&self, account: &str) -> Result<Vec<SessionRow>, StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { accounts::sessions_of(db, &account, at).await }))
+            .await
+    }
+
+    /// Ends every session of account `account`.
+    pub(crate) async fn end_sessions(&self, account: &str) -> Result<(), StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::end_sessions(db, &account).await }))
+            .await
+    }
+
+    /// The account of session `token`, if it has not expired by `at` nor been ended;
+    /// the session is seen at `at` (written at most once a minute).
     pub(crate) async fn session(
         &self,
         token: TokenHash,
@@ -455,6 +512,117 @@ impl Store {
     pub(crate) async fn end_session(&self, token: TokenHash) -> Result<(), StoreError> {
         self.db
             .run(move |db| Box::pin(accounts::end_session(db, token)))
+            .await
+    }
+
+    /// The password hash of account `account`; `None` if there is no such account (or
+    /// it was deleted).
+    pub(crate) async fn password_of(&self, account: &str) -> Result<Option<String>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::password_of(db, &account).await }))
+            .await
+    }
+
+    /// Sets account `account`'s password hash to `hash`, and ends every session of the
+    /// account but `keep`, in one transaction.
+    pub(crate) async fn set_password(
+        &self,
+        account: &str,
+        hash: String,
+        keep: TokenHash,
+    ) -> Result<(), StoreError> {
+        let account = account.to_owned();
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move { accounts::set_password(db, &account, &hash, keep).await })
+            })
+            .await
+    }
+
+    /// Deletes account `account`: its sessions, chat lines, mail address and settings go;
+    /// it and its seats are named "deleted player N" (N one more than the last deleted
+    /// account's); its games, results and ratings stay. Answers that name; `None` if it
+    /// was deleted already. Under the rating lock: no game of the account is rated
+    /// halfway, and two deletions never take one number.
+    pub(crate) async fn delete_account(&self, account: &str) -> Result<Option<String>, StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .exclusive(move |db| Box::pin(async move { accounts::delete(db, &account, at).await }))
+            .await
+    }
+
+    /// Stores a link for `purpose` to `account`'s owner at `email`, good until
+    /// `expires_at`, and queues the mail ([`Notice::Link`]) that carries it, in one
+    /// transaction.
+    pub(crate) async fn mail_link(
+        &self,
+        account: &str,
+        purpose: LinkPurpose,
+        email: String,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move {
+                    accounts::mail_link(db, &account, purpose, &email, at, expires_at).await
+                })
+            })
+            .await
+    }
+
+    /// Gives the link that mail `mail` carries the secret that hashes to `token`, as the
+    /// mail is written; false if the link no longer works (it is then not sent).
+    pub(crate) async fn arm_link(&self, mail: &str, token: TokenHash) -> Result<bool, StoreError> {
+        let (mail, at) = (mail.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { accounts::arm_link(db, &mail, token, at).await }))
+            .await
+    }
+
+    /// Confirms the address of the `confirm` link whose secret hashes to `token`, and
+    /// uses the link up; false if it is used, expired or unknown.
+    pub(crate) async fn confirm_email(&self, token: TokenHash) -> Result<bool, StoreError> {
+        let at = now();
+        self.db
+            .atomic(move |db| Box::pin(accounts::confirm_email(db, token, at)))
+            .await
+    }
+
+    /// Sets the password of the `reset` link whose secret hashes to `token` to `hash`,
+    /// uses the link up and ends every session of the account, in one transaction; false
+    /// if the link is used, expired or unknown.
+    pub(crate) async fn reset_password(
+        &self,
+        token: TokenHash,
+        hash: String,
+    ) -> Result<bool, StoreError> {
+        let at = now();
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move { accounts::reset_password(db, token, at, &hash).await })
+            })
+            .await
+    }
+
+    /// Whether account `account`'s address is confirmed.
+    pub(crate) async fn email_confirmed(&self, account: &str) -> Result<bool, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::email_confirmed(db, &account).await }))
+            .await
+    }
+
+    /// The accounts whose confirmed address is `email` (in any case), each with the
+    /// address as confirmed.
+    pub(crate) async fn confirmed(
+        &self,
+        email: &str,
+    ) -> Result<Vec<(Account, String)>, StoreError> {
+        let email = email.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::confirmed(db, &email).await }))
             .await
     }
 

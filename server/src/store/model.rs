@@ -59,6 +59,26 @@ pub(crate) enum Notice {
     },
     /// The game is over: its record says how.
     GameOver,
+    /// A link for the account's owner, sent to `email` whatever the mail settings; it
+    /// works once and for an hour. Its secret is made as the mail is written, and only
+    /// its hash is kept (the link's row in `mail_links` has the mail's id): the database
+    /// never holds a secret that works.
+    Link {
+        /// What the link does.
+        purpose: LinkPurpose,
+        /// Where it goes: for `confirm`, the address to confirm.
+        email: String,
+    },
+}
+
+/// What a mailed link does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LinkPurpose {
+    /// Confirms the address it was sent to as the account's.
+    Confirm,
+    /// Sets a new password ("forgot password").
+    Reset,
 }
 
 impl Notice {
@@ -157,6 +177,24 @@ pub(crate) struct Rated {
     pub(crate) username: String,
     /// Their rating before and after.
     pub(crate) change: Change,
+}
+
+/// What a deleted account is named, before its number: "deleted player 7".
+pub(crate) const DELETED_PLAYER: &str = "deleted player";
+
+/// A session of an account, as the account's list of sessions shows it.
+#[derive(Clone, Debug)]
+pub(crate) struct SessionRow {
+    /// Its secret's hash: which one the request asking holds.
+    pub(crate) token: TokenHash,
+    /// The `User-Agent` that started it, if one was sent.
+    pub(crate) user_agent: Option<String>,
+    /// When it started.
+    pub(crate) created_at: i64,
+    /// When it was last used (to the minute).
+    pub(crate) last_seen_at: i64,
+    /// When it ends.
+    pub(crate) expires_at: i64,
 }
 
 /// What a player's page shows, as stored.

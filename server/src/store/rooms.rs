@@ -465,8 +465,13 @@ pub(super) async fn archive(
         .collect()
 }
 
-/// Stores a line of `room`'s chat.
-pub(super) async fn chat(db: &dyn Conn, room: &str, line: &ChatLine) -> Result<(), StoreError> {
+/// Stores a line of `room`'s chat, said by `account`'s player if signed in.
+pub(super) async fn chat(
+    db: &dyn Conn,
+    room: &str,
+    line: &ChatLine,
+    account: Option<&str>,
+) -> Result<(), StoreError> {
     let values = params![
         room,
         text(&line.channel),
@@ -474,6 +479,7 @@ pub(super) async fn chat(db: &dyn Conn, room: &str, line: &ChatLine) -> Result<(
         line.name.as_deref(),
         &line.text,
         sql_ms(line.at),
+        account,
     ];
     db.execute(sql::INSERT_CHAT, values).await?;
     Ok(())
@@ -491,21 +497,41 @@ pub(super) async fn mute(
     Ok(())
 }
 
+/// Every room in which `account` took a seat, oldest first.
+pub(super) async fn rooms_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
+    let rows = db.query(sql::ROOMS_OF, params![account]).await?;
+    rows.iter().map(|row| row.get(0)).collect()
+}
+
+/// Every line of chat `account` said, oldest first, each with its room.
+pub(super) async fn chat_of(
+    db: &dyn Conn,
+    account: &str,
+) -> Result<Vec<(String, ChatLine)>, StoreError> {
+    let rows = db.query(sql::CHAT_OF, params![account]).await?;
+    rows.iter()
+        .map(|row| Ok((row.get(0)?, chat_line(row, 1)?)))
+        .collect()
+}
+
+/// A line of chat read from its columns from `at`: channel, colour, name, text, when.
+fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
+    Ok(ChatLine {
+        channel: row.stored(at)?,
+        color: row.stored_opt(at + 1)?,
+        name: row.get(at + 2)?,
+        text: row.get(at + 3)?,
+        at: u64::try_from(row.get::<i64>(at + 4)?).unwrap_or(0),
+    })
+}
+
 /// `room`'s last lines of chat, oldest first.
 async fn room_chat(db: &dyn Conn, room: &str) -> Result<Vec<ChatLine>, StoreError> {
     let mut lines = db
         .query(sql::ROOM_CHAT, params![room])
         .await?
         .iter()
-        .map(|row| {
-            Ok(ChatLine {
-                channel: row.stored(0)?,
-                color: row.stored_opt(1)?,
-                name: row.get(2)?,
-                text: row.get(3)?,
-                at: u64::try_from(row.get::<i64>(4)?).unwrap_or(0),
-            })
-        })
+        .map(|row| chat_line(row, 0))
         .collect::<Result<Vec<_>, StoreError>>()?;
     lines.reverse();
     Ok(lines)

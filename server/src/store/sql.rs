@@ -67,6 +67,50 @@ pub(crate) const OUTBOX: &str = "CREATE TABLE mail_outbox (
     CREATE INDEX mail_outbox_due ON mail_outbox(due_at) WHERE done_at IS NULL;
     CREATE INDEX mail_outbox_claim ON mail_outbox(claimed_by) WHERE done_at IS NULL;";
 
+/// The migration of an account's life (SQLite's eleventh, PostgreSQL's seventh), in the
+/// types of `t`: each session's device (its `User-Agent`) and when it was last seen; a
+/// deleted account's number (its name is "deleted player N"); who said each line of
+/// chat, so that a deleted account's lines go (lines said before are a seat's player's,
+/// or a spectator's signed in under their username); whether the mail address was
+/// confirmed, and the links mailed to confirm one or to set a new password.
+pub(crate) fn account_life(t: &Types) -> String {
+    let Types {
+        time, bytes, flag, ..
+    } = t;
+    format!(
+        "{ACCOUNT_LIFE}
+    ALTER TABLE accounts ADD COLUMN email_confirmed {flag};
+    CREATE TABLE mail_links (
+        -- The id of the mail in the outbox that carries it.
+        id TEXT PRIMARY KEY,
+        -- SHA-256 of the secret of the link, made as the mail is written; NULL before.
+        token {bytes} UNIQUE,
+        account TEXT NOT NULL REFERENCES accounts(id),
+        -- `confirm` (the address) or `reset` (the password).
+        purpose TEXT NOT NULL,
+        -- Where it was sent: the address to confirm.
+        email TEXT NOT NULL,
+        expires_at {time} NOT NULL
+    );
+    CREATE INDEX mail_links_account ON mail_links(account);"
+    )
+}
+
+/// The part of [`account_life`] whose types are the same in both databases.
+const ACCOUNT_LIFE: &str = "ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+    ALTER TABLE sessions ADD COLUMN last_seen_at BIGINT;
+    ALTER TABLE accounts ADD COLUMN deleted_number BIGINT;
+    ALTER TABLE accounts ADD COLUMN deleted_at BIGINT;
+    CREATE UNIQUE INDEX accounts_deleted_number ON accounts(deleted_number);
+    ALTER TABLE chat ADD COLUMN account TEXT REFERENCES accounts(id);
+    UPDATE chat SET account = (SELECT CASE WHEN chat.color = 'white' THEN r.white_account
+                                           ELSE r.black_account END
+                               FROM rooms r WHERE r.id = chat.room)
+        WHERE color IS NOT NULL;
+    UPDATE chat SET account = (SELECT a.id FROM accounts a WHERE a.username = chat.name)
+        WHERE color IS NULL;
+    CREATE INDEX chat_account ON chat(account) WHERE account IS NOT NULL;";
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -187,9 +231,11 @@ pub(crate) const NOTIFICATIONS: &str =
 
 /// Sets the mail settings (address, how often) of account `$3`, and gives it an
 /// unsubscribe secret (`$4`) if it has none: the secret, once set, is kept, so that the
-/// link in every mail already sent keeps working.
+/// link in every mail already sent keeps working. A confirmed address stays confirmed
+/// only if it is the same.
 pub(crate) const SET_NOTIFICATIONS: &str =
-    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = COALESCE(unsubscribe, $4)
+    "UPDATE accounts SET email = $1, notify = $2, unsubscribe = COALESCE(unsubscribe, $4),
+            email_confirmed = email_confirmed AND COALESCE(email = CAST($1 AS TEXT), FALSE)
      WHERE id = $3";
 
 /// The account whose unsubscribe secret is `$1`, if one has it.
@@ -328,9 +374,11 @@ pub(crate) const PLAYERS_COLUMNS: &str =
 pub(crate) const PLAYERS_JOIN: &str = "LEFT JOIN accounts wa ON wa.id = r.white_account
      LEFT JOIN accounts ba ON ba.id = r.black_account";
 
-/// A line of room `$1`'s chat: channel, the speaker's colour and name, text, when.
+/// A line of room `$1`'s chat: channel, the speaker's colour and name, text, when, the
+/// speaker's account.
 pub(crate) const INSERT_CHAT: &str =
-    "INSERT INTO chat (room, channel, color, name, text, at) VALUES ($1, $2, $3, $4, $5, $6)";
+    "INSERT INTO chat (room, channel, color, name, text, at, account)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// Room `$1`'s last hundred lines of chat, newest first: channel, colour, name, text,
 /// when.
@@ -355,9 +403,9 @@ pub(crate) const INSERT_ACCOUNT: &str =
     "INSERT INTO accounts (id, username, username_key, username_lookalike, password, created_at)
      VALUES ($1, $2, $3, $4, $5, $6)";
 
-/// The account whose username has key `$1`: id, username, password hash.
+/// The account whose username has key `$1`, unless deleted: id, username, password hash.
 pub(crate) const ACCOUNT_BY_KEY: &str =
-    "SELECT id, username, password FROM accounts WHERE username_key = $1";
+    "SELECT id, username, password FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
 
 /// A row if an account's username has look-alike key `$1`.
 pub(crate) const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_lookalike = $1";
@@ -366,17 +414,115 @@ pub(crate) const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_
 pub(crate) const SWEEP_SESSIONS: &str =
     "DELETE FROM sessions WHERE account = $1 AND expires_at <= $2";
 
-/// A new session: its token's hash, account, when, until when.
+/// A new session: its token's hash, account, when (also last seen), until when, the
+/// `User-Agent` it was started with.
 pub(crate) const INSERT_SESSION: &str =
-    "INSERT INTO sessions (token, account, created_at, expires_at) VALUES ($1, $2, $3, $4)";
+    "INSERT INTO sessions (token, account, created_at, last_seen_at, expires_at, user_agent)
+     VALUES ($1, $2, $3, $3, $4, $5)";
 
-/// The account (id, username) of session `$1`, if it has not ended by `$2`.
+/// The account (id, username) of session `$1`, if it has not ended by `$2`, and when the
+/// session was last seen (if ever recorded).
 pub(crate) const SESSION_ACCOUNT: &str =
-    "SELECT a.id, a.username FROM sessions s JOIN accounts a ON a.id = s.account
+    "SELECT a.id, a.username, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account
      WHERE s.token = $1 AND s.expires_at > $2";
+
+/// Session `$1` was seen at `$2`.
+pub(crate) const SEEN_SESSION: &str = "UPDATE sessions SET last_seen_at = $2 WHERE token = $1";
+
+/// Account `$1`'s sessions that have not ended by `$2`, oldest first: token hash,
+/// `User-Agent`, when started, last seen, until when.
+pub(crate) const SESSIONS_OF: &str =
+    "SELECT token, user_agent, created_at, COALESCE(last_seen_at, created_at), expires_at
+     FROM sessions WHERE account = $1 AND expires_at > $2 ORDER BY created_at, token";
+
+/// Ends every session of account `$1`.
+pub(crate) const END_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1";
+
+/// The number the next deleted account takes: one more than the last's.
+pub(crate) const NEXT_DELETED_NUMBER: &str =
+    "SELECT COALESCE(MAX(deleted_number), 0) + 1 FROM accounts";
+
+/// Deletes what account `$1` holds, at `$2`, as "deleted player `$3`" (`$4`, that name):
+/// its password, mail address and settings go; its id stays, so that games, results and
+/// ratings keep their player, and its username's keys stay, so that nobody can take the
+/// name. Changes nothing if it was deleted already.
+pub(crate) const DELETE_ACCOUNT: &str =
+    "UPDATE accounts SET username = $4, password = '', email = NULL, notify = 'off',
+            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL,
+            deleted_number = $3, deleted_at = $2
+     WHERE id = $1 AND deleted_at IS NULL";
+
+/// The name account `$1`'s seats show is `$2` now.
+pub(crate) fn rename_seats(color: punct_rules::Color) -> String {
+    format!("UPDATE rooms SET {color}_name = $2 WHERE {color}_account = $1")
+}
+
+/// Every room in which account `$1` took a seat, oldest first.
+pub(crate) const ROOMS_OF: &str =
+    "SELECT id FROM rooms WHERE white_account = $1 OR black_account = $1
+     ORDER BY created_at, id";
+
+/// Account `$1`'s lines of chat, oldest first: room, channel, colour, name, text, when.
+pub(crate) const CHAT_OF: &str = "SELECT room, channel, color, name, text, at FROM chat
+     WHERE account = $1 ORDER BY id";
+
+/// Forgets account `$1`'s lines of chat.
+pub(crate) const DELETE_CHAT_OF: &str = "DELETE FROM chat WHERE account = $1";
+
+/// A link carried by mail `$1` to account `$2` for `$3` (`confirm`, `reset`) at `$4`,
+/// good until `$5`; its secret is made as the mail is written.
+pub(crate) const INSERT_LINK: &str =
+    "INSERT INTO mail_links (id, account, purpose, email, expires_at)
+     VALUES ($1, $2, $3, $4, $5)";
+
+/// The link of mail `$1`, still good at `$3`, has the secret that hashes to `$2` (that of
+/// the mail being written: a mail sent again carries a new one, the old no longer works).
+pub(crate) const ARM_LINK: &str =
+    "UPDATE mail_links SET token = $2 WHERE id = $1 AND expires_at > $3";
+
+/// Queues mail `$1` (notice `$3`, at `$4`) to account `$2`, about no room.
+pub(crate) const QUEUE_ACCOUNT_MAIL: &str =
+    "INSERT INTO mail_outbox (id, account, room, notice, queued_at, due_at)
+     VALUES ($1, $2, '', $3, $4, $4)";
+
+/// Uses the link whose secret hashes to `$1`, if it is for `$2` and good at `$3`: it is
+/// deleted (it works once); answers its account and address.
+pub(crate) const USE_LINK: &str = "DELETE FROM mail_links
+     WHERE token = $1 AND purpose = $2 AND expires_at > $3 RETURNING account, email";
+
+/// Forgets account `$1`'s links for `$2`.
+pub(crate) const DELETE_LINKS: &str = "DELETE FROM mail_links WHERE account = $1 AND purpose = $2";
+
+/// Whether account `$1`'s address is confirmed.
+pub(crate) const EMAIL_CONFIRMED: &str = "SELECT email_confirmed FROM accounts WHERE id = $1";
+
+/// Account `$1`'s address is `$2`, confirmed, unless the account was deleted.
+pub(crate) const CONFIRM_EMAIL: &str =
+    "UPDATE accounts SET email = $2, email_confirmed = TRUE WHERE id = $1 AND deleted_at IS NULL";
+
+/// The accounts (id, username, the address as confirmed) whose confirmed address is
+/// `$1`, in any case.
+pub(crate) const CONFIRMED: &str = "SELECT id, username, email FROM accounts
+     WHERE lower(email) = lower($1) AND email_confirmed AND deleted_at IS NULL";
+
+/// Forgets account `$1`'s mail links.
+pub(crate) const DELETE_LINKS_OF: &str = "DELETE FROM mail_links WHERE account = $1";
+
+/// Forgets account `$1`'s mail, sent or not.
+pub(crate) const DELETE_MAIL_OF: &str = "DELETE FROM mail_outbox WHERE account = $1";
 
 /// Ends session `$1`.
 pub(crate) const DELETE_SESSION: &str = "DELETE FROM sessions WHERE token = $1";
+
+/// Account `$1`'s password hash.
+pub(crate) const PASSWORD_OF: &str = "SELECT password FROM accounts WHERE id = $1";
+
+/// Account `$1`'s password hash is `$2` now.
+pub(crate) const SET_PASSWORD: &str = "UPDATE accounts SET password = $2 WHERE id = $1";
+
+/// Ends account `$1`'s sessions but `$2`.
+pub(crate) const END_OTHER_SESSIONS: &str =
+    "DELETE FROM sessions WHERE account = $1 AND token <> $2";
 
 /// Room `$1` if it is a finished rated game between two accounts not rated yet: its
 /// variant, outcome, end, both accounts, both usernames, and turns played.
@@ -443,9 +589,10 @@ pub(crate) const GAME_RATINGS: &str =
      FROM rating_changes c JOIN accounts a ON a.id = c.account
      WHERE c.room = $1 ORDER BY c.color = 'black'";
 
-/// The account whose username has key `$1`: id, username, when it was made.
+/// The account whose username has key `$1`, unless deleted: id, username, when it was
+/// made.
 pub(crate) const PLAYER: &str =
-    "SELECT id, username, created_at FROM accounts WHERE username_key = $1";
+    "SELECT id, username, created_at FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
 
 /// Account `$1`'s standing and games in each variant.
 pub(crate) const PLAYER_RATINGS: &str =
@@ -466,11 +613,12 @@ pub(crate) const PLAYER_RESULTS: &str =
      WHERE (white_account = $1 OR black_account = $1) AND outcome IS NOT NULL";
 
 /// Up to `$3` players of variant `$1` whose deviation is at most `$2`, best first:
-/// username, standing, games.
+/// username, standing, games. A deleted account's rating stays (its opponents' were
+/// computed from it) but is not on the board.
 pub(crate) const LEADERS: &str =
     "SELECT a.username, r.rating, r.deviation, r.volatility, r.last_rated_at, r.games
      FROM ratings r JOIN accounts a ON a.id = r.account
-     WHERE r.variant = $1 AND r.deviation <= $2
+     WHERE r.variant = $1 AND r.deviation <= $2 AND a.deleted_at IS NULL
      ORDER BY r.rating DESC, a.username LIMIT $3";
 
 /// A new room: id, variant, visibility, when, both token hashes, the clock (base and

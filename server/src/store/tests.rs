@@ -548,8 +548,8 @@ async fn chat_and_mutes_come_back_with_the_room() {
         text: text.into(),
         at,
     };
-    store.chat("r", &line("hello", 1)).await.unwrap();
-    store.chat("r", &line("again", 2)).await.unwrap();
+    store.chat("r", &line("hello", 1), None).await.unwrap();
+    store.chat("r", &line("again", 2), None).await.unwrap();
     store.mute("r", Color::Black, true).await.unwrap();
     let room = store.load("r").await.unwrap().unwrap();
     assert_eq!(room.chat, [line("hello", 1), line("again", 2)]);
@@ -580,7 +580,7 @@ async fn accounts_sessions_and_mail_settings_read_back() {
 
     let token = hash_token("session");
     store
-        .create_session(token, &kris.id, now() + 60_000)
+        .create_session(token, &kris.id, now() + 60_000, None)
         .await
         .unwrap();
     assert_eq!(

@@ -11,6 +11,7 @@ mod games;
 mod process;
 
 mod accounts;
+mod accounts_life;
 mod architecture;
 mod archive;
 mod backup;

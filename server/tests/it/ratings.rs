@@ -136,7 +136,7 @@ fn agrees(change: &RatingChange, (before, after): (Glicko, Glicko)) {
     }
 }
 
-async fn register(server: &Endpoint, username: &str) -> Endpoint {
+pub(crate) async fn register(server: &Endpoint, username: &str) -> Endpoint {
     server.signed_in(&server.register(username, PASSWORD).await)
 }
 
@@ -306,16 +306,8 @@ async fn rebuilding_the_ratings_from_the_games_gives_the_same_numbers() {
              WHERE account IN (SELECT id FROM accounts WHERE username = 'carl')",
         )
         .await;
-    // As an operator runs it (server/API.md), the settings after the subcommand.
-    let url = database.url();
-    let rebuilt = std::process::Command::new(env!("CARGO_BIN_EXE_punct-server"))
-        .args(["rebuild-ratings", "--database", &url])
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&rebuilt.stderr);
-    assert!(rebuilt.status.success(), "{said}");
     assert_eq!(
-        String::from_utf8_lossy(&rebuilt.stdout),
+        rebuild_ratings(&database),
         "rebuilt the ratings of 3 rated games\n",
         "the aborted game was never rated"
     );
@@ -326,6 +318,19 @@ async fn rebuilding_the_ratings_from_the_games_gives_the_same_numbers() {
         before,
         "the same numbers, to the last bit"
     );
+}
+
+/// Rebuilds the ratings of `database` (its server stopped) as an operator does
+/// (server/API.md), the settings after the subcommand; answers what it said.
+pub(crate) fn rebuild_ratings(database: &Database) -> String {
+    let url = database.url();
+    let rebuilt = std::process::Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .args(["rebuild-ratings", "--database", &url])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&rebuilt.stderr);
+    assert!(rebuilt.status.success(), "{said}");
+    String::from_utf8_lossy(&rebuilt.stdout).into_owned()
 }
 
 /// Plays the opening of a rated room made with `request` by `white` against `black`;

@@ -33,6 +33,7 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
         "/games",
         "/leaderboard",
         "/mine",
+        "/account",
     ] {
         let (status, html) = server.http("GET", page, "").await;
         assert_eq!(status, 200, "{page}");
@@ -49,6 +50,7 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
         "board.js",
         "api.js",
         "engine.js",
+        "account-page.js",
     ] {
         // Under the release's version, and where pages of earlier releases look.
         for path in [

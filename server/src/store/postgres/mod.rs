@@ -103,16 +103,20 @@ impl Postgres {
         work(&client).await
     }
 
-    /// Runs `work` in a transaction of its own that holds the rating lock: no other
-    /// node rates meanwhile.
-    pub(super) async fn exclusive<T>(
+    /// Runs `work` in a transaction of its own; with `rating_lock`, one that holds the
+    /// rating lock: no other node rates meanwhile.
+    pub(super) async fn transaction<T>(
         &self,
+        rating_lock: bool,
         work: impl for<'a> FnOnce(&'a dyn Conn) -> Answer<'a, T>,
     ) -> Result<T, StoreError> {
         let mut client = self.pool.get().await?;
         // Dropped before its commit (an error, or a caller gone), it is rolled back.
         let tx = client.transaction().await?;
-        GenericClient::execute(&tx, "SELECT pg_advisory_xact_lock($1)", &[&RATING_LOCK]).await?;
+        if rating_lock {
+            GenericClient::execute(&tx, "SELECT pg_advisory_xact_lock($1)", &[&RATING_LOCK])
+                .await?;
+        }
         let done = work(&tx).await?;
         tx.commit().await?;
         Ok(done)

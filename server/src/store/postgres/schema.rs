@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to tenth.
-pub(super) fn migrations() -> [String; 6] {
+/// five migrations, the others its sixth to eleventh.
+pub(super) fn migrations() -> [String; 7] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -38,6 +38,9 @@ pub(super) fn migrations() -> [String; 6] {
         sql::lookalikes(),
         // 6: the mail outbox.
         sql::OUTBOX.to_owned(),
+        // 7: an account's life: sessions' devices and when last seen, deleted accounts,
+        // who said each line of chat, confirmed addresses and mailed links.
+        sql::account_life(&TYPES),
     ]
 }
 

@@ -264,7 +264,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 10);
+        assert_eq!(version, 11);
         let mode: String = db
             .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .unwrap();
@@ -305,7 +305,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 10);
+        assert_eq!(version, 11);
         let rooms: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();
@@ -352,5 +352,37 @@ mod tests {
             ],
             "the same keys as the server gives new usernames"
         );
+    }
+
+    #[test]
+    fn chat_said_before_lines_knew_their_account_is_given_its_speaker() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let mut db = Connection::open(&path).unwrap();
+        schema::migrations().to_version(&mut db, 10).unwrap();
+        db.execute_batch(
+            "INSERT INTO accounts (id, username, username_key, password, created_at)
+                 VALUES ('a', 'anna', 'anna', 'x', 1), ('b', 'bert', 'bert', 'x', 1);
+             INSERT INTO rooms (id, variant, visibility, created_at, white_account,
+                                black_name)
+                 VALUES ('r', 'basic', 'public', 1, 'a', 'Guest');
+             INSERT INTO chat (room, channel, color, name, text, at) VALUES
+                 ('r', 'players', 'white', 'anna', 'hers, as White', 1),
+                 ('r', 'players', 'black', 'Guest', 'a guest''s', 2),
+                 ('r', 'spectators', NULL, 'bert', 'his, signed in', 3),
+                 ('r', 'spectators', NULL, 'Bert?', 'another guest''s', 4);",
+        )
+        .unwrap();
+        drop(db);
+        drop(open(&path).unwrap());
+        let db = Connection::open(&path).unwrap();
+        let speakers: Vec<Option<String>> = db
+            .prepare("SELECT account FROM chat ORDER BY id")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(speakers, [Some("a".into()), None, Some("b".into()), None]);
     }
 }

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Browser tests of the account page: the list of sessions, changing the password (which
+signs the other device out), the data to download, hostile text that must stay text, and
+deleting the account.
+
+Run by `.ci/browser-tests` after `newcomer_test.py`; the shared parts are in `harness.py`.
+
+Usage: account_test.py SERVER_BINARY SCREENSHOT_DIR
+"""
+
+import json
+import os
+import sys
+import time
+
+from harness import Browser, Server, wait_until
+
+PASSWORD = "a fine password"
+NEW_PASSWORD = "another fine one"
+
+
+def sign_in(b, base, username, password, create):
+    """Registers (`create`) or signs in to `username` from the lobby's dialog."""
+    b.go(base + "/")
+    b.click("#sign-up" if create else "#sign-in")
+    b.type("#account-form input[name=username]", username)
+    b.type("#account-form input[name=password]", password)
+    b.click("#account-submit")
+    wait_until(f"{b.name} signed in as {username}", lambda: b.text("#me") == username)
+
+
+def fill(b, form, **fields):
+    for name, value in fields.items():
+        b.type(f"#{form} input[name={name}]", value)
+    b.click(f"#{form} button")
+
+
+def sessions_and_password(base, laptop, phone):
+    sign_in(laptop, base, "anna", PASSWORD, create=True)
+    sign_in(phone, base, "anna", PASSWORD, create=False)
+    laptop.click("#my-account")
+    wait_until("both sessions listed", lambda: len(laptop.driver.find_elements("css selector", "#sessions tbody tr")) == 2)
+    rows = laptop.text("#sessions tbody")
+    assert "Chrome on Android" in rows, rows
+    assert "this device" in rows, rows
+    laptop.screenshot("account-sessions.png")
+
+    fill(laptop, "password", password="not hers at all", new_password=NEW_PASSWORD)
+    wait_until("the wrong password refused", lambda: "not the account's password" in laptop.text("#status"))
+    fill(laptop, "password", password=PASSWORD, new_password=NEW_PASSWORD)
+    wait_until("the password changed", lambda: "changed" in laptop.text("#status"))
+    wait_until("one session left", lambda: len(laptop.driver.find_elements("css selector", "#sessions tbody tr")) == 1)
+    phone.go(base + "/account")
+    wait_until("the phone signed out", lambda: phone.visible("#forgot-panel"))
+    assert not phone.visible("#signed-in-panels")
+    phone.screenshot("account-signed-out.png")
+
+
+def export(base, laptop):
+    data = laptop.js(
+        "return fetch('/api/me/export').then((r) => r.text());"
+    )
+    exported = json.loads(data)
+    assert exported["account"]["username"] == "anna", exported
+    assert len(exported["sessions"]) == 1, exported
+
+
+def hostile_status(base, laptop):
+    """An address that is markup is shown as text, never run."""
+    hostile = "<img src=x onerror=window.pwned=1>@example.org"
+    laptop.js("document.querySelector('#email input').type = 'text';")
+    fill(laptop, "email", email=hostile)
+    wait_until("the address refused", lambda: "not a mail address" in laptop.text("#status"))
+    time.sleep(0.3)
+    assert not laptop.js("return window.pwned === 1;")
+    assert not laptop.driver.find_elements("css selector", "#status img")
+
+
+def deletion(base, laptop):
+    fill(laptop, "delete", password=NEW_PASSWORD)
+    laptop.driver.switch_to.alert.accept()
+    wait_until("the account deleted", lambda: "deleted player 1" in laptop.text("#status"))
+    laptop.screenshot("account-deleted.png")
+    wait_until("back in the lobby, signed out", lambda: laptop.visible("#sign-in"))
+
+
+def main():
+    server_binary, shots = sys.argv[1], sys.argv[2]
+    os.makedirs(shots, exist_ok=True)
+    server = Server(server_binary)
+    base = server.base
+    browsers = []
+    try:
+        started = time.monotonic()
+        laptop = Browser("laptop", shots)
+        phone = Browser("phone", shots, phone=True)
+        browsers += [laptop, phone]
+        sessions_and_password(base, laptop, phone)
+        export(base, laptop)
+        hostile_status(base, laptop)
+        deletion(base, laptop)
+        print(f"account browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
+    finally:
+        for b in browsers:
+            b.quit()
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

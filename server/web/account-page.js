@@ -1,0 +1,108 @@
+// The account page, `/account`: change the password, confirm a mail address, see where
+// one is signed in and sign out everywhere, download one's data, delete the account.
+// Signed out, it takes the links mailed to confirm an address (`?confirm=`) or to set a
+// forgotten password (`?reset=`), and asks for the latter.
+
+import { api } from './api.js';
+import { mountAccount } from './account.js';
+import { el } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** Says `text` under the page; an error in red. */
+function say(text, error = false) {
+  $('status').textContent = text;
+  $('status').className = error ? 'error' : '';
+}
+
+/** Runs `work` on `form`'s submission with its fields; says what came of it. */
+function onSubmit(form, work) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = form.querySelector('button');
+    button.disabled = true;
+    try {
+      say(await work(Object.fromEntries(new FormData(form))));
+      form.reset();
+    } catch (e) {
+      say(e.message, true);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+const when = (ms) => new Date(ms).toLocaleString();
+
+async function showSessions() {
+  const { sessions } = await api('GET', '/api/me/sessions');
+  $('sessions').tBodies[0].replaceChildren(
+    ...sessions.map((s) =>
+      el(
+        'tr',
+        { className: s.current ? 'current' : '' },
+        el('td', { title: s.user_agent ?? '' }, s.device),
+        el('td', {}, when(s.created_at)),
+        el('td', {}, when(s.last_seen_at)),
+        el('td', {}, s.current ? 'this device' : ''),
+      ),
+    ),
+  );
+}
+
+async function main() {
+  const link = new URLSearchParams(location.search);
+  if (link.has('confirm')) {
+    const status = $('link-status');
+    status.hidden = false;
+    try {
+      await api('POST', '/api/email/confirm', { token: link.get('confirm') });
+      status.textContent = 'Your mail address is confirmed.';
+    } catch (e) {
+      status.textContent = e.message;
+      status.className = 'error';
+    }
+    history.replaceState(null, '', '/account');
+  }
+  const username = await mountAccount($('account'));
+  if (link.has('reset')) {
+    $('reset-panel').hidden = false;
+    const token = link.get('reset');
+    onSubmit($('reset'), async ({ new_password }) => {
+      await api('POST', '/api/password/reset', { token, new_password });
+      $('reset-panel').hidden = true;
+      return 'Your password is set: sign in with it.';
+    });
+  }
+  if (!username) {
+    $('forgot-panel').hidden = false;
+    onSubmit($('forgot'), async ({ email }) => {
+      await api('POST', '/api/password/forgot', { email });
+      return 'If an account has this confirmed address, a link is on its way to it. It works for an hour.';
+    });
+    return;
+  }
+  $('signed-in-panels').hidden = false;
+  onSubmit($('password'), async (fields) => {
+    await api('POST', '/api/me/password', fields);
+    await showSessions();
+    return 'Your password is changed; your other devices are signed out.';
+  });
+  onSubmit($('email'), async ({ email }) => {
+    await api('POST', '/api/me/email', { email });
+    return `A link is on its way to ${email}. It works for an hour.`;
+  });
+  onSubmit($('delete'), async ({ password }) => {
+    if (!confirm('Delete your account for good?')) return 'Nothing was deleted.';
+    const { name } = await api('DELETE', '/api/me', { password });
+    setTimeout(() => location.assign('/'), 3000);
+    return `Your account is deleted; your games show “${name}”.`;
+  });
+  $('sign-out-everywhere').onclick = async () => {
+    await api('DELETE', '/api/me/sessions').catch(() => {});
+    location.assign('/');
+  };
+  await showSessions();
+}
+
+main().catch((e) => say(e.message, true));
