@@ -11,7 +11,7 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 9] = [
+const TABLES: [&str; 10] = [
     "accounts",
     "sessions",
     "rooms",
@@ -21,6 +21,7 @@ const TABLES: [&str; 9] = [
     "rated_games",
     "rating_changes",
     "mail_outbox",
+    "mail_links",
 ];
 
 /// Most parameters in one `INSERT` (PostgreSQL takes at most 65,535).

@@ -823,7 +823,9 @@ impl Store {
         let from = from.clone();
         // Under the rating lock: no node rates a game into the target meanwhile.
         let rows = to
-            .exclusive(move |db| Box::pin(async move { migrate::copy(&from, db).await }))
+            .transaction(true, move |db| {
+                Box::pin(async move { migrate::copy(&from, db).await })
+            })
             .await?;
         let counts = self.db.run(|db| Box::pin(migrate::counts(db))).await?;
         let copied = target.db.run(|db| Box::pin(migrate::counts(db))).await?;
