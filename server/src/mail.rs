@@ -307,6 +307,9 @@ impl Postman {
                 let error: &dyn std::error::Error = &e;
                 tracing::error!(error, "marking mail done: it may be sent again");
             }
+            // lettre's pool takes the connection back on a task of its own: let it run,
+            // so that the next mail finds the session open instead of opening another.
+            tokio::task::yield_now().await;
         }
         true
     }
