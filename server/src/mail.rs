@@ -30,6 +30,7 @@ use tokio::task::JoinHandle;
 
 use crate::clock::now;
 use crate::config::Config;
+use crate::metrics::MailMetrics;
 use crate::secret::{self, hash_token, uuid_v7};
 use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store};
 
@@ -81,8 +82,8 @@ struct Shared {
 
 impl Mailer {
     /// The mailer of a server with `config`: with `--smtp-url`, a task that sends what
-    /// the outbox holds and the daily digests; none without it.
-    pub(crate) fn start(config: &Config, store: Store) -> Mailer {
+    /// the outbox holds and the daily digests, and keeps `metrics`; none without it.
+    pub(crate) fn start(config: &Config, store: Store, metrics: MailMetrics) -> Mailer {
         let Some(url) = &config.smtp_url else {
             return Mailer::default();
         };
@@ -117,6 +118,7 @@ impl Mailer {
             public_url,
             store,
             wake: Arc::clone(&wake),
+            metrics,
         };
         let task = tokio::spawn(postman.run(stopped, config.digest_check));
         Mailer {
@@ -204,6 +206,8 @@ struct Postman {
     store: Store,
     /// Woken when mail was queued here.
     wake: Arc<Notify>,
+    /// The backlog and the mail given up, for `/metrics`.
+    metrics: MailMetrics,
 }
 
 /// What the task does next.
@@ -257,8 +261,20 @@ impl Postman {
         }
     }
 
-    /// Sends the mail due, a batch at a time, until none is or one fails.
+    /// Sends the mail due, then counts what is left for `/metrics`.
     async fn outbox(&self, claim: &str) {
+        self.send_due(claim).await;
+        match self.store.mail_backlog().await {
+            Ok((queued, oldest)) => self.metrics.backlog(queued, oldest),
+            Err(e) => {
+                let error: &dyn std::error::Error = &e;
+                tracing::warn!(error, "counting the outbox: /metrics shows the last count");
+            }
+        }
+    }
+
+    /// Sends the mail due, a batch at a time, until none is or one fails.
+    async fn send_due(&self, claim: &str) {
         loop {
             let batch = match self.store.claim_mail(claim, CLAIM, BATCH).await {
                 Ok(batch) => batch,
@@ -283,6 +299,7 @@ impl Postman {
                 Ok(()) => self.store.mail_done(&mail.id, None).await,
                 Err(failure) if failure.permanent || mail.attempts + 1 >= TRIES => {
                     tracing::warn!(error = failure.error, "mail given up");
+                    self.metrics.given_up();
                     self.store.mail_done(&mail.id, Some(failure.error)).await
                 }
                 Err(failure) => {

@@ -749,6 +749,11 @@ impl Store {
         }
     }
 
+    /// How many mails of the outbox are not done yet, and when the oldest was queued.
+    pub(crate) async fn mail_backlog(&self) -> Result<(usize, Option<i64>), StoreError> {
+        self.db.run(|db| Box::pin(outbox::backlog(db))).await
+    }
+
     /// Gives back the mails of `claim` not done yet, for any node to send from `due_at`.
     pub(crate) async fn release_mail(&self, claim: &str, due_at: i64) -> Result<(), StoreError> {
         let claim = claim.to_owned();

@@ -91,6 +91,12 @@ pub(super) async fn release(db: &dyn Conn, claim: &str, due_at: i64) -> Result<(
     Ok(())
 }
 
+/// How many mails are not done yet, and when the oldest was queued.
+pub(super) async fn backlog(db: &dyn Conn) -> Result<(usize, Option<i64>), StoreError> {
+    let row = db.query_one(sql::MAIL_BACKLOG, &[]).await?;
+    Ok((row.get(0)?, row.get(1)?))
+}
+
 /// Gives back every claim on mail not done yet.
 pub(super) async fn release_all(db: &dyn Conn) -> Result<(), StoreError> {
     db.execute(sql::RELEASE_ALL_MAIL, &[]).await?;

@@ -288,6 +288,10 @@ pub(crate) const MAIL_FAILED: &str =
             claimed_by = NULL, claimed_until = NULL
      WHERE id = $1";
 
+/// The mails not done yet: how many, and when the oldest was queued.
+pub(crate) const MAIL_BACKLOG: &str =
+    "SELECT COUNT(*), MIN(queued_at) FROM mail_outbox WHERE done_at IS NULL";
+
 /// Gives back every claim on mail not done yet.
 pub(crate) const RELEASE_ALL_MAIL: &str =
     "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL

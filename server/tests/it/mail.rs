@@ -1,8 +1,8 @@
 //! The mail outbox through the real server: mail queued with the turn that causes it is
 //! sent after a restart, tried again while the mail server fails, sent over one SMTP
 //! session, and carries a `Message-ID`; the unsubscribe link that a scanner's GET leaves
-//! alone; the mail that a game is over. (Mail for each move and digests:
-//! `correspondence.rs`.)
+//! alone; the mail that a game is over; the backlog and the mail given up on `/metrics`.
+//! (Mail for each move and digests: `correspondence.rs`.)
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -110,6 +110,48 @@ async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
     .unwrap();
     assert_eq!(mail.len(), 1, "sent once, once the server takes it");
     message_id(&mail[0]);
+}
+
+/// The value of metric `name` on `server`'s `/metrics`, once `until` holds of it (within
+/// ten seconds: the mail task counts every two).
+async fn metric_once(server: &Endpoint, name: &str, until: impl Fn(i64) -> bool) -> i64 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, page) = server.http("GET", "/metrics", "").await;
+        let value = page
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{page}"));
+        if until(value) {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{name} {value}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_mail_backlog_and_the_mail_given_up_are_counted_on_the_metrics_page() {
+    let sink = Sink::start(Behaviour::Defer);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    metric_once(&server, "punct_mail_queued", |n| n == 0).await;
+    turns_for_bert(&server, 1).await;
+    // Deferred: it waits in the outbox, growing older.
+    metric_once(&server, "punct_mail_queued", |n| n == 1).await;
+    metric_once(&server, "punct_mail_oldest_seconds", |s| s >= 1).await;
+    assert_eq!(
+        metric_once(&server, "punct_mail_given_up_total", |_| true).await,
+        0
+    );
+    // Refused for good at its next try: given up, the outbox is empty.
+    sink.set(Behaviour::Refuse);
+    metric_once(&server, "punct_mail_given_up_total", |n| n == 1).await;
+    metric_once(&server, "punct_mail_queued", |n| n == 0).await;
+    assert_eq!(
+        metric_once(&server, "punct_mail_oldest_seconds", |_| true).await,
+        0
+    );
+    assert!(sink.received().is_empty());
 }
 
 #[tokio::test]
