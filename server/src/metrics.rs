@@ -28,6 +28,8 @@ type Label = [(&'static str, &'static str); 1];
 pub(crate) struct Metrics {
     registry: Registry,
     connections: Gauge,
+    max_connections: Gauge,
+    lease_held: Gauge,
     rooms: Family<Label, Gauge>,
     turns_accepted: Counter,
     turns_rejected: Family<Label, Counter>,
@@ -76,6 +78,10 @@ impl MailMetrics {
 pub(crate) struct Gauges {
     /// WebSocket connections open.
     pub(crate) connections: usize,
+    /// The most that may be (`--max-connections`), to alert before it is reached.
+    pub(crate) max_connections: usize,
+    /// Whether this node may write: a node of a cluster that lost its lease stops.
+    pub(crate) lease_held: bool,
     /// The state of each room held in memory.
     pub(crate) rooms: Vec<RoomStatus>,
     /// The computer's searches.
@@ -110,6 +116,8 @@ impl Metrics {
         );
         let metrics = Metrics {
             connections: Gauge::default(),
+            max_connections: Gauge::default(),
+            lease_held: Gauge::default(),
             rooms: Family::default(),
             turns_accepted: Counter::default(),
             turns_rejected: Family::default(),
@@ -128,6 +136,16 @@ impl Metrics {
             "connections",
             "WebSocket connections open",
             metrics.connections.clone(),
+        );
+        registry.register(
+            "max_connections",
+            "WebSocket connections the node may hold (--max-connections)",
+            metrics.max_connections.clone(),
+        );
+        registry.register(
+            "lease_held",
+            "1 while the node holds its cluster lease and may write (always on a single server)",
+            metrics.lease_held.clone(),
         );
         registry.register(
             "rooms",
@@ -257,6 +275,8 @@ impl Metrics {
     /// The page, with the gauges set to `gauges`.
     pub(crate) fn render(&self, gauges: Gauges) -> String {
         self.connections.set(gauge(gauges.connections));
+        self.max_connections.set(gauge(gauges.max_connections));
+        self.lease_held.set(i64::from(gauges.lease_held));
         let oldest = self.mail.oldest_queued_at.load(Ordering::Relaxed);
         let age = if oldest == 0 {
             0
@@ -316,6 +336,8 @@ mod tests {
         metrics.mail().given_up();
         let page = metrics.render(Gauges {
             connections: 7,
+            max_connections: 10,
+            lease_held: true,
             rooms: vec![RoomStatus::Live, RoomStatus::Live, RoomStatus::Open],
             computers: PoolLoad {
                 running: 1,
@@ -325,6 +347,8 @@ mod tests {
         for line in [
             "punct_node_info{node=\"4660\"} 1",
             "punct_connections 7",
+            "punct_max_connections 10",
+            "punct_lease_held 1",
             "punct_rooms{state=\"live\"} 2",
             "punct_rooms{state=\"open\"} 1",
             "punct_rooms{state=\"over\"} 0",
