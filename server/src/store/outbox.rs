@@ -26,6 +26,21 @@ pub(super) async fn queue(
     Ok(())
 }
 
+/// Queues `notice` as [`queue`] does, unless the outbox holds the same notice about
+/// `room` already; answers whether it queued it.
+pub(super) async fn queue_once(
+    db: &dyn Conn,
+    room: &str,
+    to: Color,
+    notice: &Notice,
+    at: i64,
+) -> Result<bool, StoreError> {
+    let json = serde_json::to_string(notice).expect("a notice serialises");
+    let values = params![uuid_v7(), json, at, room];
+    let queued = db.execute(&sql::queue_mail_once(to), values).await?;
+    Ok(queued > 0)
+}
+
 /// Claims for `claim` until `until` up to `limit` mails due at `now`; answers them,
 /// oldest first.
 pub(super) async fn claim(

@@ -261,6 +261,15 @@ pub(crate) fn queue_mail(color: punct_rules::Color, each_only: bool) -> String {
     )
 }
 
+/// Queues mail `$1` as [`queue_mail`] does (to any player who takes mail), unless the
+/// outbox holds the same notice about the room already, sent or not.
+pub(crate) fn queue_mail_once(color: punct_rules::Color) -> String {
+    format!(
+        "{} AND NOT EXISTS (SELECT 1 FROM mail_outbox o WHERE o.room = r.id AND o.notice = $2)",
+        queue_mail(color, false)
+    )
+}
+
 /// Claims for `$1` until `$2` up to `$4` mails due at `$3` that no one holds, oldest
 /// first. `SKIP LOCKED`: nodes claiming together take different mails, none waits.
 pub(crate) const CLAIM_MAIL: &str = "UPDATE mail_outbox SET claimed_by = $1, claimed_until = $2
