@@ -1,5 +1,7 @@
 //! Mail to correspondence players: a message for each move that waits for them (or at
-//! most one digest a day), and one when their game ends, through an SMTP server (lettre);
+//! most one digest a day), one when a quarter of a move's days is left to a player who
+//! has not moved (queued by the registry's sweep), and one when their game ends, through
+//! an SMTP server (lettre);
 //! and the links an account's owner asks for (to confirm an address, to set a new
 //! password).
 //!
@@ -17,7 +19,7 @@
 //! between the two) is sent again, with the same `Message-ID`.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, UNIX_EPOCH};
 
 use lettre::message::Mailbox;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
@@ -30,8 +32,9 @@ use tokio::task::JoinHandle;
 
 use crate::clock::now;
 use crate::config::Config;
+use crate::metrics::MailMetrics;
 use crate::secret::{self, hash_token, uuid_v7};
-use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store};
+use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store, StoredRecord};
 
 /// The longest a mail server may take over one message.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -81,8 +84,8 @@ struct Shared {
 
 impl Mailer {
     /// The mailer of a server with `config`: with `--smtp-url`, a task that sends what
-    /// the outbox holds and the daily digests; none without it.
-    pub(crate) fn start(config: &Config, store: Store) -> Mailer {
+    /// the outbox holds and the daily digests, and keeps `metrics`; none without it.
+    pub(crate) fn start(config: &Config, store: Store, metrics: MailMetrics) -> Mailer {
         let Some(url) = &config.smtp_url else {
             return Mailer::default();
         };
@@ -117,6 +120,7 @@ impl Mailer {
             public_url,
             store,
             wake: Arc::clone(&wake),
+            metrics,
         };
         let task = tokio::spawn(postman.run(stopped, config.digest_check));
         Mailer {
@@ -204,6 +208,8 @@ struct Postman {
     store: Store,
     /// Woken when mail was queued here.
     wake: Arc<Notify>,
+    /// The backlog and the mail given up, for `/metrics`.
+    metrics: MailMetrics,
 }
 
 /// What the task does next.
@@ -257,8 +263,20 @@ impl Postman {
         }
     }
 
-    /// Sends the mail due, a batch at a time, until none is or one fails.
+    /// Sends the mail due, then counts what is left for `/metrics`.
     async fn outbox(&self, claim: &str) {
+        self.send_due(claim).await;
+        match self.store.mail_backlog().await {
+            Ok((queued, oldest)) => self.metrics.backlog(queued, oldest),
+            Err(e) => {
+                let error: &dyn std::error::Error = &e;
+                tracing::warn!(error, "counting the outbox: /metrics shows the last count");
+            }
+        }
+    }
+
+    /// Sends the mail due, a batch at a time, until none is or one fails.
+    async fn send_due(&self, claim: &str) {
         loop {
             let batch = match self.store.claim_mail(claim, CLAIM, BATCH).await {
                 Ok(batch) => batch,
@@ -283,6 +301,7 @@ impl Postman {
                 Ok(()) => self.store.mail_done(&mail.id, None).await,
                 Err(failure) if failure.permanent || mail.attempts + 1 >= TRIES => {
                     tracing::warn!(error = failure.error, "mail given up");
+                    self.metrics.given_up();
                     self.store.mail_done(&mail.id, Some(failure.error)).await
                 }
                 Err(failure) => {
@@ -339,7 +358,7 @@ impl Postman {
         }
         let wanted = match mail.notice {
             Notice::YourMove { .. } => settings.mode == NotifyMode::Each,
-            Notice::GameOver => settings.mode != NotifyMode::Off,
+            Notice::GameOver | Notice::TimeRunningOut { .. } => settings.mode != NotifyMode::Off,
             Notice::Link { .. } => false,
         };
         let Some(email) = settings.email.as_deref().filter(|_| wanted) else {
@@ -353,6 +372,12 @@ impl Postman {
                 days,
             } => self.your_move(&mail.room, opponent, turn, *number, *days),
             Notice::GameOver => self.game_over(mail).await?,
+            Notice::TimeRunningOut { number, deadline } => {
+                match self.time_running_out(mail, *number, *deadline).await? {
+                    Some(written) => written,
+                    None => return Ok(()),
+                }
+            }
             Notice::Link { .. } => return Ok(()),
         };
         self.send(
@@ -413,8 +438,8 @@ If you did not ask for it, ignore this mail: nothing              changes.
         (format!("Your move against {opponent}"), body)
     }
 
-    /// The subject and body of a mail that `mail`'s game is over, read from its record.
-    async fn game_over(&self, mail: &Outbound) -> Result<(String, String), Failure> {
+    /// The record of `mail`'s game, and the seat of `mail`'s player in it.
+    async fn game(&self, mail: &Outbound) -> Result<(StoredRecord, usize), Failure> {
         let record = match self.store.record(&mail.room).await {
             Ok(Some(record)) => record,
             Ok(None) => {
@@ -434,9 +459,21 @@ If you did not ask for it, ignore this mail: nothing              changes.
             .players
             .iter()
             .position(|p| p.account_id() == Some(mail.account.id.as_str()));
-        let (Some(seat), Some(outcome)) = (seat, record.outcome) else {
+        let Some(seat) = seat else {
             return Err(Failure {
-                error: format!("room {}: no seat of the player, or no end", mail.room),
+                error: format!("room {}: no seat of the player", mail.room),
+                permanent: true,
+            });
+        };
+        Ok((record, seat))
+    }
+
+    /// The subject and body of a mail that `mail`'s game is over, read from its record.
+    async fn game_over(&self, mail: &Outbound) -> Result<(String, String), Failure> {
+        let (record, seat) = self.game(mail).await?;
+        let Some(outcome) = record.outcome else {
+            return Err(Failure {
+                error: format!("room {}: the game has not ended", mail.room),
                 permanent: true,
             });
         };
@@ -463,6 +500,35 @@ If you did not ask for it, ignore this mail: nothing              changes.
             room = mail.room,
         );
         Ok((format!("Your game against {opponent} is over"), body))
+    }
+
+    /// The subject and body of a mail that the time for turn `number` of `mail`'s game
+    /// runs out at `deadline`; none if the player has moved since, or the game is over.
+    async fn time_running_out(
+        &self,
+        mail: &Outbound,
+        number: usize,
+        deadline: i64,
+    ) -> Result<Option<(String, String)>, Failure> {
+        let (record, seat) = self.game(mail).await?;
+        if record.outcome.is_some() || record.turns.len() + 1 != number {
+            return Ok(None);
+        }
+        let opponent = record.players[1 - seat].view();
+        let opponent = opponent.name.as_deref().unwrap_or("a guest");
+        let deadline = UNIX_EPOCH + Duration::from_millis(u64::try_from(deadline).unwrap_or(0));
+        let body = format!(
+            "A quarter of your time for turn {number} is left in your correspondence game of \
+             PÜNCT against {opponent}: play before {deadline} (UTC), or lose on time.\n\n\
+             {public}/room/{room}\n",
+            deadline = humantime::format_rfc3339_seconds(deadline),
+            public = self.public_url,
+            room = mail.room,
+        );
+        Ok(Some((
+            format!("Your time against {opponent} is running out"),
+            body,
+        )))
     }
 
     /// Mails the digests due: to players who had none for a day and whose move some

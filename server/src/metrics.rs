@@ -1,7 +1,12 @@
 //! The counters behind `GET /metrics`, in the Prometheus (OpenMetrics) text format.
 //!
 //! Counters are bumped where things happen; gauges that are cheaper to read than to keep
-//! (connections open, rooms by state) are set when the page is asked for.
+//! (connections open, rooms by state) are set when the page is asked for. The mail
+//! backlog is in the database, so the mail task keeps it ([`MailMetrics`]) rather than
+//! each scrape querying it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -12,6 +17,7 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 use punct_protocol::{ErrorCode, RoomStatus};
 
+use crate::clock::now;
 use crate::computer::PoolLoad;
 
 /// One label and its value.
@@ -22,6 +28,8 @@ type Label = [(&'static str, &'static str); 1];
 pub(crate) struct Metrics {
     registry: Registry,
     connections: Gauge,
+    max_connections: Gauge,
+    lease_held: Gauge,
     rooms: Family<Label, Gauge>,
     turns_accepted: Counter,
     turns_rejected: Family<Label, Counter>,
@@ -32,6 +40,37 @@ pub(crate) struct Metrics {
     lagged: Counter,
     storage_failures: Counter,
     computer_searches: Family<Label, Gauge>,
+    /// The mail task's share.
+    mail: MailMetrics,
+    /// Set from `mail` as the page is asked for.
+    mail_oldest_seconds: Gauge,
+}
+
+/// What the mail task tells `/metrics`: a cheap handle it keeps (clones share).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MailMetrics {
+    /// Mails in the outbox not yet sent nor given up.
+    queued: Gauge,
+    /// When the oldest of them was queued (milliseconds since the epoch), 0 for none:
+    /// its age is reckoned as the page is asked for, so that it grows while the task is
+    /// stuck on a mail server that hangs.
+    oldest_queued_at: Arc<AtomicI64>,
+    /// Mails given up.
+    given_up: Counter,
+}
+
+impl MailMetrics {
+    /// The outbox holds `queued` mails not sent, the oldest queued at `oldest` (ms).
+    pub(crate) fn backlog(&self, queued: usize, oldest: Option<i64>) {
+        self.queued.set(gauge(queued));
+        self.oldest_queued_at
+            .store(oldest.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// A mail was given up.
+    pub(crate) fn given_up(&self) {
+        self.given_up.inc();
+    }
 }
 
 /// The gauges, read when the page is asked for.
@@ -39,6 +78,10 @@ pub(crate) struct Metrics {
 pub(crate) struct Gauges {
     /// WebSocket connections open.
     pub(crate) connections: usize,
+    /// The most that may be (`--max-connections`), to alert before it is reached.
+    pub(crate) max_connections: usize,
+    /// Whether this node may write: a node of a cluster that lost its lease stops.
+    pub(crate) lease_held: bool,
     /// The state of each room held in memory.
     pub(crate) rooms: Vec<RoomStatus>,
     /// The computer's searches.
@@ -73,6 +116,8 @@ impl Metrics {
         );
         let metrics = Metrics {
             connections: Gauge::default(),
+            max_connections: Gauge::default(),
+            lease_held: Gauge::default(),
             rooms: Family::default(),
             turns_accepted: Counter::default(),
             turns_rejected: Family::default(),
@@ -83,12 +128,24 @@ impl Metrics {
             lagged: Counter::default(),
             storage_failures: Counter::default(),
             computer_searches: Family::default(),
+            mail: MailMetrics::default(),
+            mail_oldest_seconds: Gauge::default(),
             registry: Registry::default(),
         };
         registry.register(
             "connections",
             "WebSocket connections open",
             metrics.connections.clone(),
+        );
+        registry.register(
+            "max_connections",
+            "WebSocket connections the node may hold (--max-connections)",
+            metrics.max_connections.clone(),
+        );
+        registry.register(
+            "lease_held",
+            "1 while the node holds its cluster lease and may write (always on a single server)",
+            metrics.lease_held.clone(),
         );
         registry.register(
             "rooms",
@@ -139,6 +196,21 @@ impl Metrics {
             "computer_searches",
             "The computer's searches, by state (running on a search thread, or waiting for one)",
             metrics.computer_searches.clone(),
+        );
+        registry.register(
+            "mail_queued",
+            "Mails in the outbox not yet sent nor given up (every node counts the whole outbox)",
+            metrics.mail.queued.clone(),
+        );
+        registry.register(
+            "mail_oldest_seconds",
+            "Age of the oldest mail not yet sent (0: none)",
+            metrics.mail_oldest_seconds.clone(),
+        );
+        registry.register(
+            "mail_given_up",
+            "Mails this node gave up: refused for good, or failed too many times",
+            metrics.mail.given_up.clone(),
         );
         registry.register(
             "db_commit_seconds",
@@ -195,9 +267,23 @@ impl Metrics {
         self.storage_failures.inc();
     }
 
+    /// The handle the mail task keeps its gauges through.
+    pub(crate) fn mail(&self) -> MailMetrics {
+        self.mail.clone()
+    }
+
     /// The page, with the gauges set to `gauges`.
     pub(crate) fn render(&self, gauges: Gauges) -> String {
         self.connections.set(gauge(gauges.connections));
+        self.max_connections.set(gauge(gauges.max_connections));
+        self.lease_held.set(i64::from(gauges.lease_held));
+        let oldest = self.mail.oldest_queued_at.load(Ordering::Relaxed);
+        let age = if oldest == 0 {
+            0
+        } else {
+            (now() - oldest).max(0) / 1000
+        };
+        self.mail_oldest_seconds.set(age);
         let PoolLoad { running, waiting } = gauges.computers;
         for (state, count) in [("running", running), ("waiting", waiting)] {
             self.computer_searches
@@ -246,8 +332,12 @@ mod tests {
         metrics.disconnect("too-slow");
         metrics.lagged();
         metrics.storage_failed();
+        metrics.mail().backlog(2, Some(now() - 5_000));
+        metrics.mail().given_up();
         let page = metrics.render(Gauges {
             connections: 7,
+            max_connections: 10,
+            lease_held: true,
             rooms: vec![RoomStatus::Live, RoomStatus::Live, RoomStatus::Open],
             computers: PoolLoad {
                 running: 1,
@@ -257,6 +347,8 @@ mod tests {
         for line in [
             "punct_node_info{node=\"4660\"} 1",
             "punct_connections 7",
+            "punct_max_connections 10",
+            "punct_lease_held 1",
             "punct_rooms{state=\"live\"} 2",
             "punct_rooms{state=\"open\"} 1",
             "punct_rooms{state=\"over\"} 0",
@@ -270,6 +362,9 @@ mod tests {
             "punct_storage_failures_total 1",
             "punct_computer_searches{state=\"running\"} 1",
             "punct_computer_searches{state=\"waiting\"} 3",
+            "punct_mail_queued 2",
+            "punct_mail_oldest_seconds 5",
+            "punct_mail_given_up_total 1",
             "punct_db_commit_seconds_count 1",
             "punct_db_commit_seconds_bucket{le=\"0.01\"} 1",
         ] {

@@ -362,16 +362,22 @@ impl Registry {
                 idle.push(room);
             }
         }
-        let store = &self.context().store;
+        let (store, mail) = (&self.context().store, &self.context().mail);
         let done = if idle.is_empty() {
             0
         } else {
-            let mail = &self.context().mail;
             let done = store.expire(idle, mail.enabled()).await?;
             tracing::info!(rooms = done, "stale rooms expired or finished");
             mail.wake();
             done
         };
+        if mail.enabled() {
+            let reminded = self.remind(now).await?;
+            if reminded > 0 {
+                tracing::info!(players = reminded, "told that their time is running out");
+                mail.wake();
+            }
+        }
         // Rated games that ended here (abandoned), or whose rating failed at their end.
         for room in store.unrated_games().await? {
             if store.rate_game(&room).await?.is_some() {
@@ -379,6 +385,30 @@ impl Registry {
             }
         }
         Ok(done)
+    }
+
+    /// Queues the mail that time is running out, once a move, to each player to move in
+    /// a correspondence game with a quarter of the move's days left at `now`, unless they
+    /// are at the board. Answers how many. A room running on another node waits for a
+    /// later sweep: who is in it is that node's to know (and a room runs only while
+    /// someone is in it).
+    async fn remind(&self, now: i64) -> Result<usize, StoreError> {
+        let store = &self.context().store;
+        let mut reminded = 0;
+        for due in store.running_out(now).await? {
+            if let Some(room) = self.running(&due.room) {
+                let connected = |summary: RoomSummary| summary.players.get(due.color).connected;
+                if room.status().is_none_or(connected) {
+                    continue;
+                }
+            } else if self.placement.held_elsewhere(&due.room).await {
+                continue;
+            }
+            if store.remind(due).await? {
+                reminded += 1;
+            }
+        }
+        Ok(reminded)
     }
 
     /// Sweeps now and every `period` until `stop` turns true.

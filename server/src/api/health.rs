@@ -46,6 +46,8 @@ async fn metrics(State(state): State<AppState>) -> Response {
     let context = state.rooms.context();
     let page = context.metrics.render(Gauges {
         connections: state.config.max_connections - state.connections.available_permits(),
+        max_connections: state.config.max_connections,
+        lease_held: state.rooms.nodes().lease().held(),
         rooms: state
             .rooms
             .running_summaries()

@@ -27,9 +27,10 @@ pub(crate) struct Context {
 impl Context {
     /// The context of every room of node `node` (its tag) with `config`, on `store`.
     pub(crate) fn new(config: &Config, store: Store, node: u32) -> Context {
+        let metrics = Metrics::new(store.commit_times(), node);
         Context {
-            metrics: Metrics::new(store.commit_times(), node),
-            mail: Mailer::start(config, store.clone()),
+            mail: Mailer::start(config, store.clone(), metrics.mail()),
+            metrics,
             store,
             timings: Timings {
                 event_buffer: config.room_event_buffer,

@@ -235,6 +235,8 @@ async fn a_player_whose_time_runs_out_loses() {
 fn storage_failures(context: &Context) -> u64 {
     let page = context.metrics.render(crate::metrics::Gauges {
         connections: 0,
+        max_connections: 0,
+        lease_held: true,
         rooms: Vec::new(),
         computers: context.computers.load(),
     });

@@ -50,8 +50,8 @@ use crate::secret::TokenHash;
 
 pub(crate) use model::{
     Account, AccountId, ArchiveCursor, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings,
-    NewAccount, NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, SessionRow, Stale,
-    StoredRecord, StoredRoom, time_control, to_move,
+    NewAccount, NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, RunningOut,
+    SessionRow, Stale, StoredRecord, StoredRoom, time_control, to_move,
 };
 
 use driver::{Answer, Conn};
@@ -367,6 +367,27 @@ impl Store {
     ) -> Result<Vec<Stale>, StoreError> {
         self.db
             .run(move |db| Box::pin(rooms::stale(db, open_before, abandoned_before, now)))
+            .await
+    }
+
+    /// The correspondence games whose player to move has a quarter of the move's days
+    /// left or less at `now` (see `model::Activity::running_out`).
+    pub(crate) async fn running_out(&self, now: i64) -> Result<Vec<RunningOut>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(rooms::running_out(db, now)))
+            .await
+    }
+
+    /// Queues `due`'s notice for its player, unless the outbox holds it already (it was
+    /// queued at an earlier sweep); answers whether it queued it.
+    pub(crate) async fn remind(&self, due: RunningOut) -> Result<bool, StoreError> {
+        let at = now();
+        self.db
+            .run(move |db| {
+                Box::pin(async move {
+                    outbox::queue_once(db, &due.room, due.color, &due.notice, at).await
+                })
+            })
             .await
     }
 
@@ -747,6 +768,11 @@ impl Store {
             }
             Db::Postgres(_) => Ok(()),
         }
+    }
+
+    /// How many mails of the outbox are not done yet, and when the oldest was queued.
+    pub(crate) async fn mail_backlog(&self) -> Result<(usize, Option<i64>), StoreError> {
+        self.db.run(|db| Box::pin(outbox::backlog(db))).await
     }
 
     /// Gives back the mails of `claim` not done yet, for any node to send from `due_at`.

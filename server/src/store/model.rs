@@ -59,6 +59,15 @@ pub(crate) enum Notice {
     },
     /// The game is over: its record says how.
     GameOver,
+    /// A quarter of the move's days is left to the player, who has not moved: once a
+    /// move (the outbox holds one such notice per move, `number` and `deadline` tell
+    /// them apart).
+    TimeRunningOut {
+        /// The turn awaited.
+        number: usize,
+        /// When the player's time runs out, in milliseconds since the Unix epoch.
+        deadline: i64,
+    },
     /// A link for the account's owner, sent to `email` whatever the mail settings; it
     /// works once and for an hour. Its secret is made as the mail is written, and only
     /// its hash is kept (the link's row in `mail_links` has the mail's id): the database
@@ -358,6 +367,18 @@ pub(crate) struct Stale {
     pub(crate) end: StaleEnd,
 }
 
+/// A correspondence game whose player to move has a quarter of the move's days left or
+/// less.
+#[derive(Debug)]
+pub(crate) struct RunningOut {
+    /// Its room.
+    pub(crate) room: String,
+    /// The player to move.
+    pub(crate) color: Color,
+    /// What they are told.
+    pub(crate) notice: Notice,
+}
+
 /// What becomes of a stale room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StaleEnd {
@@ -387,6 +408,24 @@ pub(crate) struct Activity {
 }
 
 impl Activity {
+    /// In a correspondence game whose clock runs, the player to move, the turn awaited
+    /// and when their time runs out, if no more than a quarter of the move's days (and
+    /// some time) is left at `now`.
+    pub(crate) fn running_out(&self, now: i64) -> Option<(Color, Notice)> {
+        let (days, left, at) = (self.days?, self.clocks_left?, self.last_turn_at?);
+        let mover = to_move(self.turns);
+        let remaining = running_left(left, mover, at, now);
+        let quarter = u64::from(days) * 86_400_000 / 4;
+        let deadline = at.saturating_add(i64::try_from(left[mover as usize]).ok()?);
+        (remaining > 0 && remaining <= quarter).then_some((
+            mover,
+            Notice::TimeRunningOut {
+                number: self.turns + 1,
+                deadline,
+            },
+        ))
+    }
+
     /// What becomes of the room, if it went stale: one created before `open_before`
     /// whose seat nobody took is deleted; a game with both seats taken in which nobody
     /// played since `abandoned_before` ends as if the player waited for had been claimed
@@ -477,4 +516,41 @@ pub(crate) fn sql_ms(ms: u64) -> i64 {
 pub(crate) fn both(a: Option<i64>, b: Option<i64>) -> Option<[u64; 2]> {
     let ms = |v: i64| u64::try_from(v).unwrap_or(0);
     Some([ms(a?), ms(b?)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_runs_out_with_a_quarter_of_the_move_s_days_left() {
+        const DAY: i64 = 86_400_000;
+        // White played the first turn at 0: Black has a day for the second, until DAY.
+        let game = Activity {
+            created_at: 0,
+            last_turn_at: Some(0),
+            seated: true,
+            computer: None,
+            turns: 1,
+            days: Some(1),
+            clocks_left: Some([DAY as u64; 2]),
+        };
+        assert_eq!(game.running_out(DAY * 3 / 4 - 1), None);
+        let told = Some((
+            Color::Black,
+            Notice::TimeRunningOut {
+                number: 2,
+                deadline: DAY,
+            },
+        ));
+        assert_eq!(game.running_out(DAY * 3 / 4), told);
+        assert_eq!(game.running_out(DAY - 1), told);
+        assert_eq!(
+            game.running_out(DAY),
+            None,
+            "out of time: the sweep ends it"
+        );
+        let timed = Activity { days: None, ..game };
+        assert_eq!(timed.running_out(DAY * 3 / 4), None, "not correspondence");
+    }
 }

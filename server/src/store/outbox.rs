@@ -26,6 +26,21 @@ pub(super) async fn queue(
     Ok(())
 }
 
+/// Queues `notice` as [`queue`] does, unless the outbox holds the same notice about
+/// `room` already; answers whether it queued it.
+pub(super) async fn queue_once(
+    db: &dyn Conn,
+    room: &str,
+    to: Color,
+    notice: &Notice,
+    at: i64,
+) -> Result<bool, StoreError> {
+    let json = serde_json::to_string(notice).expect("a notice serialises");
+    let values = params![uuid_v7(), json, at, room];
+    let queued = db.execute(&sql::queue_mail_once(to), values).await?;
+    Ok(queued > 0)
+}
+
 /// Claims for `claim` until `until` up to `limit` mails due at `now`; answers them,
 /// oldest first.
 pub(super) async fn claim(
@@ -89,6 +104,12 @@ pub(super) async fn release(db: &dyn Conn, claim: &str, due_at: i64) -> Result<(
     db.execute(sql::RELEASE_MAIL, params![claim, due_at])
         .await?;
     Ok(())
+}
+
+/// How many mails are not done yet, and when the oldest was queued.
+pub(super) async fn backlog(db: &dyn Conn) -> Result<(usize, Option<i64>), StoreError> {
+    let row = db.query_one(sql::MAIL_BACKLOG, &[]).await?;
+    Ok((row.get(0)?, row.get(1)?))
 }
 
 /// Gives back every claim on mail not done yet.

@@ -15,8 +15,8 @@ use punct_rules::{Color, Outcome, Turn};
 use super::driver::{Conn, Row, Value, corrupt, params};
 use super::error::StoreError;
 use super::model::{
-    AccountId, Activity, ArchiveCursor, NewRoom, Notice, Player, RoomRow, Stale, StaleEnd,
-    StoredRecord, StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
+    AccountId, Activity, ArchiveCursor, NewRoom, Notice, Player, RoomRow, RunningOut, Stale,
+    StaleEnd, StoredRecord, StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
 };
 use super::outbox;
 use super::ratings::game_ratings;
@@ -417,16 +417,7 @@ pub(super) async fn stale(
         .await?;
     let mut stale = Vec::new();
     for row in rows {
-        let activity = Activity {
-            created_at: row.get(2)?,
-            seated: row.get(3)?,
-            computer: row.stored_opt(4)?,
-            turns: row.get(5)?,
-            last_turn_at: row.get(6)?,
-            clocks_left: both(row.get(7)?, row.get(8)?),
-            days: row.get(9)?,
-        };
-        if let Some(end) = activity.stale(open_before, abandoned_before, now) {
+        if let Some(end) = activity(&row)?.stale(open_before, abandoned_before, now) {
             stale.push(Stale {
                 id: row.get(0)?,
                 incarnation: row.get(1)?,
@@ -435,6 +426,37 @@ pub(super) async fn stale(
         }
     }
     Ok(stale)
+}
+
+/// The correspondence games whose player to move runs out of time at `now`, by
+/// [`Activity::running_out`].
+pub(super) async fn running_out(db: &dyn Conn, now: i64) -> Result<Vec<RunningOut>, StoreError> {
+    // No room is created before the first millisecond: only correspondence games.
+    let rows = db.query(sql::STALE, params![i64::MIN]).await?;
+    let mut due = Vec::new();
+    for row in rows {
+        if let Some((color, notice)) = activity(&row)?.running_out(now) {
+            due.push(RunningOut {
+                room: row.get(0)?,
+                color,
+                notice,
+            });
+        }
+    }
+    Ok(due)
+}
+
+/// A row of [`sql::STALE`] as what it tells of its room.
+fn activity(row: &Row) -> Result<Activity, StoreError> {
+    Ok(Activity {
+        created_at: row.get(2)?,
+        seated: row.get(3)?,
+        computer: row.stored_opt(4)?,
+        turns: row.get(5)?,
+        last_turn_at: row.get(6)?,
+        clocks_left: both(row.get(7)?, row.get(8)?),
+        days: row.get(9)?,
+    })
 }
 
 /// Up to `limit` finished public games, the one that ended last first, starting after

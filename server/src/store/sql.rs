@@ -261,6 +261,15 @@ pub(crate) fn queue_mail(color: punct_rules::Color, each_only: bool) -> String {
     )
 }
 
+/// Queues mail `$1` as [`queue_mail`] does (to any player who takes mail), unless the
+/// outbox holds the same notice about the room already, sent or not.
+pub(crate) fn queue_mail_once(color: punct_rules::Color) -> String {
+    format!(
+        "{} AND NOT EXISTS (SELECT 1 FROM mail_outbox o WHERE o.room = r.id AND o.notice = $2)",
+        queue_mail(color, false)
+    )
+}
+
 /// Claims for `$1` until `$2` up to `$4` mails due at `$3` that no one holds, oldest
 /// first. `SKIP LOCKED`: nodes claiming together take different mails, none waits.
 pub(crate) const CLAIM_MAIL: &str = "UPDATE mail_outbox SET claimed_by = $1, claimed_until = $2
@@ -287,6 +296,10 @@ pub(crate) const MAIL_FAILED: &str =
     "UPDATE mail_outbox SET attempts = attempts + 1, error = $2, due_at = $3,
             claimed_by = NULL, claimed_until = NULL
      WHERE id = $1";
+
+/// The mails not done yet: how many, and when the oldest was queued.
+pub(crate) const MAIL_BACKLOG: &str =
+    "SELECT COUNT(*), MIN(queued_at) FROM mail_outbox WHERE done_at IS NULL";
 
 /// Gives back every claim on mail not done yet.
 pub(crate) const RELEASE_ALL_MAIL: &str =

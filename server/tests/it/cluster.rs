@@ -493,6 +493,7 @@ async fn every_node_says_where_a_room_runs() {
         let (_, metrics) = node.http("GET", "/metrics", "").await;
         let info = format!("punct_node_info{{node=\"{}\"}} 1\n", view.node);
         assert!(metrics.contains(&info), "{metrics}");
+        assert!(metrics.contains("\npunct_lease_held 1\n"), "{metrics}");
         tags.push(view.node);
     }
     let mut distinct = tags.clone();

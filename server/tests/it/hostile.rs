@@ -439,12 +439,16 @@ async fn http_limits_refuse_with_their_codes() {
     drop(first);
     server.await_free_slot().await;
 
-    // The metrics page counts what was turned away.
+    // The metrics page counts what was turned away, and shows the cap on connections
+    // (and the lease a single server always holds) to alert on.
     let (status, page) = server.http("GET", "/metrics", "").await;
     assert_eq!(status, 200);
+    let cap = format!("punct_max_connections {}", Config::DEFAULT.max_connections);
     for line in [
         r#"punct_refused_total{reason="rooms-per-minute"} 1"#,
         r#"punct_rooms{state="open"} 3"#,
+        "punct_lease_held 1",
+        cap.as_str(),
     ] {
         assert!(page.lines().any(|l| l == line), "no {line:?} in\n{page}");
     }

@@ -1,8 +1,8 @@
 //! The mail outbox through the real server: mail queued with the turn that causes it is
 //! sent after a restart, tried again while the mail server fails, sent over one SMTP
 //! session, and carries a `Message-ID`; the unsubscribe link that a scanner's GET leaves
-//! alone; the mail that a game is over. (Mail for each move and digests:
-//! `correspondence.rs`.)
+//! alone; the mail that a game is over, and that time is running out; the backlog and the mail given up on `/metrics`.
+//! (Mail for each move and digests: `correspondence.rs`.)
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -116,6 +116,48 @@ async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
     .unwrap();
     assert_eq!(mail.len(), 1, "sent once, once the server takes it");
     message_id(&mail[0]);
+}
+
+/// The value of metric `name` on `server`'s `/metrics`, once `until` holds of it (within
+/// ten seconds: the mail task counts every two).
+async fn metric_once(server: &Endpoint, name: &str, until: impl Fn(i64) -> bool) -> i64 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, page) = server.http("GET", "/metrics", "").await;
+        let value = page
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{page}"));
+        if until(value) {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{name} {value}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_mail_backlog_and_the_mail_given_up_are_counted_on_the_metrics_page() {
+    let sink = Sink::start(Behaviour::Defer);
+    let server = mailing(&sink, Duration::from_secs(3600)).await;
+    metric_once(&server, "punct_mail_queued", |n| n == 0).await;
+    turns_for_bert(&server, 1).await;
+    // Deferred: it waits in the outbox, growing older.
+    metric_once(&server, "punct_mail_queued", |n| n == 1).await;
+    metric_once(&server, "punct_mail_oldest_seconds", |s| s >= 1).await;
+    assert_eq!(
+        metric_once(&server, "punct_mail_given_up_total", |_| true).await,
+        0
+    );
+    // Refused for good at its next try: given up, the outbox is empty.
+    sink.set(Behaviour::Refuse);
+    metric_once(&server, "punct_mail_given_up_total", |n| n == 1).await;
+    metric_once(&server, "punct_mail_queued", |n| n == 0).await;
+    assert_eq!(
+        metric_once(&server, "punct_mail_oldest_seconds", |_| true).await,
+        0
+    );
+    assert!(sink.received().is_empty());
 }
 
 #[tokio::test]
@@ -235,4 +277,41 @@ async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
     assert!(to_anna.unwrap().1.contains("you won (time)"), "{over:?}");
     assert!(to_bert.unwrap().1.contains("you lost (time)"), "{over:?}");
     assert!(to_bert.unwrap().1.contains(&white.room));
+}
+
+#[tokio::test]
+async fn a_player_away_with_a_quarter_of_the_move_s_days_left_is_told_once() {
+    let database = Database::new();
+    let sink = Sink::start(Behaviour::Accept);
+    let config = punct_server::Config {
+        database: Some(database.url()),
+        smtp_url: Some(sink.url()),
+        public_url: Some("http://punct.test".into()),
+        ..punct_server::Config::default()
+    };
+    let server = TestServer::with(config.clone()).await;
+    let anna = player_with_mail(&server, "anna", "each").await;
+    let bert = player_with_mail(&server, "bert", "each").await;
+    let (mut anna_at_board, white, _) = seated(&anna, &bert, 1).await;
+    anna_at_board.play("C4:C5,D5").await.unwrap();
+    assert_eq!(exactly(&sink, 1).await.len(), 1, "Bert's move");
+    drop(anna_at_board);
+    server.shutdown().await.unwrap();
+
+    // Nineteen hours later Bert, away, has five of his day's 24 hours left: the sweeps
+    // (one as the server starts, one after) tell him once.
+    database
+        .query("UPDATE turns SET played_at = played_at - 68400000")
+        .await;
+    let server = TestServer::with(config.clone()).await;
+    let mail = exactly(&sink, 2).await;
+    assert_eq!(mail.len(), 2);
+    assert_eq!(mail[1].to, ["bert@example.org"]);
+    let body = mail[1].body();
+    assert!(body.contains("A quarter of your time for turn 2"), "{body}");
+    assert!(body.contains(&white.room), "{body}");
+    server.shutdown().await.unwrap();
+    // Swept again after a restart: still once for this move.
+    let _server = TestServer::with(config).await;
+    assert_eq!(exactly(&sink, 3).await.len(), 2);
 }
