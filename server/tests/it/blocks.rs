@@ -3,7 +3,7 @@
 //! else; a block outlasts a restart, holds on every node of a cluster, and lifting it
 //! restores both.
 
-use punct_protocol::ErrorCode;
+use punct_protocol::{ErrorCode, ServerMessage};
 use punct_server::Config;
 use punct_testing::{Database, Endpoint, Nats, TestServer, api_error};
 
@@ -100,6 +100,18 @@ async fn a_blocked_account_cannot_take_a_seat_in_the_blockers_room() {
     );
     assert!(blocked_by(&anna).await.is_empty());
     assert_eq!(take_seat(&bert, &room).await, (200, None), "lifted");
+
+    // A deleted account's blocks go with it.
+    assert_eq!(blocks(&anna, "PUT", "bert").await, 204);
+    let password = format!(r#"{{"password":"{PASSWORD}"}}"#);
+    let (status, body) = bert.http("DELETE", "/api/me", &password).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(blocked_by(&anna).await.is_empty());
+    assert_eq!(
+        blocks(&anna, "PUT", "bert").await,
+        404,
+        "nobody to block now"
+    );
 }
 
 #[tokio::test]
@@ -196,4 +208,30 @@ async fn a_block_holds_on_every_node_of_a_cluster() {
         take_seat(&nodes[1].signed_in(&bert), &room).await,
         (200, None)
     );
+}
+
+#[tokio::test]
+async fn a_blocked_opponents_lines_do_not_reach_the_blocker_at_the_board() {
+    let database = Database::new();
+    let server = server_on(&database).await;
+    let anna = server.signed_in(&server.register("anna", PASSWORD).await);
+    let bert = server.signed_in(&server.register("bert", PASSWORD).await);
+    // Bert took his seat before Anna blocked him: the game goes on, without his chat.
+    let room = anna.create_room(r#"{"color":"white"}"#).await.room;
+    assert_eq!(take_seat(&bert, &room).await, (200, None));
+    assert_eq!(blocks(&anna, "PUT", "bert").await, 204);
+    let mut white = anna.client().await;
+    let mut black = bert.client().await;
+    for player in [&mut white, &mut black] {
+        let joined = player.join_as(&room, None).await;
+        assert!(
+            matches!(joined, ServerMessage::Snapshot { .. }),
+            "{joined:?}"
+        );
+    }
+    assert_eq!(black.say("you will lose").await, None);
+    assert_eq!(white.say("good luck").await, None);
+    assert_eq!(white.heard().await.text, "good luck", "his line never came");
+    assert_eq!(black.heard().await.text, "you will lose");
+    assert_eq!(black.heard().await.text, "good luck", "hers reach him");
 }
