@@ -369,6 +369,8 @@ pub enum ErrorCode {
     NoTakebackOffer,
     /// Cancelling a room whose other seat is taken, or whose game is over (HTTP 409).
     NotCancellable,
+    /// Taking a seat in a room whose creator blocks the account (HTTP 403).
+    Blocked,
 }
 
 impl ErrorCode {

@@ -27,6 +27,10 @@
 //!   player, shown as "deleted player N", and its username's keys, so that nobody takes
 //!   the name; all else it held goes (`Store::delete_account`).
 //!
+//! - A player may block another account until lifting the block: the blocked account
+//!   cannot take a seat in a room the blocker created, and its chat does not reach the
+//!   blocker. Rooms are told whom a member blocks as it enters (`room::Request`).
+//!
 //! `api::accounts` has the routes, `api::auth` how a request is signed in.
 
 use std::net::IpAddr;
@@ -42,7 +46,7 @@ use crate::limits::Throttle;
 use crate::secret;
 use crate::secret::hash_token;
 use crate::store::{
-    Account, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store, StoreError,
+    Account, Block, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store, StoreError,
 };
 
 /// Longest username.
@@ -217,6 +221,47 @@ impl Accounts {
             token,
             expires_at: u64::try_from(expires_at).unwrap_or(0),
         })
+    }
+
+    /// The accounts `account` blocks, oldest block first.
+    pub(crate) async fn blocks(&self, account: &Account) -> Result<Vec<Block>, Refused> {
+        Ok(self.store.blocks_of(&account.id).await?)
+    }
+
+    /// `account` blocks the account named `username` until it lifts the block.
+    pub(crate) async fn block(&self, account: &Account, username: &str) -> Result<(), Refused> {
+        let blocked = self.named(username).await?;
+        if blocked.id == account.id {
+            return Err(Refused::new(
+                ErrorCode::BadRequest,
+                "you cannot block yourself",
+            ));
+        }
+        self.store.block(&account.id, &blocked.id).await?;
+        tracing::info!(account = %account.id, blocked = %blocked.id, "blocked");
+        Ok(())
+    }
+
+    /// `account` lifts its block of the account named `username`, if it had one.
+    pub(crate) async fn unblock(&self, account: &Account, username: &str) -> Result<(), Refused> {
+        let blocked = self.named(username).await?;
+        if self.store.unblock(&account.id, &blocked.id).await? {
+            tracing::info!(account = %account.id, blocked = %blocked.id, "block lifted");
+        }
+        Ok(())
+    }
+
+    /// The account named `username` (in any case or spelling its key allows), unless
+    /// it was deleted.
+    async fn named(&self, username: &str) -> Result<Account, Refused> {
+        match self.store.account_by_key(&username_key(username)).await? {
+            // A deleted account keeps its keys but has no password.
+            Some((account, password)) if !password.is_empty() => Ok(account),
+            _ => Err(Refused::new(
+                ErrorCode::NoSuchPlayer,
+                "no account has this username",
+            )),
+        }
     }
 
     /// The account of the session whose secret is `token`, if it has not expired or been

@@ -19,6 +19,7 @@ use punct_protocol::{
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
+use crate::accounts::Refused;
 use crate::cluster::{Closed, ConnId, Reply};
 use crate::limits::{Kind, MessageLimits, Verdict};
 use crate::room::{
@@ -486,14 +487,28 @@ impl Connection {
         since: Option<Seq>,
     ) -> Result<(), End> {
         let (conn, lists) = (self.id, self.legal_turns);
+        // Loaded on every entry, so that a block made or lifted since counts once the
+        // member comes back; the room keeps it only while the member is in.
+        let blocks = match &self.account {
+            Some(account) => match self.state.accounts.blocks(account).await {
+                Ok(blocks) => blocks.into_iter().map(|block| block.account.id).collect(),
+                Err(Refused(code, _)) => return self.not_entered(id, code),
+            },
+            None => Vec::new(),
+        };
         let request = match &entry {
             Entry::Seat { key } => Request::Join {
                 conn,
                 key: key.clone(),
                 since,
                 lists,
+                blocks,
             },
-            Entry::Watch => Request::Watch { conn, since },
+            Entry::Watch => Request::Watch {
+                conn,
+                since,
+                blocks,
+            },
         };
         let (handle, joined, events) = match self.state.rooms.ask(room, &request).await {
             Ok((handle, reply)) => match reply.answer.entered() {
@@ -605,7 +620,7 @@ impl Connection {
                 }
                 Some(_) => Ok(()),
                 // A line of a chat this member does not hear.
-                None if !event.hearers.hear(membership.role) => Ok(()),
+                None if !event.hearers.hear(self.id, membership.role) => Ok(()),
                 None => match event.seq {
                     // Passed on already: a room relayed from another node may deliver an
                     // event both in what the member got on entering and after it.

@@ -20,7 +20,8 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         ErrorCode::BadToken
         | ErrorCode::NotAPlayer
         | ErrorCode::CrossSite
-        | ErrorCode::OriginNotAllowed => StatusCode::FORBIDDEN,
+        | ErrorCode::OriginNotAllowed
+        | ErrorCode::Blocked => StatusCode::FORBIDDEN,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::MessageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::TooManyRooms
@@ -104,6 +105,7 @@ pub(crate) fn message(code: ErrorCode) -> &'static str {
         ErrorCode::NotCancellable => {
             "only a room whose other seat is free and whose game is not over can be cancelled"
         }
+        ErrorCode::Blocked => "the room's creator blocks your account",
         // A code this server does not know yet (the protocol crate is newer).
         _ => UNKNOWN,
     }

@@ -163,8 +163,8 @@ impl Registry {
         Ok(self.ask(id, &request).await?.1.answer)
     }
 
-    /// Gives out the free seat of room `id`. A stored room is loaded for it only if it
-    /// has a free seat.
+    /// Gives out the free seat of room `id`, unless its creator blocks `player`'s
+    /// account. A stored room is loaded for it only if it has a free seat.
     pub(crate) async fn take_seat(
         &self,
         id: &str,
@@ -181,7 +181,15 @@ impl Registry {
                 Some(_) => {}
             }
         }
-        let answer = self.answer(id, Request::TakeSeat { player }).await?;
+        let blockers = match player.account_id() {
+            Some(account) => {
+                let blockers = self.context().store.blockers_of(account).await;
+                blockers.map_err(|e| storage_failed(&e))?
+            }
+            None => Vec::new(),
+        };
+        let request = Request::TakeSeat { player, blockers };
+        let answer = self.answer(id, request).await?;
         answer.seat().map_err(mismatch)?
     }
 
@@ -536,6 +544,7 @@ mod tests {
                 key: Key::Token(granted.token.clone()),
                 since: None,
                 lists: false,
+                blocks: Vec::new(),
             };
             let (_, reply) = rooms
                 .ask(&granted.room, &join)

@@ -6,10 +6,10 @@ use std::net::IpAddr;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use punct_protocol::{
     ChatLine, Credentials, ErrorCode, Notifications, PlayerProfile, Record, Session, SignedIn,
 };
@@ -44,6 +44,65 @@ pub(crate) fn own_routes() -> Router<AppState> {
         .route("/api/me", delete(delete_account))
         .route("/api/me/export", get(export))
         .route("/api/me/email", post(ask_confirmation))
+        .route("/api/me/blocks", get(blocks))
+        .route("/api/me/blocks/{username}", put(block).delete(unblock))
+}
+
+/// The answer of `GET /api/me/blocks`.
+#[derive(Debug, Serialize)]
+struct Blocks {
+    /// The accounts blocked, oldest block first.
+    blocks: Vec<BlockView>,
+}
+
+/// One account blocked, as the list shows it.
+#[derive(Debug, Serialize)]
+struct BlockView {
+    /// Its username.
+    username: String,
+    /// When the block was made, in milliseconds since the Unix epoch.
+    since: i64,
+}
+
+/// `GET /api/me/blocks`: the accounts the player blocks.
+async fn blocks(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+) -> Result<Json<Blocks>, ApiError> {
+    let blocks = blocks_of(&state, &account).await?;
+    Ok(Json(Blocks { blocks }))
+}
+
+/// The accounts `account` blocks, as they are shown.
+async fn blocks_of(state: &AppState, account: &Account) -> Result<Vec<BlockView>, ApiError> {
+    let blocks = state.accounts.blocks(account).await?;
+    Ok(blocks
+        .into_iter()
+        .map(|block| BlockView {
+            username: block.account.username,
+            since: block.since,
+        })
+        .collect())
+}
+
+/// `PUT /api/me/blocks/{username}`: blocks an account until lifted (`204`).
+async fn block(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+    Path(username): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.accounts.block(&account, &username).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `DELETE /api/me/blocks/{username}`: lifts a block (`204`, whether or not one stood).
+async fn unblock(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+    Path(username): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.accounts.unblock(&account, &username).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// The body of `DELETE /api/me`.
@@ -69,6 +128,9 @@ struct Export {
     games: Vec<Record>,
     /// Every line of chat the player said, oldest first.
     chat: Vec<ExportedLine>,
+    /// The accounts the player blocks (not those that block the player: a block is not
+    /// told to the account it blocks).
+    blocks: Vec<BlockView>,
 }
 
 /// The account in an export.
@@ -380,6 +442,7 @@ async fn export(
             .into_iter()
             .map(|(room, line)| ExportedLine { room, line })
             .collect(),
+        blocks: blocks_of(&state, &account).await?,
     };
     let file = format!("attachment; filename=\"punct-{}.json\"", account.username);
     Ok(([(header::CONTENT_DISPOSITION, file)], Json(export)).into_response())

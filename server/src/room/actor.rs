@@ -104,14 +104,21 @@ impl Room {
     async fn handle(&mut self, envelope: Envelope<Rooms>) {
         let (request, asker) = envelope.open();
         let answer = match request {
-            Request::TakeSeat { player } => Answer::Seat(self.take_seat(player).await),
+            Request::TakeSeat { player, blockers } => {
+                Answer::Seat(self.take_seat(player, &blockers).await)
+            }
             Request::Join {
                 conn,
                 key,
                 since,
                 lists,
-            } => Answer::Entered(self.join(conn, &key, since, lists)),
-            Request::Watch { conn, since } => Answer::Entered(Ok(self.watch(conn, since))),
+                blocks,
+            } => Answer::Entered(self.join(conn, &key, since, lists, blocks)),
+            Request::Watch {
+                conn,
+                since,
+                blocks,
+            } => Answer::Entered(Ok(self.watch(conn, since, blocks))),
             Request::Resync { conn } => Answer::Entered(self.resync(conn)),
             Request::Talk { conn, talk } => Answer::Done(self.talk(conn, talk).await),
             Request::Act {

@@ -25,6 +25,11 @@ pub(crate) enum Request {
     TakeSeat {
         /// Who takes it.
         player: Player,
+        /// The accounts that block the player's: a room whose other seat one of them
+        /// holds (its creator's) refuses the seat. Loaded by whoever asks, so that the
+        /// room never waits on the database for it.
+        #[serde(default)]
+        blockers: Vec<AccountId>,
     },
     /// Seat a connection by token or account, replacing a connection already in that
     /// seat. Answered [`Answer::Entered`]: the snapshot or the missed events, or
@@ -38,6 +43,9 @@ pub(crate) enum Request {
         since: Option<Seq>,
         /// Whether it wants the legal turns when it is to move.
         lists: bool,
+        /// The accounts the connection's account blocks: their chat does not reach it.
+        #[serde(default)]
+        blocks: Vec<AccountId>,
     },
     /// Add a spectator. Answered [`Answer::Entered`].
     Watch {
@@ -45,6 +53,9 @@ pub(crate) enum Request {
         conn: ConnId,
         /// The last event the client saw, when it comes back.
         since: Option<Seq>,
+        /// The accounts the connection's account blocks: their chat does not reach it.
+        #[serde(default)]
+        blocks: Vec<AccountId>,
     },
     /// A fresh snapshot for a member that fell behind. Answered [`Answer::Entered`],
     /// always with a snapshot, or `seat-taken-over` if it no longer holds its seat.
@@ -283,13 +294,17 @@ pub(crate) enum Start {
     },
 }
 
-/// Who hears a notice: either seat, and the spectators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Who hears a notice: either seat, and the spectators, but for members who block the
+/// speaker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Hearers {
     /// White's and Black's players.
     pub(crate) seats: [bool; 2],
     /// The spectators.
     pub(crate) spectators: bool,
+    /// The members who block the speaker's account, whatever their role.
+    #[serde(default)]
+    pub(crate) deaf: Vec<ConnId>,
 }
 
 impl Hearers {
@@ -297,14 +312,16 @@ impl Hearers {
     pub(crate) const ALL: Hearers = Hearers {
         seats: [true; 2],
         spectators: true,
+        deaf: Vec::new(),
     };
 
-    /// Whether a member who is `role` hears it.
-    pub(crate) fn hear(&self, role: Role) -> bool {
-        match role.color() {
+    /// Whether the member on `conn`, who is `role`, hears it.
+    pub(crate) fn hear(&self, conn: ConnId, role: Role) -> bool {
+        let by_role = match role.color() {
             Some(color) => self.seats[color as usize],
             None => self.spectators,
-        }
+        };
+        by_role && !self.deaf.contains(&conn)
     }
 }
 
@@ -406,7 +423,7 @@ impl From<&Event> for WireEvent {
             json: event.json.as_str().to_owned(),
             your_turn,
             replaced: event.replaced,
-            hearers: event.hearers,
+            hearers: event.hearers.clone(),
         }
     }
 }

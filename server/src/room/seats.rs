@@ -16,20 +16,30 @@ use crate::clock::{Clock, millis};
 use crate::cluster::{ConnId, NodeTag, node_of};
 use crate::secret;
 use crate::secret::hash_token;
-use crate::store::Player;
+use crate::store::{AccountId, Player};
 
 /// The least time between two spectator counts: a busy room's comings and goings are
 /// told as one count, at most about once a second.
 const AUDIENCE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Room {
-    /// Gives out the free seat to `player`: a new token, whose hash is stored. A rated
-    /// game's seat goes only to a signed-in player, and never to the opponent's account.
-    pub(super) async fn take_seat(&mut self, player: Player) -> Result<SeatGranted, ErrorCode> {
+    /// Gives out the free seat to `player`, whom `blockers` block: a new token, whose
+    /// hash is stored. A rated game's seat goes only to a signed-in player, and never to
+    /// the opponent's account; no seat goes to a player the room's creator (who holds
+    /// the other seat) blocks.
+    pub(super) async fn take_seat(
+        &mut self,
+        player: Player,
+        blockers: &[AccountId],
+    ) -> Result<SeatGranted, ErrorCode> {
         let color = Color::ALL
             .into_iter()
             .find(|&c| self.seats[c as usize].token.is_none())
             .ok_or(ErrorCode::RoomFull)?;
+        let creator = self.seats[color.opponent() as usize].player.account_id();
+        if creator.is_some_and(|creator| blockers.iter().any(|b| b == creator)) {
+            return Err(ErrorCode::Blocked);
+        }
         if self.rated {
             let opponent = &self.seats[color.opponent() as usize].player;
             match player.account_id() {
@@ -64,14 +74,16 @@ impl Room {
         })
     }
 
-    /// Seats `conn` on the seat whose token it presents, or that its account holds,
-    /// telling a connection already there that it has been replaced.
+    /// Seats `conn`, whose account blocks `blocks`, on the seat whose token it presents,
+    /// or that its account holds, telling a connection already there that it has been
+    /// replaced.
     pub(super) fn join(
         &mut self,
         conn: ConnId,
         key: &Key,
         since: Option<Seq>,
         lists: bool,
+        blocks: Vec<AccountId>,
     ) -> Result<Entered, ErrorCode> {
         let color = self.seat_held_by(key)?;
         let seat = &mut self.seats[color as usize];
@@ -83,14 +95,16 @@ impl Room {
         {
             tracing::info!(%color, old = old.conn, new = conn, "seat taken over");
             self.history.notify_takeover(old.conn);
+            self.chat.left(old.conn);
         }
+        self.chat.entered(conn, blocks);
         let seat = &mut self.seats[color as usize];
         let again = std::mem::replace(&mut seat.joined_before, true);
         self.history.notify(&match again {
             true => ServerMessage::PlayerReconnected { color },
             false => ServerMessage::PlayerJoined { color },
         });
-        Ok(self.entered(Role::player(color), since))
+        Ok(self.entered(conn, Role::player(color), since))
     }
 
     /// The seat whose token `key` presents, or that its account holds; `BadToken` or
@@ -129,11 +143,17 @@ impl Room {
         Ok(())
     }
 
-    /// Adds `conn` to the spectators.
-    pub(super) fn watch(&mut self, conn: ConnId, since: Option<Seq>) -> Entered {
+    /// Adds `conn`, whose account blocks `blocks`, to the spectators.
+    pub(super) fn watch(
+        &mut self,
+        conn: ConnId,
+        since: Option<Seq>,
+        blocks: Vec<AccountId>,
+    ) -> Entered {
         self.audience.spectators.insert(conn);
+        self.chat.entered(conn, blocks);
         self.audience_changed();
-        self.entered(Role::Spectator, since)
+        self.entered(conn, Role::Spectator, since)
     }
 
     /// A fresh snapshot for `conn`, which fell behind, or `SeatTakenOver` if it no longer
@@ -142,12 +162,13 @@ impl Room {
         let role = self.role_of(conn).ok_or(ErrorCode::SeatTakenOver)?;
         Ok(Entered {
             role,
-            start: Start::Snapshot(Box::new(self.snapshot(role))),
+            start: Start::Snapshot(Box::new(self.snapshot(conn, role))),
         })
     }
 
     /// `conn` has gone: a spectator is counted out, a player is away from now.
     pub(super) fn leave(&mut self, conn: ConnId) {
+        self.chat.left(conn);
         if self.audience.spectators.remove(&conn) {
             self.audience_changed();
         } else if let Some(color) = self.seat_of(conn) {

@@ -11,7 +11,7 @@ use crate::clock::Clock;
 use crate::clock::now;
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
-use crate::store::{NewRoom, Player, StoredRoom, time_control};
+use crate::store::{AccountId, NewRoom, Player, StoredRoom, time_control};
 use crate::views::rating_changes;
 
 /// A room about to be made: its settings and the seats given out.
@@ -117,8 +117,9 @@ pub(crate) struct Setup {
     pub(crate) rated: bool,
     /// What the game did to the ratings, once it was rated.
     pub(crate) ratings: Option<RatingChanges>,
-    /// The chat's last lines, oldest first.
-    pub(crate) chat: Vec<ChatLine>,
+    /// The chat's last lines, oldest first, each with its speaker's account if signed
+    /// in.
+    pub(crate) chat: Vec<(ChatLine, Option<AccountId>)>,
     /// Whether White's and Black's players muted their opponent.
     pub(crate) muted: [bool; 2],
     /// How many times the room has been loaded: the high half of its sequence numbers,

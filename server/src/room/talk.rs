@@ -61,10 +61,15 @@ impl Room {
                     text: text.to_owned(),
                     at: u64::try_from(now()).unwrap_or(0),
                 };
-                let stored = self.context.store.chat(&self.id, &line, account).await;
+                let stored = self
+                    .context
+                    .store
+                    .chat(&self.id, &line, account.clone())
+                    .await;
                 self.stored(stored)?;
-                let hearers = self.chat.hearers(&line, self.outcome().is_some());
-                self.chat.keep(line.clone());
+                let over = self.outcome().is_some();
+                let hearers = self.chat.hearers(&line, account.as_ref(), over);
+                self.chat.keep(line.clone(), account);
                 self.history
                     .notify_to(&ServerMessage::Chat { line }, hearers);
                 Ok(self.history.seq())
@@ -72,8 +77,8 @@ impl Room {
         }
     }
 
-    /// The recent lines a member who is `role` hears, oldest first.
-    pub(super) fn chat_for(&self, role: Role) -> Vec<ChatLine> {
-        self.chat.lines_for(role, self.outcome().is_some())
+    /// The recent lines the member on `conn`, who is `role`, hears, oldest first.
+    pub(super) fn chat_for(&self, conn: ConnId, role: Role) -> Vec<ChatLine> {
+        self.chat.lines_for(conn, role, self.outcome().is_some())
     }
 }

@@ -71,7 +71,8 @@ pub(crate) trait Drive {
 
 impl Drive for RoomHandle {
     async fn take_seat(&self, player: Player) -> Result<Result<SeatGranted, ErrorCode>, Closed> {
-        let reply = self.ask(Request::TakeSeat { player }).await?;
+        let blockers = Vec::new();
+        let reply = self.ask(Request::TakeSeat { player, blockers }).await?;
         Ok(reply.answer.seat().expect("a seat answers TakeSeat"))
     }
 
@@ -88,12 +89,19 @@ impl Drive for RoomHandle {
             key,
             since,
             lists,
+            blocks: Vec::new(),
         }))
         .await
     }
 
     async fn watch(&self, conn: ConnId, since: Option<Seq>) -> Result<Joined, Closed> {
-        let joined = entered(self.ask(Request::Watch { conn, since })).await?;
+        let blocks = Vec::new();
+        let joined = entered(self.ask(Request::Watch {
+            conn,
+            since,
+            blocks,
+        }))
+        .await?;
         Ok(joined.expect("a spectator always enters"))
     }
 

@@ -12,12 +12,13 @@ use super::history::your_turn_json;
 use super::protocol::{Entered, Start};
 use super::state::Room;
 use crate::clock::{Clock, millis};
+use crate::cluster::ConnId;
 use crate::views::status;
 
 impl Room {
-    /// What a member who is `role` gets on entering: the events it missed since `since`
-    /// if they are all still kept, a snapshot otherwise.
-    pub(super) fn entered(&self, role: Role, since: Option<Seq>) -> Entered {
+    /// What the member on `conn`, who is `role`, gets on entering: the events it missed
+    /// since `since` if they are all still kept, a snapshot otherwise.
+    pub(super) fn entered(&self, conn: ConnId, role: Role, since: Option<Seq>) -> Entered {
         let resumed = since.and_then(|since| Some((since, self.history.missed_since(since)?)));
         let start = match resumed {
             Some((since, missed)) => {
@@ -35,16 +36,16 @@ impl Room {
                     your_turn,
                     players: Box::new(self.seat_views()),
                     spectators: self.audience_size(),
-                    chat: self.chat_for(role),
+                    chat: self.chat_for(conn, role),
                 }
             }
-            None => Start::Snapshot(Box::new(self.snapshot(role))),
+            None => Start::Snapshot(Box::new(self.snapshot(conn, role))),
         };
         Entered { role, start }
     }
 
-    /// The room as `role` sees it now.
-    pub(super) fn snapshot(&self, role: Role) -> RoomSnapshot {
+    /// The room as the member on `conn`, who is `role`, sees it now.
+    pub(super) fn snapshot(&self, conn: ConnId, role: Role) -> RoomSnapshot {
         let position = self.game.position();
         RoomSnapshot {
             room: self.id.clone(),
@@ -64,7 +65,7 @@ impl Room {
             rematch_offer: self.rematch_offer,
             rematch: self.rematch.clone(),
             ratings: self.ratings.clone(),
-            chat: self.chat_for(role),
+            chat: self.chat_for(conn, role),
             legal_turns: self.legal_turns_for(role),
         }
     }

@@ -6,8 +6,8 @@ use punct_rules::Color;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
 use super::model::{
-    Account, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings, NewAccount, Notice, SessionRow,
-    text,
+    Account, AccountId, Block, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings, NewAccount,
+    Notice, SessionRow, text,
 };
 use super::sql;
 use crate::secret::{TokenHash, uuid_v7};
@@ -152,7 +152,7 @@ pub(super) async fn set_password(
 }
 
 /// Deletes account `account` at `at` (see `sql::DELETE_ACCOUNT`): its sessions, chat
-/// lines and mail go, and it and its seats are named "deleted player N" from now on.
+/// lines, mail and blocks (made or under) go, and it and its seats are named "deleted player N" from now on.
 /// Answers that name; `None` if it was deleted already.
 pub(super) async fn delete(
     db: &dyn Conn,
@@ -174,11 +174,61 @@ pub(super) async fn delete(
         sql::DELETE_CHAT_OF,
         sql::DELETE_MAIL_OF,
         sql::DELETE_LINKS_OF,
+        sql::DELETE_BLOCKS_OF,
     ];
     for forget in forgotten {
         db.execute(forget, params![account]).await?;
     }
     Ok(Some(name))
+}
+
+/// Account `blocker` blocks account `blocked` from `at` (again: nothing changes).
+pub(super) async fn block(
+    db: &dyn Conn,
+    blocker: &str,
+    blocked: &str,
+    at: i64,
+) -> Result<(), StoreError> {
+    db.execute(sql::INSERT_BLOCK, params![blocker, blocked, at])
+        .await?;
+    Ok(())
+}
+
+/// Account `blocker` no longer blocks account `blocked`; false if it did not.
+pub(super) async fn unblock(
+    db: &dyn Conn,
+    blocker: &str,
+    blocked: &str,
+) -> Result<bool, StoreError> {
+    Ok(db
+        .execute(sql::DELETE_BLOCK, params![blocker, blocked])
+        .await?
+        > 0)
+}
+
+/// The accounts `blocker` blocks, oldest block first.
+pub(super) async fn blocks_of(db: &dyn Conn, blocker: &str) -> Result<Vec<Block>, StoreError> {
+    let rows = db.query(sql::BLOCKS_OF, params![blocker]).await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Block {
+                account: Account {
+                    id: row.get(0)?,
+                    username: row.get(1)?,
+                },
+                since: row.get(2)?,
+            })
+        })
+        .collect()
+}
+
+/// The accounts that block `blocked`.
+pub(super) async fn blockers_of(
+    db: &dyn Conn,
+    blocked: &str,
+) -> Result<Vec<AccountId>, StoreError> {
+    let rows = db.query(sql::BLOCKERS_OF, params![blocked]).await?;
+    rows.iter().map(|row| row.get(0)).collect()
 }
 
 /// Stores a link for `purpose` to `account`'s owner at `email`, good until

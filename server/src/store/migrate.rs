@@ -11,8 +11,9 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 10] = [
+const TABLES: [&str; 11] = [
     "accounts",
+    "blocks",
     "sessions",
     "rooms",
     "turns",

@@ -49,7 +49,7 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings,
+    Account, AccountId, ArchiveCursor, Block, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings,
     NewAccount, NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, RunningOut,
     SessionRow, Stale, StoredRecord, StoredRoom, time_control, to_move,
 };
@@ -514,6 +514,40 @@ impl Store {
         let account = account.to_owned();
         self.db
             .run(move |db| Box::pin(async move { accounts::end_sessions(db, &account).await }))
+            .await
+    }
+
+    /// Account `blocker` blocks account `blocked` from now on, until lifted.
+    pub(crate) async fn block(&self, blocker: &str, blocked: &str) -> Result<(), StoreError> {
+        let (blocker, blocked, at) = (blocker.to_owned(), blocked.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { accounts::block(db, &blocker, &blocked, at).await })
+            })
+            .await
+    }
+
+    /// Account `blocker` no longer blocks account `blocked`; false if it did not.
+    pub(crate) async fn unblock(&self, blocker: &str, blocked: &str) -> Result<bool, StoreError> {
+        let (blocker, blocked) = (blocker.to_owned(), blocked.to_owned());
+        self.db
+            .run(move |db| Box::pin(async move { accounts::unblock(db, &blocker, &blocked).await }))
+            .await
+    }
+
+    /// The accounts `blocker` blocks, oldest block first.
+    pub(crate) async fn blocks_of(&self, blocker: &str) -> Result<Vec<Block>, StoreError> {
+        let blocker = blocker.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::blocks_of(db, &blocker).await }))
+            .await
+    }
+
+    /// The accounts that block `blocked`.
+    pub(crate) async fn blockers_of(&self, blocked: &str) -> Result<Vec<AccountId>, StoreError> {
+        let blocked = blocked.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::blockers_of(db, &blocked).await }))
             .await
     }
 

@@ -206,6 +206,15 @@ pub(crate) struct SessionRow {
     pub(crate) expires_at: i64,
 }
 
+/// An account another blocks, as the blocker's list shows it.
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    /// The account blocked.
+    pub(crate) account: Account,
+    /// When the block was made.
+    pub(crate) since: i64,
+}
+
 /// What a player's page shows, as stored.
 #[derive(Debug)]
 pub(crate) struct PlayerRecord {
@@ -261,8 +270,9 @@ pub(crate) struct StoredRoom {
     pub(crate) rated: bool,
     /// What the game did to the ratings, once it was rated.
     pub(crate) ratings: Option<[Rated; 2]>,
-    /// The chat's last lines (at most a hundred), oldest first.
-    pub(crate) chat: Vec<ChatLine>,
+    /// The chat's last lines (at most a hundred), oldest first, each with its
+    /// speaker's account if signed in.
+    pub(crate) chat: Vec<(ChatLine, Option<AccountId>)>,
     /// Whether White's and Black's players muted their opponent.
     pub(crate) muted: [bool; 2],
     /// Times the room was loaded, this time included: the fence of this load's writes.

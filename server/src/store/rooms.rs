@@ -547,13 +547,16 @@ fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
     })
 }
 
-/// `room`'s last lines of chat, oldest first.
-async fn room_chat(db: &dyn Conn, room: &str) -> Result<Vec<ChatLine>, StoreError> {
+/// `room`'s last lines of chat, oldest first, each with its speaker's account.
+async fn room_chat(
+    db: &dyn Conn,
+    room: &str,
+) -> Result<Vec<(ChatLine, Option<AccountId>)>, StoreError> {
     let mut lines = db
         .query(sql::ROOM_CHAT, params![room])
         .await?
         .iter()
-        .map(|row| chat_line(row, 0))
+        .map(|row| Ok((chat_line(row, 0)?, row.get(5)?)))
         .collect::<Result<Vec<_>, StoreError>>()?;
     lines.reverse();
     Ok(lines)

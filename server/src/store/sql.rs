@@ -111,6 +111,22 @@ const ACCOUNT_LIFE: &str = "ALTER TABLE sessions ADD COLUMN user_agent TEXT;
         WHERE color IS NULL;
     CREATE INDEX chat_account ON chat(account) WHERE account IS NOT NULL;";
 
+/// The migration of blocks (SQLite's twelfth, PostgreSQL's eighth), in the types of
+/// `t`: who blocks whom, since when, until lifted. The index on `blocked` serves the
+/// question a seat asks: who blocks the account taking it.
+pub(crate) fn blocks(t: &Types) -> String {
+    let time = t.time;
+    format!(
+        "CREATE TABLE blocks (
+        blocker TEXT NOT NULL REFERENCES accounts(id),
+        blocked TEXT NOT NULL REFERENCES accounts(id),
+        created_at {time} NOT NULL,
+        PRIMARY KEY (blocker, blocked)
+    );
+    CREATE INDEX blocks_blocked ON blocks(blocked);"
+    )
+}
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -395,7 +411,7 @@ pub(crate) const INSERT_CHAT: &str =
 
 /// Room `$1`'s last hundred lines of chat, newest first: channel, colour, name, text,
 /// when.
-pub(crate) const ROOM_CHAT: &str = "SELECT channel, color, name, text, at FROM chat
+pub(crate) const ROOM_CHAT: &str = "SELECT channel, color, name, text, at, account FROM chat
      WHERE room = $1 ORDER BY id DESC LIMIT 100";
 
 /// Records whether `color`'s player mutes the opponent (`$1`) in room `$2`.
@@ -517,6 +533,9 @@ pub(crate) const CONFIRM_EMAIL: &str =
 /// `$1`, in any case.
 pub(crate) const CONFIRMED: &str = "SELECT id, username, email FROM accounts
      WHERE lower(email) = lower($1) AND email_confirmed AND deleted_at IS NULL";
+
+/// Forgets every block account `$1` made or is under.
+pub(crate) const DELETE_BLOCKS_OF: &str = "DELETE FROM blocks WHERE blocker = $1 OR blocked = $1";
 
 /// Forgets account `$1`'s mail links.
 pub(crate) const DELETE_LINKS_OF: &str = "DELETE FROM mail_links WHERE account = $1";
@@ -733,3 +752,18 @@ pub(crate) const DELETE_RATINGS: &str = "DELETE FROM ratings";
 
 /// Answers once the database runs a query.
 pub(crate) const PING: &str = "SELECT 1";
+
+/// Account `$1` blocks account `$2` from `$3`; nothing changes if it did already.
+pub(crate) const INSERT_BLOCK: &str = "INSERT INTO blocks (blocker, blocked, created_at)
+     VALUES ($1, $2, $3) ON CONFLICT (blocker, blocked) DO NOTHING";
+
+/// Account `$1` no longer blocks account `$2`.
+pub(crate) const DELETE_BLOCK: &str = "DELETE FROM blocks WHERE blocker = $1 AND blocked = $2";
+
+/// The accounts account `$1` blocks, oldest block first: id, username, since when.
+pub(crate) const BLOCKS_OF: &str = "SELECT a.id, a.username, b.created_at
+     FROM blocks b JOIN accounts a ON a.id = b.blocked
+     WHERE b.blocker = $1 ORDER BY b.created_at, a.username";
+
+/// The accounts that block account `$1`.
+pub(crate) const BLOCKERS_OF: &str = "SELECT blocker FROM blocks WHERE blocked = $1";

@@ -552,7 +552,10 @@ async fn chat_and_mutes_come_back_with_the_room() {
     store.chat("r", &line("again", 2), None).await.unwrap();
     store.mute("r", Color::Black, true).await.unwrap();
     let room = store.load("r").await.unwrap().unwrap();
-    assert_eq!(room.chat, [line("hello", 1), line("again", 2)]);
+    assert_eq!(
+        room.chat,
+        [(line("hello", 1), None), (line("again", 2), None)]
+    );
     assert_eq!(room.muted, [false, true]);
 }
 

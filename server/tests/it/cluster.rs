@@ -18,7 +18,7 @@ use crate::process::Process;
 const LEASE: &str = "2s";
 
 /// Three nodes of one cluster.
-fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {
+pub(crate) fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {
     let url = nats.url();
     (0..3)
         .map(|_| Process::with(database, &["--cluster", &url, "--cluster-lease", LEASE]))

@@ -15,6 +15,7 @@ mod accounts_life;
 mod architecture;
 mod archive;
 mod backup;
+mod blocks;
 mod cancel;
 mod chat;
 mod cli;

@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to eleventh.
-pub(super) fn migrations() -> [String; 7] {
+/// five migrations, the others its sixth to twelfth.
+pub(super) fn migrations() -> [String; 8] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -41,6 +41,8 @@ pub(super) fn migrations() -> [String; 7] {
         // 7: an account's life: sessions' devices and when last seen, deleted accounts,
         // who said each line of chat, confirmed addresses and mailed links.
         sql::account_life(&TYPES),
+        // 8: who blocks whom.
+        sql::blocks(&TYPES),
     ]
 }
 

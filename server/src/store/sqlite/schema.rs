@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to eleventh are written once for both databases (`store/sql.rs`).
+/// another. The sixth to twelfth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -67,6 +67,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         // 11: an account's life: sessions' devices and when last seen, deleted accounts,
         // who said each line of chat, confirmed addresses and mailed links.
         M::up(ACCOUNT_LIFE.as_str()),
+        // 12: who blocks whom.
+        M::up(BLOCKS.as_str()),
     ])
 }
 
@@ -87,6 +89,9 @@ static LOOKALIKES: LazyLock<String> = LazyLock::new(sql::lookalikes);
 
 /// Migration 11, PostgreSQL's seventh.
 static ACCOUNT_LIFE: LazyLock<String> = LazyLock::new(|| sql::account_life(&TYPES));
+
+/// Migration 12, PostgreSQL's eighth.
+static BLOCKS: LazyLock<String> = LazyLock::new(|| sql::blocks(&TYPES));
 
 /// Migration 7, PostgreSQL's third.
 static CHAT: LazyLock<String> = LazyLock::new(|| sql::chat(&TYPES));
