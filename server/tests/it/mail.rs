@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use punct_protocol::{ClientMessage, Notifications, NotifyMode, ServerMessage};
+use punct_protocol::{ClientMessage, Notifications, NotifyMode, SeatGranted, ServerMessage};
 use punct_testing::smtp::{Behaviour, Received, Sink};
 use punct_testing::{Database, Endpoint, TestServer, on_postgres};
 
@@ -242,8 +242,10 @@ async fn a_game_over_is_mailed_to_a_player_away_not_to_one_at_the_board() {
     message_id(&mail[0]);
 }
 
-#[tokio::test]
-async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
+/// A correspondence game of one day a move, on a server that mails: Anna (White) played
+/// her first turn and left, Bert is away and was mailed; the server is stopped. Answers
+/// the database, the sink, the server's settings and White's seat.
+async fn bert_away_after_annas_first_turn() -> (Database, Sink, punct_server::Config, SeatGranted) {
     let database = Database::new();
     let sink = Sink::start(Behaviour::Accept);
     let config = punct_server::Config {
@@ -260,6 +262,12 @@ async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
     assert_eq!(exactly(&sink, 1).await.len(), 1, "Bert's move");
     drop(anna_at_board);
     server.shutdown().await.unwrap();
+    (database, sink, config, white)
+}
+
+#[tokio::test]
+async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
+    let (database, sink, config, white) = bert_away_after_annas_first_turn().await;
 
     // Two days later Bert has not played: the restart's sweep ends the game on time.
     database
@@ -281,22 +289,7 @@ async fn a_game_lost_on_time_while_both_are_away_is_mailed_to_both() {
 
 #[tokio::test]
 async fn a_player_away_with_a_quarter_of_the_move_s_days_left_is_told_once() {
-    let database = Database::new();
-    let sink = Sink::start(Behaviour::Accept);
-    let config = punct_server::Config {
-        database: Some(database.url()),
-        smtp_url: Some(sink.url()),
-        public_url: Some("http://punct.test".into()),
-        ..punct_server::Config::default()
-    };
-    let server = TestServer::with(config.clone()).await;
-    let anna = player_with_mail(&server, "anna", "each").await;
-    let bert = player_with_mail(&server, "bert", "each").await;
-    let (mut anna_at_board, white, _) = seated(&anna, &bert, 1).await;
-    anna_at_board.play("C4:C5,D5").await.unwrap();
-    assert_eq!(exactly(&sink, 1).await.len(), 1, "Bert's move");
-    drop(anna_at_board);
-    server.shutdown().await.unwrap();
+    let (database, sink, config, white) = bert_away_after_annas_first_turn().await;
 
     // Nineteen hours later Bert, away, has five of his day's 24 hours left: the sweeps
     // (one as the server starts, one after) tell him once.
