@@ -9,11 +9,9 @@ Usage: account_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
 import json
-import os
-import sys
 import time
 
-from harness import Browser, Server, wait_until
+from harness import run, wait_until
 
 PASSWORD = "a fine password"
 NEW_PASSWORD = "another fine one"
@@ -85,25 +83,17 @@ def deletion(base, laptop):
 
 
 def main():
-    server_binary, shots = sys.argv[1], sys.argv[2]
-    os.makedirs(shots, exist_ok=True)
-    server = Server(server_binary)
+    run("account", scenario)
+
+
+def scenario(server, browser):
     base = server.base
-    browsers = []
-    try:
-        started = time.monotonic()
-        laptop = Browser("laptop", shots)
-        phone = Browser("phone", shots, phone=True)
-        browsers += [laptop, phone]
-        sessions_and_password(base, laptop, phone)
-        export(base, laptop)
-        hostile_status(base, laptop)
-        deletion(base, laptop)
-        print(f"account browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
-    finally:
-        for b in browsers:
-            b.quit()
-        server.stop()
+    laptop = browser("laptop")
+    phone = browser("phone", phone=True)
+    sessions_and_password(base, laptop, phone)
+    export(base, laptop)
+    hostile_status(base, laptop)
+    deletion(base, laptop)
 
 
 if __name__ == "__main__":

@@ -10,35 +10,24 @@ Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 Usage: engine_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
-import os
-import sys
-import time
 import urllib.request
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from harness import Browser, Game, Server, http, record, wait_until
+from harness import Game, http, record, run, wait_until
 
 
 def main():
-    server_binary, shots = sys.argv[1], sys.argv[2]
-    os.makedirs(shots, exist_ok=True)
-    server = Server(server_binary)
-    browsers = []
-    try:
-        started = time.monotonic()
-        white = Browser("white", shots)
-        phone = Browser("phone", shots, phone=True)
-        browsers += [white, phone]
-        room = the_game_page_uses_the_engine(server, white, phone)
-        the_analysis_board(server, white, room, "analysis-desktop.png")
-        the_analysis_board(server, phone, room, "analysis-phone.png")
-        print(f"engine browser tests passed in {time.monotonic() - started:.1f} s")
-    finally:
-        for b in browsers:
-            b.quit()
-        server.stop()
+    run("engine", scenario)
+
+
+def scenario(server, browser):
+    white = browser("white")
+    phone = browser("phone", phone=True)
+    room = the_game_page_uses_the_engine(server, white, phone)
+    the_analysis_board(server, white, room, "analysis-desktop.png")
+    the_analysis_board(server, phone, room, "analysis-phone.png")
 
 
 def seated(server, b, room, token):

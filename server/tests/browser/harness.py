@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -319,3 +320,27 @@ def color(played):
 
 def position(base, room, n):
     return http("GET", f"{base}/api/rooms/{room}/position/{n}")
+
+
+def run(name, scenario):
+    """Runs one module's browser tests: starts the server named on the command line and
+    calls `scenario(server, browser)`, where `browser(name, phone=False)` opens a window
+    that saves its screenshots in the folder named there. Every window is closed and the
+    server stopped however the scenario ends."""
+    server_binary, shots = sys.argv[1], sys.argv[2]
+    os.makedirs(shots, exist_ok=True)
+    server = Server(server_binary)
+    browsers = []
+
+    def browser(label, phone=False):
+        browsers.append(Browser(label, shots, phone=phone))
+        return browsers[-1]
+
+    try:
+        started = time.monotonic()
+        scenario(server, browser)
+        print(f"{name} browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
+    finally:
+        for b in browsers:
+            b.quit()
+        server.stop()

@@ -12,14 +12,13 @@ Usage: newcomer_test.py SERVER_BINARY SCREENSHOT_DIR
 import json
 import os
 import re
-import sys
 import time
 import urllib.error
 import urllib.request
 
 from selenium.webdriver.common.keys import Keys
 
-from harness import WHITE_CONNECTS, Browser, Game, Server, color, http, position, wait_until
+from harness import Game, WHITE_CONNECTS, color, http, position, run, wait_until
 
 COLS = "ABCDEFGHIJKLMNOPQ"
 
@@ -452,36 +451,28 @@ def archive(server, b, room):
 
 
 def main():
-    server_binary, shots = sys.argv[1], sys.argv[2]
-    os.makedirs(shots, exist_ok=True)
-    server = Server(server_binary)
-    browsers = []
-    try:
-        started = time.monotonic()
-        white = Browser("white", shots)
-        black = Browser("black", shots)
-        phone = Browser("phone", shots, phone=True)
-        browsers += [white, black, phone]
-        game = last_turn_flip_and_labels(server, white, black)
-        takeback(game)
-        away_when_gone(game)
-        your_move_alert(game)
-        orientation(server, white, phone)
-        keyboard(seat_two(server, white, black))
-        finished = winning_chain(server, white, black)
-        centre_count(server, white, black)
-        flag(server, white, black)
-        flag(server, white, phone)
-        notices(server, white, phone)
-        phone_board(server, white, phone)
-        lobby_and_invite(server, white, phone)
-        how_to_play(server, white, phone)
-        archive(server, black, finished.room)
-        print(f"newcomer browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
-    finally:
-        for b in browsers:
-            b.quit()
-        server.stop()
+    run("newcomer", scenario)
+
+
+def scenario(server, browser):
+    white = browser("white")
+    black = browser("black")
+    phone = browser("phone", phone=True)
+    game = last_turn_flip_and_labels(server, white, black)
+    takeback(game)
+    away_when_gone(game)
+    your_move_alert(game)
+    orientation(server, white, phone)
+    keyboard(seat_two(server, white, black))
+    finished = winning_chain(server, white, black)
+    centre_count(server, white, black)
+    flag(server, white, black)
+    flag(server, white, phone)
+    notices(server, white, phone)
+    phone_board(server, white, phone)
+    lobby_and_invite(server, white, phone)
+    how_to_play(server, white, phone)
+    archive(server, black, finished.room)
 
 
 if __name__ == "__main__":

@@ -8,40 +8,30 @@ first.
 Usage: web_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
-import os
-import sys
 import time
 
-from harness import WHITE_CONNECTS, Browser, Game, Server, http, position, record, wait_until
+from harness import Game, WHITE_CONNECTS, http, position, record, run, wait_until
 
 
 def main():
-    server_binary, shots = sys.argv[1], sys.argv[2]
-    os.makedirs(shots, exist_ok=True)
-    server = Server(server_binary)
+    run("web", scenario)
+
+
+def scenario(server, browser):
     base = server.base
-    browsers = []
-    try:
-        started = time.monotonic()
-        white = Browser("white", shots)
-        black = Browser("black", shots)
-        # The spectator is on a phone: the page must work there too.
-        watcher = Browser("watcher", shots, phone=True)
-        browsers += [white, black, watcher]
-        play_and_watch(base, white, black, watcher)
-        finished_game(base, white, black, watcher)
-        agreed_draw(base, white, black, server.restart)
-        against_the_computer(base, white)
-        hostile_names(base, white, black, watcher)
-        room_chat(base, white, black, watcher)
-        rated_game(base, white, black, watcher)
-        correspondence(base, watcher, black)
-        player_pages(base, white, black)
-        print(f"browser tests passed in {time.monotonic() - started:.1f} s; screenshots in {shots}")
-    finally:
-        for b in browsers:
-            b.quit()
-        server.stop()
+    white = browser("white")
+    black = browser("black")
+    # The spectator is on a phone: the page must work there too.
+    watcher = browser("watcher", phone=True)
+    play_and_watch(base, white, black, watcher)
+    finished_game(base, white, black, watcher)
+    agreed_draw(base, white, black, server.restart)
+    against_the_computer(base, white)
+    hostile_names(base, white, black, watcher)
+    room_chat(base, white, black, watcher)
+    rated_game(base, white, black, watcher)
+    correspondence(base, watcher, black)
+    player_pages(base, white, black)
 
 
 def against_the_computer(base, white):
