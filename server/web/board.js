@@ -83,6 +83,17 @@ function distance(a, b) {
   return Math.max(Math.abs(dc), Math.abs(dr), Math.abs(dc - dr));
 }
 
+/** The cell of `cells` fewest steps from `name` (the first of them on a tie), or null
+ * when `cells` is empty: where the keyboard goes once a piece is picked. */
+export function nearestCell(name, cells) {
+  const from = parseCell(name);
+  let best = null;
+  for (const cell of cells) {
+    if (best === null || distance(from, parseCell(cell)) < distance(from, parseCell(best))) best = cell;
+  }
+  return best;
+}
+
 function inCentre(name) {
   return distance(parseCell(name), { c: 9, r: 9 }) <= 2;
 }

@@ -8,7 +8,7 @@
 // only judge. What the user is doing lives in `page.ui`, which the view draws.
 
 import { takeSeat, api, seatToken, setDisplayName } from './api.js';
-import { parseTurn, isDrop, kindOf, KINDS, piecesOf, cellTowards } from './board.js';
+import { parseTurn, isDrop, kindOf, KINDS, piecesOf, cellTowards, nearestCell } from './board.js';
 import { myColor } from './room-state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -43,6 +43,16 @@ export function candidates(ui, legal) {
   return (legal ?? []).map(parseTurn).filter((t) =>
     ui.pick.kind ? isDrop(t) && kindOf(t) === ui.pick.kind : t.from === ui.pick.from,
   );
+}
+
+/** What a key pressed on the board's cell `cell` does: 'play' (Enter on a cell of the
+ * turn shown), 'rotate' (Space on its PÜNCT's cell), 'click' (as the mouse would), or
+ * null for a key the board leaves alone. Enter confirms, so it never turns the piece. */
+export function boardKey(ui, cell, key) {
+  const shown = ui.dest ? [ui.dest, ...ui.options[ui.option].minors] : [];
+  if (key === 'Enter') return shown.includes(cell) ? 'play' : 'click';
+  if (key === ' ') return ui.dest === cell ? 'rotate' : 'click';
+  return null;
 }
 
 /** Whether the board is drawn turned half a turn: as the user chose, else with Black's
@@ -126,6 +136,16 @@ export function createInput(page, view) {
       say('That piece cannot move: it is covered, under a bridge, or has nowhere to go', 'refused');
     }
     page.render();
+  }
+
+  /** After a pick made from the keyboard: the cursor goes to the lit cell nearest it,
+   * and with `focus` the board takes the keyboard, so that no Tab is needed to get
+   * there from the reserve. */
+  function toTargets(focus) {
+    const targets = candidates(ui, page.legal()).map((t) => t.punct);
+    if (targets.length && !targets.includes(ui.cursor)) ui.cursor = nearestCell(ui.cursor, targets);
+    page.render();
+    if (focus) svg.querySelector(`[data-cell="${ui.cursor}"]`)?.focus();
   }
 
   function rotate() {
@@ -214,7 +234,10 @@ export function createInput(page, view) {
     // The view redraws the reserve's buttons; a click on one picks its kind.
     $(`reserve-${color}`).querySelector('.kinds').addEventListener('click', (event) => {
       const kind = event.target.closest('button.kind')?.dataset.kind;
-      if (kind) pickKind(kind);
+      if (!kind) return;
+      pickKind(kind);
+      // A click with no pointer (`detail` 0) came from Enter or Space.
+      if (event.detail === 0 && ui.pick) toTargets(true);
     });
   }
   $('rotate').onclick = rotate;
@@ -239,10 +262,12 @@ export function createInput(page, view) {
     const cell = event.target.closest('[data-cell]')?.dataset.cell;
     if (cell) clickCell(cell);
   });
-  // On the board the arrow keys move from cell to cell and Enter or Space clicks one.
+  // On the board the arrow keys move from cell to cell; Enter and Space act as
+  // `boardKey` says.
   svg.addEventListener('keydown', (event) => {
     const cell = event.target.closest('[data-cell]')?.dataset.cell;
     if (!cell) return;
+    const action = boardKey(ui, cell, event.key);
     if (event.key.startsWith('Arrow')) {
       const next = cellTowards(cell, event.key, flipped(page));
       if (next) {
@@ -250,8 +275,14 @@ export function createInput(page, view) {
         inspect(next);
         page.render();
       }
-    } else if (event.key === 'Enter' || event.key === ' ') {
+    } else if (action === 'play') {
+      place();
+    } else if (action === 'rotate') {
+      rotate();
+    } else if (action === 'click') {
+      const picked = ui.pick;
       clickCell(cell);
+      if (ui.pick && ui.pick !== picked) toTargets(false);
     } else {
       return;
     }
@@ -264,9 +295,17 @@ export function createInput(page, view) {
   });
 
   document.addEventListener('keydown', (event) => {
-    if (event.target.tagName === 'INPUT') return;
-    if (event.key === 'r' || event.key === 'R') rotate();
-    else if (event.key === 'Enter') place();
+    if (['INPUT', 'SELECT', 'TEXTAREA'].includes(event.target.tagName)) return;
+    // The digits pick the reserve's kinds in their order, and go to the board.
+    const digit = Number(event.key);
+    const kind = Number.isInteger(digit) && digit >= 1 ? Object.keys(KINDS)[digit - 1] : undefined;
+    const button = kind && $(`reserve-${myColor(page.state)}`)?.querySelector(`button[data-kind="${kind}"]`);
+    if (button && !button.disabled) {
+      pickKind(kind);
+      toTargets(true);
+    } else if (event.key === 'r' || event.key === 'R') rotate();
+    // Enter on a button or a link is theirs.
+    else if (event.key === 'Enter' && !event.target.closest('button, a')) place();
     else if (event.key === 'Escape') $('cancel').click();
     else if (event.key === 'ArrowLeft') step(-1);
     else if (event.key === 'ArrowRight') step(1);

@@ -251,11 +251,11 @@ export function createView(page) {
       const counts = reserves[color];
       panel.querySelector('small').textContent = `${Object.values(counts).reduce((a, b) => a + b, 0)} left`;
       panel.querySelector('.kinds').replaceChildren(
-        ...Object.keys(KINDS).map((kind) => {
+        ...Object.keys(KINDS).map((kind, i) => {
           const button = document.createElement('button');
           button.className = `kind ${color}`;
           button.dataset.kind = kind;
-          button.title = KINDS[kind];
+          button.title = `${KINDS[kind]} (key ${i + 1})`;
           button.setAttribute('aria-label', `${cap(color)}'s ${KINDS[kind]}: ${counts[kind]} left`);
           button.append(kindIcon(kind, color), ` ×${counts[kind]}`);
           button.disabled = color !== me || !droppable.has(kind);
