@@ -92,6 +92,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/style.css"),
     ),
     (
+        "theme.js",
+        "text/javascript",
+        include_bytes!("../../web/theme.js"),
+    ),
+    (
         "lobby.js",
         "text/javascript",
         include_bytes!("../../web/lobby.js"),

@@ -45,6 +45,7 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
     }
     for asset in [
         "style.css",
+        "theme.js",
         "lobby.js",
         "room.js",
         "board.js",
