@@ -327,6 +327,31 @@ export function drawBoard(svg, view) {
   if (focused && cursor) cursor.focus({ preventScroll: true });
 }
 
+/**
+ * Starts the slide of the piece drawn with its PÜNCT on `to` (by `drawBoard` from `view`)
+ * from where it stood, its PÜNCT on `from`: an animation of `ms` milliseconds, already
+ * `elapsed` into it (a redraw in the middle of a slide carries it on). Returns it, or
+ * null when no such piece is drawn.
+ */
+export function slidePiece(svg, view, from, to, ms, elapsed = 0) {
+  const top = view.board.find((stack) => stack.cell === to)?.dots[0];
+  const piece = top && svg.querySelector(`.pieces [data-piece="${top.color}-${top.piece}"]`);
+  if (!piece) return null;
+  const at = projection(view.flip);
+  const [start, end] = [at(from), at(to)];
+  // The CSS transform replaces the attribute that lifts the piece to its level: keep it.
+  const lift = -(top.level - 1) * LIFT;
+  const animation = piece.animate(
+    [
+      { transform: `translate(${start.x - end.x}px, ${start.y - end.y + lift}px)` },
+      { transform: `translate(0px, ${lift}px)` },
+    ],
+    { duration: ms, easing: 'ease-out' },
+  );
+  animation.currentTime = elapsed;
+  return animation;
+}
+
 /** The view box around `cells` as `at` draws them, wide enough to show the dots of
  * their neighbours whole. */
 function frameBox(cells, at) {

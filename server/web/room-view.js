@@ -1,6 +1,7 @@
 // What the game page shows: the board, the players' bars and clocks, the reserves, the
 // list of turns, the offers and the panels after the game, the message line, the chat
-// panel, and the alerts of one's move (the tab's title, a tone).
+// panel, the alerts of one's move (the tab's title, a tone), and the sound and the slide
+// of each turn.
 //
 // The view reads the page (`page.state`, the room as told; `page.ui`, what the user is
 // doing) and draws it, changing neither but for the cell the stack inspector lists.
@@ -8,7 +9,7 @@
 // clocks, the claim button).
 
 import { api, displayName } from './api.js';
-import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView } from './board.js';
+import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView, slidePiece } from './board.js';
 import { el, playerNode, ratingText, changeText, outcomeText, cap, timeLeftText } from './ui.js';
 import { mountChat } from './chat.js';
 import { myColor, myMove, clockNow, turnsOf } from './room-state.js';
@@ -17,6 +18,9 @@ import { candidates, flipped } from './room-input.js';
 /** How long a notice stays (news that goes stale: a declined offer, the server going
  * away). */
 const NOTICE_MS = 8000;
+
+/** How long a moved piece takes to slide to its new place. */
+const SLIDE_MS = 250;
 
 const $ = (id) => document.getElementById(id);
 
@@ -41,6 +45,11 @@ export function createView(page) {
   /** Whether it was this player's move at the last render: the alert is for the change. */
   let wasMyMove = false;
   let audio = null;
+  /** The number of turns of the position drawn last: a position one turn further on
+   * slides that turn's piece. */
+  let drawnAfter = null;
+  /** The slide going on: the turn `n` and when it started. */
+  let sliding = null;
   /** The winning chain of the final position, asked of the engine once. */
   let finalChain = { after: -1, chain: null };
 
@@ -144,36 +153,48 @@ export function createView(page) {
 
   // ---- the alert of one's move ----------------------------------------------------------
 
-  function soundOn() {
-    return localStorage.getItem('punct-sound') === 'on';
+  // Both sounds are off until the player turns them on (each switch is remembered): a
+  // page that makes noise unasked is unwelcome in an office or at night, and browsers
+  // keep a page silent before a click anyway.
+  const SOUNDS = { sound: 'punct-sound', 'move-sounds': 'punct-move-sounds' };
+
+  function soundOn(id = 'sound') {
+    return localStorage.getItem(SOUNDS[id]) === 'on';
   }
 
-  /** A short tone. The audio context is made (or resumed) on a click first: browsers keep
-   * one made without a gesture silent. */
-  function beep() {
+  /** A short tone made by the Web Audio API (no sound files): `hz` gliding to `to`, fading
+   * over `seconds`. The audio context is made (or resumed) on a click or a key first:
+   * browsers keep one made without a gesture silent. */
+  function tone(hz, seconds, volume, to = hz) {
     if (!audio) return;
-    const tone = audio.createOscillator();
+    const oscillator = audio.createOscillator();
     const gain = audio.createGain();
-    tone.frequency.value = 880;
-    gain.gain.setValueAtTime(0.2, audio.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
-    tone.connect(gain).connect(audio.destination);
-    tone.start();
-    tone.stop(audio.currentTime + 0.4);
+    const now = audio.currentTime;
+    oscillator.type = 'triangle';
+    oscillator.frequency.setValueAtTime(hz, now);
+    oscillator.frequency.exponentialRampToValueAtTime(to, now + seconds);
+    gain.gain.setValueAtTime(volume, now);
+    gain.gain.exponentialRampToValueAtTime(0.001, now + seconds);
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start();
+    oscillator.stop(now + seconds);
   }
 
   function wakeAudio() {
-    if (!soundOn()) return;
+    if (!soundOn('sound') && !soundOn('move-sounds')) return;
     audio ??= new AudioContext();
     audio.resume();
   }
 
-  $('sound').checked = soundOn();
-  $('sound').addEventListener('change', (event) => {
-    localStorage.setItem('punct-sound', event.target.checked ? 'on' : 'off');
-    wakeAudio();
-  });
+  for (const id of Object.keys(SOUNDS)) {
+    $(id).checked = soundOn(id);
+    $(id).addEventListener('change', (event) => {
+      localStorage.setItem(SOUNDS[id], event.target.checked ? 'on' : 'off');
+      wakeAudio();
+    });
+  }
   document.addEventListener('pointerdown', wakeAudio);
+  document.addEventListener('keydown', wakeAudio);
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden) document.title = TITLE;
   });
@@ -184,11 +205,32 @@ export function createView(page) {
     const mine = myMove(page.state);
     if (mine && !wasMyMove && document.hidden) {
       document.title = `Your move — ${TITLE}`;
-      if (soundOn()) beep();
+      if (soundOn()) tone(880, 0.4, 0.2);
     } else if (!mine) {
       document.title = TITLE;
     }
     wasMyMove = mine;
+  }
+
+  /** A turn was played in the game: with move sounds on, a knock for a drop and a
+   * rising slide for a move. */
+  function turnPlayed(turn) {
+    if (!soundOn('move-sounds')) return;
+    if (parseTurn(turn).from) tone(330, 0.16, 0.25, 520);
+    else tone(440, 0.09, 0.3);
+  }
+
+  /** When the position drawn is one turn on from the one drawn before (a turn played,
+   * or a step forward), the piece that turn moved slides from where it was; a redraw
+   * during the slide carries it on. Not for a reader who asks for less motion. */
+  function slide(after, view) {
+    const now = performance.now();
+    if (drawnAfter !== null && after === drawnAfter + 1) sliding = { n: after, start: now };
+    drawnAfter = after;
+    if (!sliding || sliding.n !== after || now - sliding.start >= SLIDE_MS) return;
+    if (matchMedia('(prefers-reduced-motion: reduce)').matches) return;
+    const turn = parseTurn(page.state.turns[after - 1] ?? '');
+    if (turn.from) slidePiece(svg, view, turn.from, turn.punct, SLIDE_MS, now - sliding.start);
   }
 
   // ---- the panels -----------------------------------------------------------------------
@@ -365,7 +407,7 @@ export function createView(page) {
     // (found by the engine: a page without it shows none).
     const winner = state.outcome?.reason === 'connection' && !ui.view && state.boardAfter === state.turns.length;
     const chain = winner && engine ? winningChain() : null;
-    drawBoard(svg, {
+    const drawn = {
       board: shown.board,
       flip,
       targets: ui.dest ? [] : picked.map((t) => t.punct),
@@ -375,7 +417,9 @@ export function createView(page) {
       last: lastTurn(shownAfter),
       chain,
       focus: ui.cursor,
-    });
+    };
+    drawBoard(svg, drawn);
+    slide(shownAfter, drawn);
     Object.assign(svg.dataset, {
       turns: state.turns.length,
       shown: shownAfter,
@@ -420,5 +464,5 @@ export function createView(page) {
     alertMyMove();
   }
 
-  return { render, say, notice, clearNotice, setConnection, noSuchRoom, offerSeat, inspect, chat };
+  return { render, say, notice, clearNotice, setConnection, noSuchRoom, offerSeat, inspect, chat, turnPlayed };
 }

@@ -134,6 +134,7 @@ function follow(message, before) {
       break;
     case 'turn_played':
       view.clearNotice();
+      view.turnPlayed(message.turn);
       input.clearPick();
       findPosition(message.number);
       break;
