@@ -36,7 +36,7 @@ ANIMATION_PROBE = """
 # background colours of it and its ancestors, laid over each other until an opaque one;
 # a text in an SVG picture stands on the shape just before it (a badge's disc), or on
 # the picture's backdrop. The opacity of the text and its ancestors fades its colour.
-# Disabled controls are left out, as WCAG leaves out inactive components, and so are
+# An empty field's placeholder counts. Disabled controls are left out, as WCAG leaves out inactive components, and so are
 # generated contents without letters or digits (the dot before the connection's state).
 # Answers the texts checked and those below their ratio.
 CONTRAST = r"""
@@ -107,7 +107,10 @@ for (const el of document.querySelectorAll('body *')) {
   const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('').trim();
   const svgText = el instanceof SVGElement;
   if (own) check(el, own, svgText ? style.fill : style.color, style);
-  if (el.matches('input:not([type=hidden],[type=checkbox],[type=radio]), textarea') && el.value.trim()) check(el, el.value, style.color, style);
+  if (el.matches('input:not([type=hidden],[type=checkbox],[type=radio]), textarea')) {
+    if (el.value.trim()) check(el, el.value, style.color, style);
+    else if (el.placeholder) check(el, el.placeholder, getComputedStyle(el, '::placeholder').color, style);
+  }
   if (el.matches('select') && el.selectedOptions.length) check(el, el.selectedOptions[0].text, style.color, style);
   for (const pseudo of ['::before', '::after']) {
     const generated = getComputedStyle(el, pseudo);
@@ -257,11 +260,17 @@ def typed_move(b, punct):
     return move
 
 
+def slid(animations):
+    """Whether `animations` (the probe's) slid one of White's pieces from elsewhere."""
+    return any((a["piece"] or "").startswith("white-") and a["from"] != "translate(0px, 0px)" for a in animations)
+
+
 def sounds_and_slide(base, b, punct):
     """The move sounds' switch is remembered, and a turn played sounds. A moved piece
-    slides when the board shows its turn (here on a step forward through the game, which
-    does not race the computer's answer), but not for a reader who asks for less
-    motion."""
+    slides when the board shows its turn, played or stepped to, but not for a reader who
+    asks for less motion. (The page finds each position with its rules engine, which
+    .ci/run requires: without it the positions come from the server, and the board may
+    skip the move to the computer's answer.)"""
     assert not b.js("return document.getElementById('move-sounds').checked;"), "move sounds are on by default"
     b.click("#move-sounds")
     b.refresh()
@@ -271,9 +280,11 @@ def sounds_and_slide(base, b, punct):
     b.click("#inspect")
     beeps = b.js("return window.testBeeps;")
     turns = int(b.board()["turns"])
+    b.js("window.testAnimations.length = 0;")
     move = typed_move(b, punct)
     wait_until(f"the move {move} played", lambda: int(b.board()["shown"]) > turns)
     wait_until("a sound for the move", lambda: b.js("return window.testBeeps;") > beeps)
+    assert slid(b.js("return window.testAnimations;")), f"the move {move} played without a slide"
     # The computer's answer sounds too.
     wait_until("the computer's answer", lambda: b.board()["turns"] == str(turns + 2))
     wait_until("a sound for the answer", lambda: b.js("return window.testBeeps;") >= beeps + 2)
@@ -287,10 +298,7 @@ def sounds_and_slide(base, b, punct):
         wait_until("the step forward", lambda: b.board()["shown"] == str(turns + 1))
         return b.js("return window.testAnimations;")
 
-    slides = step_to_move()
-    moved = [a for a in slides if (a["piece"] or "").startswith("white-")]
-    assert moved, f"no slide of the moved piece {move}: {slides}"
-    assert moved[0]["from"] != "translate(0px, 0px)", moved
+    assert slid(step_to_move()), f"stepping forward to the move {move} did not slide its piece"
     emulate(b, "light", motion="reduce")
     assert step_to_move() == [], "a piece slid for a reader who asks for less motion"
     emulate(b, "light")
@@ -327,9 +335,13 @@ def walk(base, b, username, keyboard):
     """Signs up, plays and finishes a game, and checks the contrast of every page on the
     way; on the desktop, the game is played from the keyboard."""
     b.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": ANIMATION_PROBE})
+    b.go(base + "/")
+    b.click("#sign-in")
+    b.find("dialog[open]")
+    checked = legible(b, "the sign-in dialog", f"contrast-{b.name}-sign-in")
     sign_up(b, base, username, PASSWORD)
     wait_until("the away seat listed", lambda: "(away)" in (b.text("#rooms tbody") or ""))
-    checked = legible(b, "the lobby", f"contrast-{b.name}-lobby")
+    checked += legible(b, "the lobby", f"contrast-{b.name}-lobby")
     room = new_game(base, b)
     if keyboard:
         drop = keyboard_drop(b)
@@ -340,11 +352,29 @@ def walk(base, b, username, keyboard):
     else:
         b.type("#notation", "C4:C5,D5\n")
     wait_until("white to move", lambda: b.board()["myTurn"] == "true")
+    b.type("#chat-input", "good luck\n")
+    wait_until("the chat line shown", lambda: b.js("return document.querySelectorAll('#chat-lines li').length;"))
     checked += legible(b, "the game", f"contrast-{b.name}-room")
     resign(b)
     checked += legible(b, "the game over", f"contrast-{b.name}-over")
     checked += pages(base, b, username, room)
     print(f"{b.name}: {checked} texts checked in each scheme, every one at WCAG AA in light and in dark")
+
+
+def waiting_room(base, b):
+    """A room waiting for an opponent, with its invitation; answers its id."""
+    b.go(base + "/")
+    b.click("#create-room")
+    b.find("#invite:not([hidden])")
+    legible(b, "the invitation", f"contrast-{b.name}-invite")
+    return b.room()
+
+
+def seat_offered(base, b, room):
+    """A spectator of a room with a free seat is offered it."""
+    b.go(f"{base}/room/{room}")
+    b.find("#seat-offer:not([hidden])")
+    legible(b, "the seat offered", f"contrast-{b.name}-seat-offer")
 
 
 def main():
@@ -358,8 +388,10 @@ def scenario(server, browser):
     desktop = browser("desktop")
     walk(base, desktop, "ada", keyboard=True)
     colours_switch(base, desktop)
+    waiting = waiting_room(base, desktop)
     phone = browser("phone", phone=True)
     walk(base, phone, "bert", keyboard=False)
+    seat_offered(base, phone, waiting)
     colours_switch(base, phone)
 
 
