@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Browser tests of what makes the pages comfortable: the contrast of every text in light
-and dark colours, the switch between them, a turn played from the keyboard alone, the
-move sounds and the slide of a moved piece (and no slide for a reader who asks for less
-motion).
+and dark colours, on every page and in the states a player meets (signing in, a game
+waiting, played, over and rated, watching), the switch between the colours, a turn played
+from the keyboard alone, the move sounds and the slide of a moved piece (and no slide for
+a reader who asks for less motion).
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`. The schemes and the
 reduced motion are the reader's system settings, emulated through the DevTools protocol
@@ -13,7 +14,7 @@ Usage: comfort_test.py SERVER_BINARY SCREENSHOT_DIR
 
 from selenium.webdriver.common.keys import Keys
 
-from harness import run, wait_until
+from harness import WHITE_CONNECTS, run, wait_until
 from web_test import sign_up
 
 PASSWORD = "correct horse battery"
@@ -34,11 +35,12 @@ ANIMATION_PROBE = """
 # Every visible text of the page against what is behind it, by WCAG 2's contrast ratio:
 # 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). The backdrop of a text is the
 # background colours of it and its ancestors, laid over each other until an opaque one;
-# a text in an SVG picture stands on the shape just before it (a badge's disc), or on
-# the picture's backdrop. The opacity of the text and its ancestors fades its colour.
-# An empty field's placeholder counts. Disabled controls are left out, as WCAG leaves out inactive components, and so are
-# generated contents without letters or digits (the dot before the connection's state).
-# Answers the texts checked and those below their ratio.
+# a text in an SVG picture stands on the closed shape just before it (a badge's disc),
+# or on the picture's backdrop. The opacity of the text and its ancestors fades its
+# colour. An empty field's placeholder counts. Disabled controls are left out, as WCAG
+# leaves out inactive components, and so are generated contents without letters or
+# digits (the dot before the connection's state). Answers the number of texts checked
+# and those below their ratio.
 CONTRAST = r"""
 const parse = (text) => {
   const m = /^rgba?\(([^)]+)\)$/.exec(text);
@@ -89,7 +91,7 @@ function check(el, text, colour, style) {
   if (fg === null) throw new Error(`unread colour ${colour} of ${name(el)}`);
   const shape = el.previousElementSibling;
   const bg = el instanceof SVGElement && !(el instanceof SVGSVGElement)
-    ? (shape instanceof SVGGeometryElement ? parse(getComputedStyle(shape).fill) : null) ?? backdrop(el.ownerSVGElement)
+    ? (shape && ['circle', 'ellipse', 'rect', 'polygon'].includes(shape.tagName) ? parse(getComputedStyle(shape).fill) : null) ?? backdrop(el.ownerSVGElement)
     : backdrop(el);
   fg = over({ ...fg, a: fg.a * opacity(el) }, bg);
   const size = parseFloat(style.fontSize);
@@ -377,6 +379,31 @@ def seat_offered(base, b, room):
     legible(b, "the seat offered", f"contrast-{b.name}-seat-offer")
 
 
+def rated_game(base, white, black):
+    """A rated game between the two accounts, resigned: the changes of the ratings, and
+    a player's page with a rating and its chart, in both schemes."""
+    white.go(base + "/")
+    white.js("document.querySelector('select[name=color]').value = 'white';")
+    white.click("#rated")
+    white.click("#create-room")
+    wait_until("in the rated room", lambda: white.text("#you") == "You play white")
+    room = white.room()
+    black.go(base + "/")
+    black.click(f'tr[data-room="{room}"] button.join')
+    wait_until("black seated", lambda: black.text("#you") == "You play black")
+    for b, turn in ((white, WHITE_CONNECTS[0]), (black, WHITE_CONNECTS[1])):
+        wait_until(f"{b.name} to move", lambda: b.board()["myTurn"] == "true")
+        b.type("#notation", turn + "\n")
+    wait_until("white to move", lambda: white.board()["myTurn"] == "true")
+    resign(white)
+    for b in (white, black):
+        wait_until(f"{b.name} sees the ratings", lambda: b.js("return !document.getElementById('ratings').hidden;"))
+        legible(b, "the ratings", f"contrast-{b.name}-ratings")
+    white.go(base + "/player/ada")
+    white.find(".chart circle")
+    legible(white, "a player's rating", f"contrast-{white.name}-rating")
+
+
 def main():
     run("comfort", scenario)
 
@@ -393,6 +420,7 @@ def scenario(server, browser):
     walk(base, phone, "bert", keyboard=False)
     seat_offered(base, phone, waiting)
     colours_switch(base, phone)
+    rated_game(base, desktop, phone)
 
 
 if __name__ == "__main__":
