@@ -303,12 +303,18 @@ export function createInput(page, view) {
     if (button && !button.disabled) {
       pickKind(kind);
       toTargets(true);
-    } else if (event.key === 'r' || event.key === 'R') rotate();
-    // Enter on a button or a link is theirs.
-    else if (event.key === 'Enter' && !event.target.closest('button, a')) place();
-    else if (event.key === 'Escape') $('cancel').click();
-    else if (event.key === 'ArrowLeft') step(-1);
-    else if (event.key === 'ArrowRight') step(1);
+    } else if (event.key === 'r' || event.key === 'R') {
+      rotate();
+    } else if (event.key === 'Enter' && !event.target.closest('button, a')) {
+      // (Enter on a button or a link is theirs.)
+      place();
+    } else if (event.key === 'Escape') {
+      $('cancel').click();
+    } else if (event.key === 'ArrowLeft') {
+      step(-1);
+    } else if (event.key === 'ArrowRight') {
+      step(1);
+    }
   });
 
   // ---- resign, draws, takebacks, the claim, the rematch ------------------------------

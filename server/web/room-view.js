@@ -151,7 +151,7 @@ export function createView(page) {
   }
   setInterval(tick, 250);
 
-  // ---- the alert of one's move ----------------------------------------------------------
+  // ---- sounds: the alert of one's move, and each turn's ---------------------------------
 
   // Both sounds are off until the player turns them on (each switch is remembered): a
   // page that makes noise unasked is unwelcome in an office or at night, and browsers
@@ -213,10 +213,11 @@ export function createView(page) {
   }
 
   /** A turn was played in the game: with move sounds on, a knock for a drop and a
-   * rising slide for a move. */
+   * rising slide for a move (a pass makes none). */
   function turnPlayed(turn) {
-    if (!soundOn('move-sounds')) return;
-    if (parseTurn(turn).from) tone(330, 0.16, 0.25, 520);
+    const { from, punct } = parseTurn(turn);
+    if (!soundOn('move-sounds') || !punct) return;
+    if (from) tone(330, 0.16, 0.25, 520);
     else tone(440, 0.09, 0.3);
   }
 

@@ -12,6 +12,7 @@ reduced motion are the reader's system settings, emulated through the DevTools p
 Usage: comfort_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from harness import WHITE_CONNECTS, run, wait_until
@@ -181,9 +182,10 @@ def colours_switch(base, b):
 
 
 def press(b, *keys):
-    """Presses keys on whatever has the keyboard's focus; answers how many."""
+    """Presses keys on whatever has the keyboard's focus; answers how many. (Not through
+    an element: the board's cells are drawn anew on every message.)"""
     for key in keys:
-        b.driver.switch_to.active_element.send_keys(key)
+        ActionChains(b.driver).send_keys(key).perform()
     return len(keys)
 
 
@@ -359,6 +361,9 @@ def walk(base, b, username, keyboard):
     checked += legible(b, "the game", f"contrast-{b.name}-room")
     resign(b)
     checked += legible(b, "the game over", f"contrast-{b.name}-over")
+    b.click('#turns .turn[data-n="1"]')
+    b.find("#viewing:not([hidden])")
+    checked += legible(b, "a past position", f"contrast-{b.name}-past")
     checked += pages(base, b, username, room)
     print(f"{b.name}: {checked} texts checked in each scheme, every one at WCAG AA in light and in dark")
 
@@ -395,6 +400,12 @@ def rated_game(base, white, black):
         wait_until(f"{b.name} to move", lambda: b.board()["myTurn"] == "true")
         b.type("#notation", turn + "\n")
     wait_until("white to move", lambda: white.board()["myTurn"] == "true")
+    # An offer floats over the board.
+    white.click("#offer-draw")
+    black.find("#draw-answer:not([hidden])")
+    legible(black, "a draw offered", f"contrast-{black.name}-draw-offer")
+    black.click("#decline-draw")
+    wait_until("the offer declined", lambda: white.text("#message"))
     resign(white)
     for b in (white, black):
         wait_until(f"{b.name} sees the ratings", lambda: b.js("return !document.getElementById('ratings').hidden;"))
