@@ -241,7 +241,7 @@ fn from_own_pages<T: serde::de::DeserializeOwned>(
 }
 
 /// A request's JSON body, or `400 bad-request`.
-fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(super) fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 

@@ -37,6 +37,7 @@ mod chat;
 mod context;
 mod history;
 mod kind;
+mod moderate;
 mod protocol;
 mod seat;
 mod seats;
@@ -52,7 +53,9 @@ mod view;
 
 pub(crate) use context::Context;
 pub(crate) use kind::Rooms;
-pub(crate) use protocol::{Answer, Entered, Event, Key, Mismatch, Refusal, Request, Start, Talk};
+pub(crate) use protocol::{
+    Answer, Entered, Event, Key, Mismatch, Moderate, Refusal, Request, Start, Talk,
+};
 pub(crate) use setup::Fresh;
 
 /// A cheap handle on a running room, run here or relayed from its node.
