@@ -218,7 +218,7 @@ pub enum ServerMessage {
     /// A moderator removed a line of the room's chat: show it as removed. Not a room
     /// event, like `chat`.
     ChatRemoved {
-        /// The removed line's `id`.
+        /// The removed line's `line`.
         line: u64,
     },
     /// Private to the player to move, right after the opponent's `turn_played`: every
@@ -561,9 +561,10 @@ pub struct ChatLine {
     pub text: String,
     /// When, in milliseconds since the Unix epoch.
     pub at: u64,
-    /// The line's number, unique on the server: what a report of it names.
+    /// The line's number, unique on the server: what a report or a removal names. (Not
+    /// `id`: in a message from the server, that is the id of the request answered.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<u64>,
+    pub line: Option<u64>,
     /// Whether a moderator removed it (its text is then empty).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub removed: bool,

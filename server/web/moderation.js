@@ -98,7 +98,7 @@ async function showRecord(username) {
   $('record-chat').replaceChildren(...record.chat.map((line) => el('li', { className: 'mod-chat' },
     `${when(line.at)} `, el('a', { href: roomHref(line.room) }, 'room'), ': ',
     line.removed ? el('em', {}, '(removed) ') : null, line.text,
-    !line.removed ? el('button', { type: 'button', onclick: () => act('remove_line', { line: line.id }, again) }, 'Remove') : null)));
+    !line.removed ? el('button', { type: 'button', onclick: () => act('remove_line', { line: line.line }, again) }, 'Remove') : null)));
   $('record-games').replaceChildren(...record.games.map((game) => el('li', {},
     el('a', { href: roomHref(game.room) }, `${game.variant} game, ${game.status}`),
     game.status !== 'over' ? el('button', { type: 'button', onclick: () => act('close_room', { room: game.room }, again) }, 'Close the room') : null)));

@@ -11,12 +11,11 @@ use axum::routing::{get, post};
 use punct_protocol::{ChatLine, RoomSummary};
 use serde::{Deserialize, Serialize};
 
-use super::accounts::json;
+use super::accounts::{Address, Warning, addresses_of, json, warnings_of};
 use super::auth::{Session, SignedIn};
 use super::error::ApiError;
 use super::web::moderation_page;
 use crate::moderation::Ask;
-use crate::secret::hex;
 use crate::state::AppState;
 use crate::store::{Account, AccountState, Entry, Report, Role};
 use crate::views::summary_of;
@@ -27,8 +26,6 @@ const MAX_LOG_PAGE: usize = 200;
 const RECORD_CHAT: usize = 100;
 /// Games a record shows: the latest.
 const RECORD_GAMES: usize = 50;
-/// Hex digits of an address hash shown: enough to tell addresses apart.
-const ADDRESS_DIGITS: usize = 16;
 
 /// The routes, all behind the session check.
 pub(crate) fn routes() -> Router<AppState> {
@@ -95,15 +92,6 @@ async fn report(
     Ok((StatusCode::CREATED, Json(Reported { id })))
 }
 
-/// A warning, as the player reads it.
-#[derive(Debug, Serialize)]
-struct Warning {
-    /// When, in milliseconds since the Unix epoch.
-    at: i64,
-    /// The moderator's reason.
-    reason: String,
-}
-
 /// The answer of `GET /api/me/warnings`.
 #[derive(Debug, Serialize)]
 struct Warnings {
@@ -116,14 +104,7 @@ async fn warnings(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
 ) -> Result<Json<Warnings>, ApiError> {
-    let entries = state.moderation.warnings(&account).await?;
-    let warnings = entries
-        .into_iter()
-        .map(|entry| Warning {
-            at: entry.at,
-            reason: entry.reason,
-        })
-        .collect();
+    let warnings = warnings_of(&state, &account).await?;
     Ok(Json(Warnings { warnings }))
 }
 
@@ -182,17 +163,6 @@ struct RecordLine {
     line: ChatLine,
 }
 
-/// An address a player signed in from, hashed.
-#[derive(Debug, Serialize)]
-struct Address {
-    /// The start of its keyed hash, in hex.
-    hash: String,
-    /// The first sign-in from it.
-    first_at: i64,
-    /// The last.
-    last_at: i64,
-}
-
 /// `GET /api/mod/players/{username}`: a player's record.
 async fn record(
     State(state): State<AppState>,
@@ -222,15 +192,7 @@ async fn record(
         .take(RECORD_CHAT)
         .map(|(room, line)| RecordLine { room, line })
         .collect();
-    let sign_ins = store.sign_ins_of(&account.id).await.map_err(failed)?;
-    let addresses = sign_ins
-        .into_iter()
-        .map(|sign_in| Address {
-            hash: hex(&sign_in.address)[..ADDRESS_DIGITS].to_owned(),
-            first_at: sign_in.first_at,
-            last_at: sign_in.last_at,
-        })
-        .collect();
+    let addresses = addresses_of(&state, &account).await?;
     Ok(Json(Record {
         username: account.username.clone(),
         role: account_state.role,

@@ -47,7 +47,7 @@ impl Chat {
     /// Shows line `id` as removed to whoever enters from now on.
     pub(super) fn remove(&mut self, id: u64) {
         for (line, _) in &mut self.lines {
-            if line.id == Some(id) {
+            if line.line == Some(id) {
                 line.text.clear();
                 line.removed = true;
             }

@@ -26,6 +26,7 @@
 //! - `turns`: `Act` (turns, resignation, draws, takebacks, claims, rematch), the clock
 //!   running out, the computer's turns.
 //! - `talk`: `Talk`: chat and muting.
+//! - `moderate`: `Moderate`: a moderator's forfeit, closed room or removed line.
 //! - `view`: what a member gets on entering, snapshots, summaries, the record.
 //! - `kind`: [`Rooms`], rooms as a kind of actor for `cluster`.
 //!

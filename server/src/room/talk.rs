@@ -60,7 +60,7 @@ impl Room {
                     name,
                     text: text.to_owned(),
                     at: u64::try_from(now()).unwrap_or(0),
-                    id: None,
+                    line: None,
                     removed: false,
                 };
                 let stored = self
@@ -68,7 +68,7 @@ impl Room {
                     .store
                     .chat(&self.id, &line, account.clone())
                     .await;
-                line.id = Some(self.stored(stored)?);
+                line.line = Some(self.stored(stored)?);
                 let over = self.outcome().is_some();
                 let hearers = self.chat.hearers(&line, account.as_ref(), over);
                 self.chat.keep(line.clone(), account);

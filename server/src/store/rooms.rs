@@ -549,7 +549,7 @@ pub(super) fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
         name: row.get(at + 2)?,
         text: row.get(at + 3)?,
         at: u64::try_from(row.get::<i64>(at + 4)?).unwrap_or(0),
-        id: u64::try_from(row.get::<i64>(at + 5)?).ok(),
+        line: u64::try_from(row.get::<i64>(at + 5)?).ok(),
         removed: row.get(at + 6)?,
     })
 }

@@ -547,7 +547,7 @@ async fn chat_and_mutes_come_back_with_the_room() {
         name: Some("Kris".into()),
         text: text.into(),
         at,
-        id: None,
+        line: None,
         removed: false,
     };
     let first = store.chat("r", &line("hello", 1), None).await.unwrap();
@@ -555,7 +555,7 @@ async fn chat_and_mutes_come_back_with_the_room() {
     assert!(second > first, "lines are numbered in order");
     store.mute("r", Color::Black, true).await.unwrap();
     let numbered = |text, at, id| ChatLine {
-        id: Some(id),
+        line: Some(id),
         ..line(text, at)
     };
     let room = store.load("r").await.unwrap().unwrap();

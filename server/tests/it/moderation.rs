@@ -163,7 +163,7 @@ async fn reports_wait_in_the_queue_until_a_moderator_answers_them() {
     let (mut bert_watching, _) = bert.spectator(&table.room).await;
     assert_eq!(bert_watching.say("you are all fools").await, None);
     let line = bert_watching.heard().await;
-    let id = line.id.expect("a line has its number");
+    let id = line.line.expect("a line has its number");
 
     let report = |body: Value| {
         let anna = &anna;
@@ -238,6 +238,26 @@ async fn reports_wait_in_the_queue_until_a_moderator_answers_them() {
     assert_eq!(warnings["warnings"][0]["reason"], "mind your words");
     let warnings: Value = anna.get("/api/me/warnings").await;
     assert_eq!(warnings["warnings"], json!([]));
+    // Each export holds what is stored of its player: warnings, addresses, reports made.
+    let bert_export: Value = bert.get("/api/me/export").await;
+    assert_eq!(bert_export["warnings"][0]["reason"], "mind your words");
+    assert_eq!(
+        bert_export["reports"],
+        json!([]),
+        "who reported him is not told"
+    );
+    assert_eq!(bert_export["addresses"].as_array().unwrap().len(), 1);
+    let anna_export: Value = anna.get("/api/me/export").await;
+    let made: Vec<&str> = anna_export["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        made,
+        ["cheats, I think", "insults <script>alert(1)</script>"]
+    );
 
     let record: Value = mona.get("/api/mod/players/bert").await;
     assert_eq!(record["reports"].as_array().unwrap().len(), 2);
@@ -396,7 +416,7 @@ async fn a_removed_line_is_shown_removed_to_everyone_now_and_later() {
     let (mut carl, _) = server.spectator(&table.room).await;
     let (mut bert_watching, _) = bert.spectator(&table.room).await;
     assert_eq!(bert_watching.say("a rude line").await, None);
-    let line = carl.heard().await.id.unwrap();
+    let line = carl.heard().await.line.unwrap();
     let remove = json!({"action": "remove_line", "line": line, "reason": "rude"});
     assert_eq!(act(&mona, remove.clone()).await, (204, None));
     for client in [&mut carl, &mut bert_watching] {
