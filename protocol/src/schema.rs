@@ -149,6 +149,8 @@ pub(crate) enum DrawReasonDef {
     Repetition,
     /// The players agreed to a draw.
     Agreement,
+    /// A moderator closed the room before the game ended; never rated.
+    Closed,
 }
 
 /// How a game ended.
@@ -239,7 +241,8 @@ mod tests {
                 DrawReason::CentreTie,
                 DrawReason::BasicEnd,
                 DrawReason::Repetition,
-                DrawReason::Agreement
+                DrawReason::Agreement,
+                DrawReason::Closed
             ])
         );
         let win = Outcome::Win {

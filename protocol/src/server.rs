@@ -215,6 +215,12 @@ pub enum ServerMessage {
         #[serde(flatten)]
         line: ChatLine,
     },
+    /// A moderator removed a line of the room's chat: show it as removed. Not a room
+    /// event, like `chat`.
+    ChatRemoved {
+        /// The removed line's `line`.
+        line: u64,
+    },
     /// Private to the player to move, right after the opponent's `turn_played`: every
     /// legal turn, so a client can offer only those.
     YourTurn {
@@ -371,6 +377,16 @@ pub enum ErrorCode {
     NotCancellable,
     /// Taking a seat in a room whose creator blocks the account (HTTP 403).
     Blocked,
+    /// A `chat` from an account a moderator muted, until the mute ends (HTTP 403).
+    Muted,
+    /// Playing a rated game, for an account a moderator barred from them (HTTP 403).
+    BarredFromRated,
+    /// Signing in to an account a moderator banned (HTTP 403).
+    Banned,
+    /// A moderator's page or action, asked by an account without the role (HTTP 403).
+    NotAModerator,
+    /// A report, or a line of chat, that does not exist (HTTP 404).
+    NotFound,
 }
 
 impl ErrorCode {
@@ -541,10 +557,17 @@ pub struct ChatLine {
     /// Their name (a spectator's is their username when signed in), if they have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// What they said: plain text, never markup.
+    /// What they said: plain text, never markup. Empty once removed.
     pub text: String,
     /// When, in milliseconds since the Unix epoch.
     pub at: u64,
+    /// The line's number, unique on the server: what a report or a removal names. (Not
+    /// `id`: in a message from the server, that is the id of the request answered.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Whether a moderator removed it (its text is then empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
 }
 
 /// Who plays a seat, as everyone sees it.

@@ -37,6 +37,9 @@ pub enum DrawReason {
     /// The players agreed to a draw. Decided off the board (by a server): [`Game`] never
     /// produces it.
     Agreement,
+    /// A moderator closed the room before the game ended. Decided off the board (by a
+    /// server), and never rated.
+    Closed,
 }
 
 /// How a game ended.
@@ -78,6 +81,7 @@ impl fmt::Display for Outcome {
                     DrawReason::BasicEnd => "basic-end",
                     DrawReason::Repetition => "repetition",
                     DrawReason::Agreement => "agreement",
+                    DrawReason::Closed => "closed",
                 };
                 write!(f, "draw ({reason})")
             }

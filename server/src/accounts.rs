@@ -44,7 +44,7 @@ use punct_protocol::{ErrorCode, Session};
 use crate::clock::now;
 use crate::limits::Throttle;
 use crate::secret;
-use crate::secret::hash_token;
+use crate::secret::{TokenHash, hash_token};
 use crate::store::{
     Account, Block, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store, StoreError,
 };
@@ -66,7 +66,7 @@ const LINKS_PER_ADDRESS: u32 = 10;
 /// Links mailed a minute to one mail address, or for one account.
 const LINKS_PER_RECIPIENT: u32 = 3;
 /// How long a mailed link works.
-const LINK_LIFETIME_MS: i64 = 3_600_000;
+pub(crate) const LINK_LIFETIME_MS: i64 = 3_600_000;
 /// The longest mail address (RFC 5321's path limit).
 const MAX_EMAIL: usize = 254;
 /// Downloads of one account's data a minute.
@@ -111,6 +111,8 @@ pub(crate) struct Accounts {
     links_per_address: Throttle<IpAddr>,
     /// Links mailed, per mail address or account (a flood of mail to one inbox).
     links_per_recipient: Throttle<String>,
+    /// The key of the hashes of sign-in addresses, read once.
+    address_key: tokio::sync::OnceCell<TokenHash>,
 }
 
 impl Accounts {
@@ -131,6 +133,7 @@ impl Accounts {
             exports: Throttle::per_minute(EXPORTS_PER_MINUTE),
             links_per_address: Throttle::per_minute(LINKS_PER_ADDRESS),
             links_per_recipient: Throttle::per_minute(LINKS_PER_RECIPIENT),
+            address_key: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -168,7 +171,7 @@ impl Accounts {
             id,
             username: username.to_owned(),
         };
-        self.start_session(account, user_agent).await
+        self.start_session(account, from, user_agent).await
     }
 
     /// Signs in to `username` with `password`.
@@ -194,7 +197,16 @@ impl Accounts {
         };
         let right = verify_password(password.to_owned(), hash).await;
         match account {
-            Some(account) if right => self.start_session(account, user_agent).await,
+            Some(account) if right => {
+                let state = self.store.account_state(&account.id).await?;
+                if state.is_some_and(|state| state.banned_at.is_some()) {
+                    return Err(Refused::new(
+                        ErrorCode::Banned,
+                        "a moderator banned this account",
+                    ));
+                }
+                self.start_session(account, from, user_agent).await
+            }
             _ => Err(Refused::new(
                 ErrorCode::BadCredentials,
                 "no account has this username and password",
@@ -203,12 +215,20 @@ impl Accounts {
     }
 
     /// Starts a session of `account`, keeping the start of `user_agent` to name the
-    /// device in the list of sessions.
+    /// device in the list of sessions, and the keyed hash of the address it came `from`
+    /// for moderators to compare.
     async fn start_session(
         &self,
         account: Account,
+        from: IpAddr,
         user_agent: Option<&str>,
     ) -> Result<Session, Refused> {
+        let key = self
+            .address_key
+            .get_or_try_init(|| self.store.address_key())
+            .await?;
+        let address = secret::hash_address(key, from);
+        self.store.signed_in_from(&account.id, address).await?;
         let token = secret::token();
         let lifetime = i64::try_from(self.lifetime.as_millis()).unwrap_or(i64::MAX);
         let expires_at = now().saturating_add(lifetime);
@@ -253,7 +273,7 @@ impl Accounts {
 
     /// The account named `username` (in any case or spelling its key allows), unless
     /// it was deleted.
-    async fn named(&self, username: &str) -> Result<Account, Refused> {
+    pub(crate) async fn named(&self, username: &str) -> Result<Account, Refused> {
         match self.store.account_by_key(&username_key(username)).await? {
             // A deleted account keeps its keys but has no password.
             Some((account, password)) if !password.is_empty() => Ok(account),

@@ -402,6 +402,13 @@ impl Connection {
                 self.enter(Some(id), &room, Entry::Watch, since).await
             }
             ClientMessage::Chat { id, text } => {
+                // A muted account's line is refused before it reaches the room.
+                if let Some(account) = &self.account
+                    && let Err(Refused(code, message)) =
+                        self.state.moderation.may_chat(account).await
+                {
+                    return self.error(Some(id), code, &message);
+                }
                 let name = self.account.as_ref().map(|a| a.username.clone());
                 let account = self.account.as_ref().map(|a| a.id.clone());
                 self.talk(

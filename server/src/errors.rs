@@ -12,7 +12,9 @@ use punct_protocol::ErrorCode;
 /// address, not the server, is full: that answer says so itself.)
 pub(crate) fn status(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::NoSuchRoom | ErrorCode::NoSuchPlayer => StatusCode::NOT_FOUND,
+        ErrorCode::NoSuchRoom | ErrorCode::NoSuchPlayer | ErrorCode::NotFound => {
+            StatusCode::NOT_FOUND
+        }
         ErrorCode::RoomFull | ErrorCode::NotCancellable | ErrorCode::UsernameTaken => {
             StatusCode::CONFLICT
         }
@@ -21,7 +23,11 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::NotAPlayer
         | ErrorCode::CrossSite
         | ErrorCode::OriginNotAllowed
-        | ErrorCode::Blocked => StatusCode::FORBIDDEN,
+        | ErrorCode::Blocked
+        | ErrorCode::Muted
+        | ErrorCode::BarredFromRated
+        | ErrorCode::Banned
+        | ErrorCode::NotAModerator => StatusCode::FORBIDDEN,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::MessageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::TooManyRooms
@@ -106,6 +112,11 @@ pub(crate) fn message(code: ErrorCode) -> &'static str {
             "only a room whose other seat is free and whose game is not over can be cancelled"
         }
         ErrorCode::Blocked => "the room's creator blocks your account",
+        ErrorCode::Muted => "a moderator muted your account for now",
+        ErrorCode::BarredFromRated => "a moderator barred your account from rated games",
+        ErrorCode::Banned => "a moderator banned this account",
+        ErrorCode::NotAModerator => "only a moderator may do this",
+        ErrorCode::NotFound => "there is no such thing here",
         // A code this server does not know yet (the protocol crate is newer).
         _ => UNKNOWN,
     }

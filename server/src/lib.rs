@@ -20,6 +20,7 @@
 //!   turn is accepted.
 //! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
 //!   the names players give.
+//! - `moderation`: roles, reports, moderators' actions and the audit log.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
 //!   the owner's side of relaying rooms to other nodes over NATS.
@@ -50,6 +51,7 @@ mod lease;
 mod limits;
 mod mail;
 mod metrics;
+mod moderation;
 mod proxy;
 mod rating;
 mod registry;
@@ -65,6 +67,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 pub use config::Config;
+pub use moderation::Console;
 pub use store::Copied;
 
 use cluster::Nodes;
@@ -81,6 +84,21 @@ const SWEEP_PERIOD: Duration = Duration::from_secs(600);
 pub async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
     let store = Store::open(config.database.as_deref()).await?;
     Ok(store.rebuild_ratings().await?)
+}
+
+/// The operator's `action` on the account named `username` (a role granted or taken
+/// away, a ban or its end), for `reason`, in the database of `config`, written in the
+/// audit log; answers what was done. Running servers may stay up.
+pub async fn admin(
+    config: &Config,
+    username: &str,
+    action: Console,
+    reason: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let store = Store::open(config.database.as_deref()).await?;
+    moderation::console(&store, username, action, reason)
+        .await
+        .map_err(|refused| refused.1.into())
 }
 
 /// Copies everything in the SQLite file `from` into the empty PostgreSQL database `to`

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
-use punct_server::Config;
+use punct_server::{Config, Console};
 use tracing_subscriber::EnvFilter;
 
 /// The PÜNCT game server.
@@ -59,6 +59,14 @@ enum Command {
     /// games (in the order they were rated), in the database `--database` names. The
     /// same games give the same numbers: this repairs ratings edited by hand.
     RebuildRatings,
+    /// The operator's actions on an account, in the database `--database` names: grant
+    /// or revoke a role, ban or unban, mail a link to set a new password. Each is written
+    /// in the audit log. Running servers may stay up.
+    Admin {
+        /// What to do.
+        #[command(subcommand)]
+        action: AdminAction,
+    },
     /// Copy everything in a SQLite database into an empty PostgreSQL database (to move a
     /// server to a cluster), in one transaction, then check that both read the same. Stop
     /// the server first.
@@ -70,6 +78,53 @@ enum Command {
         /// hold no data.
         #[arg(long)]
         to: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum AdminAction {
+    /// Give an account a role: `moderator` or `admin` (the first admin is made so).
+    Grant {
+        /// The account's username.
+        username: String,
+        /// `moderator` or `admin`.
+        role: String,
+        /// Why (kept in the audit log).
+        #[arg(long, default_value = "granted by the operator")]
+        reason: String,
+    },
+    /// Take an account's role away.
+    Revoke {
+        /// The account's username.
+        username: String,
+        /// Why (kept in the audit log).
+        #[arg(long, default_value = "revoked by the operator")]
+        reason: String,
+    },
+    /// Ban an account: it cannot sign in, and its sessions end.
+    Ban {
+        /// The account's username.
+        username: String,
+        /// Why (kept in the audit log).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Lift an account's ban.
+    Unban {
+        /// The account's username.
+        username: String,
+        /// Why (kept in the audit log).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Mail an account's confirmed address a link to set a new password (sent by a
+    /// running server's outbox).
+    ResetLink {
+        /// The account's username.
+        username: String,
+        /// Why (kept in the audit log).
+        #[arg(long, default_value = "a password reset the operator sent")]
+        reason: String,
     },
 }
 
@@ -95,6 +150,16 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("punct-server rebuild-ratings: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some(Command::Admin { action }) => match admin(&cli.config, action) {
+            Ok(done) => {
+                println!("{done}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("punct-server admin: {e}");
                 ExitCode::FAILURE
             }
         },
@@ -153,6 +218,22 @@ fn ready(listen: SocketAddr) -> Result<(), String> {
 #[tokio::main]
 async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
     punct_server::rebuild_ratings(config).await
+}
+
+#[tokio::main]
+async fn admin(config: &Config, action: AdminAction) -> Result<String, Box<dyn std::error::Error>> {
+    let (username, action, reason) = match action {
+        AdminAction::Grant {
+            username,
+            role,
+            reason,
+        } => (username, Console::Grant(role), reason),
+        AdminAction::Revoke { username, reason } => (username, Console::Revoke, reason),
+        AdminAction::Ban { username, reason } => (username, Console::Ban, reason),
+        AdminAction::Unban { username, reason } => (username, Console::Unban, reason),
+        AdminAction::ResetLink { username, reason } => (username, Console::ResetLink, reason),
+    };
+    punct_server::admin(config, &username, action, &reason).await
 }
 
 #[tokio::main]

@@ -21,7 +21,10 @@ use tokio::sync::watch;
 use crate::clock;
 use crate::cluster::{Kind, Limits, NodeTag, Nodes, PlaceError, Placement, Reply};
 use crate::config::Config;
-use crate::room::{Answer, Context, Fresh, Key, Mismatch, Request, RoomHandle, Rooms};
+use crate::errors;
+use crate::room::{
+    Answer, Context, Fresh, Key, Mismatch, Moderate, Refusal, Request, RoomHandle, Rooms,
+};
 use crate::secret;
 use crate::secret::hash_token;
 use crate::store::{Player, Store, StoreError};
@@ -208,6 +211,15 @@ impl Registry {
         }
         let answer = self.answer(id, Request::Cancel { key }).await?;
         answer.cancelled().map_err(mismatch)?
+    }
+
+    /// Asks room `id`, wherever it runs (loaded if need be), to carry out a moderator's
+    /// `moderate`.
+    pub(crate) async fn moderate(&self, id: &str, moderate: Moderate) -> Result<(), Refusal> {
+        let answer = self.answer(id, Request::Moderate(moderate)).await;
+        let refused = |code| Refusal::new(code, errors::message(code));
+        let done = answer.and_then(|answer| answer.done().map_err(mismatch));
+        done.map_err(refused)?.map(|_| ())
     }
 
     /// Room `id` as the lobby shows it; read from the database if it is not running.

@@ -23,6 +23,21 @@ pub(crate) fn hash_token(token: &str) -> TokenHash {
     Sha256::digest(token.as_bytes()).into()
 }
 
+/// A fresh 256-bit key (the key of the hashes of sign-in addresses).
+pub(crate) fn random_key() -> TokenHash {
+    random()
+}
+
+/// The hash of `address` under `key`: the same address gives the same hash, and the
+/// hash tells nothing of the address to whoever lacks the key (an IPv4 address unkeyed
+/// would be found by trying all 2^32).
+pub(crate) fn hash_address(key: &TokenHash, address: std::net::IpAddr) -> TokenHash {
+    let mut hasher = Sha256::new();
+    hasher.update(key);
+    hasher.update(address.to_string().as_bytes());
+    hasher.finalize().into()
+}
+
 /// A fresh room id: a [`uuid_v7`]. (Rooms made before these ids keep their 20-hex-digit
 /// ids: an id is any string the database has.)
 pub(crate) fn room_id() -> String {
@@ -84,7 +99,7 @@ fn random<const N: usize>() -> [u8; N] {
     bytes
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut text = String::with_capacity(bytes.len() * 2);
     for &b in bytes {

@@ -12,6 +12,7 @@ use crate::accounts::Accounts;
 use crate::cluster::Nodes;
 use crate::config::Config;
 use crate::limits::Addresses;
+use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::store::Store;
@@ -27,6 +28,8 @@ pub(crate) struct AppState {
     pub(crate) connections: Arc<Semaphore>,
     /// Accounts and sessions.
     pub(crate) accounts: Arc<Accounts>,
+    /// Roles, reports, moderators' actions.
+    pub(crate) moderation: Arc<Moderation>,
     /// Connections and new rooms by client address.
     pub(crate) addresses: Arc<Addresses>,
     /// Whose word is taken for a client's address.
@@ -64,9 +67,11 @@ impl AppState {
             config.sign_ins_per_minute,
             config.sign_ins_per_account,
         );
+        let rooms = Registry::new(&config, store, nodes);
         let state = AppState {
+            moderation: Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone())),
             accounts,
-            rooms: Registry::new(&config, store, nodes),
+            rooms,
             connections: Arc::new(Semaphore::new(config.max_connections)),
             addresses: Addresses::new(&config),
             proxies: Arc::new(TrustedProxies::new(&config.trusted_proxies)),

@@ -1,5 +1,6 @@
 // The account page, `/account`: change the password, confirm a mail address, see where
-// one is signed in and sign out everywhere, download one's data, delete the account.
+// one is signed in and sign out everywhere, see whom one blocks and the moderators'
+// warnings, download one's data, delete the account.
 // Signed out, it takes the links mailed to confirm an address (`?confirm=`) or to set a
 // forgotten password (`?reset=`), and asks for the latter.
 
@@ -48,6 +49,27 @@ async function showSessions() {
       ),
     ),
   );
+}
+
+async function showBlocks() {
+  const { blocks } = await api('GET', '/api/me/blocks');
+  $('no-blocks').hidden = blocks.length > 0;
+  $('blocks').replaceChildren(
+    ...blocks.map((b) => {
+      const lift = el('button', { type: 'button' }, 'Unblock');
+      lift.onclick = async () => {
+        await api('DELETE', `/api/me/blocks/${encodeURIComponent(b.username)}`);
+        await showBlocks();
+      };
+      return el('li', { dataset: { username: b.username } }, el('a', { href: `/player/${encodeURIComponent(b.username)}` }, b.username), ` since ${when(b.since)} `, lift);
+    }),
+  );
+}
+
+async function showWarnings() {
+  const { warnings } = await api('GET', '/api/me/warnings');
+  $('warnings-panel').hidden = warnings.length === 0;
+  $('warnings').replaceChildren(...warnings.map((w) => el('li', {}, `${when(w.at)}: `, w.reason)));
 }
 
 async function main() {
@@ -102,7 +124,7 @@ async function main() {
     await api('DELETE', '/api/me/sessions').catch(() => {});
     location.assign('/');
   };
-  await showSessions();
+  await Promise.all([showSessions(), showBlocks(), showWarnings()]);
 }
 
 main().catch((e) => say(e.message, true));

@@ -7,8 +7,10 @@
 // hidden too, as a snapshot would omit them).
 //
 // Every line is someone's typing: it reaches the page as text only (`el` fills nodes with
-// text children), never as markup.
+// text children), never as markup. Another member's line can be reported to the
+// moderators; a line a moderator removed shows as removed.
 
+import { api } from './api.js';
 import { el, cap, when } from './ui.js';
 
 /** The longest line the server takes, in characters. */
@@ -86,8 +88,38 @@ export function mountChat(roomId, send) {
       // A spectator who has a name is told apart from the players by a tag.
       !player && line.name ? el('span', { className: 'tag' }, 'spectator') : null,
       ' ',
-      el('span', { className: 'text' }, line.text),
+      line.removed
+        ? el('span', { className: 'text removed' }, 'removed by a moderator')
+        : el('span', { className: 'text' }, line.text),
+      reportable(line) ? el('button', { type: 'button', className: 'report', title: 'Report this line to the moderators', onclick: () => reporting(line) }, 'Report') : null,
     );
+  }
+
+  /** Whether the reader may report `line`: another member's, numbered, not removed. */
+  function reportable(line) {
+    const own = line.channel === 'players' && line.color === color();
+    return line.line !== undefined && !line.removed && !own;
+  }
+
+  /** Opens the form that reports `line`, with a reason, under the list. */
+  function reporting(line) {
+    const reason = el('input', { name: 'reason', required: true, maxLength: 500, placeholder: 'Why? (moderators read it)' });
+    const form = el('form', { className: 'report-form', dataset: { line: String(line.line) } },
+      el('span', {}, 'Report ', el('b', {}, speaker(line)), ': '), reason,
+      el('button', { type: 'submit' }, 'Send the report'),
+      el('button', { type: 'button', onclick: () => form.remove() }, 'Cancel'));
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      try {
+        await api('POST', '/api/reports', { line: line.line, reason: reason.value });
+        form.replaceChildren(el('span', { className: 'reported' }, 'Reported: a moderator will read it. Thank you.'));
+      } catch (e) {
+        form.replaceChildren(el('span', { className: 'error' }, e.status === 401 ? 'Sign in to report a line.' : e.message));
+      }
+    };
+    panel.querySelector('.report-form')?.remove();
+    list.after(form);
+    reason.focus();
   }
 
   /** The lines to show: all, but the opponent's once muted. */

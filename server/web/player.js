@@ -134,5 +134,52 @@ async function load() {
   document.body.dataset.loaded = 'true';
 }
 
-mountAccount($('account'));
-load();
+/** Block and report, for a signed-in reader on another player's page. */
+async function mountActions(me, player) {
+  if (!me || me.toLowerCase() === player.toLowerCase()) return;
+  const status = (text) => {
+    $('player-actions-status').textContent = text;
+  };
+  const block = $('block');
+  let blocked = false;
+  const show = () => {
+    block.textContent = blocked ? 'Unblock' : 'Block';
+    block.setAttribute('aria-pressed', String(blocked));
+  };
+  try {
+    const { blocks } = await api('GET', '/api/me/blocks');
+    blocked = blocks.some((b) => b.username.toLowerCase() === player.toLowerCase());
+  } catch {
+    return;
+  }
+  show();
+  $('player-actions').hidden = false;
+  block.onclick = async () => {
+    try {
+      await api(blocked ? 'DELETE' : 'PUT', `/api/me/blocks/${encodeURIComponent(player)}`);
+      blocked = !blocked;
+      show();
+      status(blocked ? `You block ${player}: they cannot join your rooms, and you do not see their chat.` : `You no longer block ${player}.`);
+    } catch (e) {
+      status(e.message);
+    }
+  };
+  $('report-player').onclick = () => {
+    $('report-form').hidden = false;
+    $('report-form').reason.focus();
+  };
+  $('report-form').onsubmit = async (event) => {
+    event.preventDefault();
+    try {
+      await api('POST', '/api/reports', { username: player, reason: event.target.reason.value });
+      $('report-form').hidden = true;
+      status('Reported: a moderator will read it. Thank you.');
+    } catch (e) {
+      status(e.message);
+    }
+  };
+}
+
+const me = await mountAccount($('account'));
+await load();
+if (document.body.dataset.loaded) await mountActions(me, $('username').textContent);

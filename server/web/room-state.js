@@ -175,6 +175,12 @@ const HANDLERS = {
     return { ...state, chat: [...state.chat, line].slice(-CHAT_KEPT) };
   },
 
+  chat_removed(state, message) {
+    // A moderator removed a line: it stays in its place, shown as removed.
+    const chat = state.chat.map((line) => (line.line === message.line ? { ...line, text: '', removed: true } : line));
+    return { ...state, chat };
+  },
+
   turn_played(state, message, now) {
     // A turn that does not extend the list (never sent by the server) leaves it alone.
     const turns = message.number === state.turns.length + 1 ? [...state.turns, message.turn] : state.turns;

@@ -20,6 +20,7 @@ use super::error::ApiError;
 use super::players::{notifications_of, profile_of};
 use crate::accounts::device;
 use crate::proxy::ClientAddr;
+use crate::secret::hex;
 use crate::state::AppState;
 use crate::store::{Account, StoreError};
 
@@ -47,6 +48,9 @@ pub(crate) fn own_routes() -> Router<AppState> {
         .route("/api/me/blocks", get(blocks))
         .route("/api/me/blocks/{username}", put(block).delete(unblock))
 }
+
+/// Hex digits of an address hash shown: enough to tell addresses apart.
+const ADDRESS_DIGITS: usize = 16;
 
 /// The answer of `GET /api/me/blocks`.
 #[derive(Debug, Serialize)]
@@ -131,6 +135,83 @@ struct Export {
     /// The accounts the player blocks (not those that block the player: a block is not
     /// told to the account it blocks).
     blocks: Vec<BlockView>,
+    /// The addresses the player signed in from, hashed as moderators see them.
+    addresses: Vec<Address>,
+    /// The warnings moderators gave the player.
+    warnings: Vec<Warning>,
+    /// The reports the player made (not those made about the player: who reported is
+    /// not told).
+    reports: Vec<ExportedReport>,
+}
+
+/// A warning, as the player reads it.
+#[derive(Debug, Serialize)]
+pub(super) struct Warning {
+    /// When, in milliseconds since the Unix epoch.
+    at: i64,
+    /// The moderator's reason.
+    reason: String,
+}
+
+/// An address a player signed in from, hashed.
+#[derive(Debug, Serialize)]
+pub(super) struct Address {
+    /// The start of its keyed hash, in hex.
+    hash: String,
+    /// The first sign-in from it.
+    first_at: i64,
+    /// The last.
+    last_at: i64,
+}
+
+/// The addresses `account` signed in from, each as the start of its keyed hash.
+pub(super) async fn addresses_of(
+    state: &AppState,
+    account: &Account,
+) -> Result<Vec<Address>, ApiError> {
+    let store = &state.rooms.context().store;
+    let sign_ins = store
+        .sign_ins_of(&account.id)
+        .await
+        .map_err(|e| ApiError::storage("reading sign-in addresses", &e))?;
+    Ok(sign_ins
+        .into_iter()
+        .map(|sign_in| Address {
+            hash: hex(&sign_in.address)[..ADDRESS_DIGITS].to_owned(),
+            first_at: sign_in.first_at,
+            last_at: sign_in.last_at,
+        })
+        .collect())
+}
+
+/// The warnings moderators gave `account`, newest first.
+pub(super) async fn warnings_of(
+    state: &AppState,
+    account: &Account,
+) -> Result<Vec<Warning>, ApiError> {
+    let entries = state.moderation.warnings(account).await?;
+    Ok(entries
+        .into_iter()
+        .map(|entry| Warning {
+            at: entry.at,
+            reason: entry.reason,
+        })
+        .collect())
+}
+
+/// A report the player made, in an export.
+#[derive(Debug, Serialize)]
+struct ExportedReport {
+    /// The player reported, if it has an account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reported: Option<String>,
+    /// The line of chat reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
+    /// Why.
+    reason: String,
+    /// When, in milliseconds since the Unix epoch.
+    at: i64,
 }
 
 /// The account in an export.
@@ -241,7 +322,7 @@ fn from_own_pages<T: serde::de::DeserializeOwned>(
 }
 
 /// A request's JSON body, or `400 bad-request`.
-fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(super) fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
@@ -443,6 +524,21 @@ async fn export(
             .map(|(room, line)| ExportedLine { room, line })
             .collect(),
         blocks: blocks_of(&state, &account).await?,
+        addresses: addresses_of(&state, &account).await?,
+        warnings: warnings_of(&state, &account).await?,
+        reports: store
+            .reports_about(&account.id)
+            .await
+            .map_err(failed)?
+            .into_iter()
+            .filter(|report| report.reporter == account.username)
+            .map(|report| ExportedReport {
+                reported: report.reported,
+                line: report.line,
+                reason: report.reason,
+                at: report.at,
+            })
+            .collect(),
     };
     let file = format!("attachment; filename=\"punct-{}.json\"", account.username);
     Ok(([(header::CONTENT_DISPOSITION, file)], Json(export)).into_response())

@@ -20,6 +20,7 @@ mod auth;
 mod error;
 mod games;
 mod health;
+mod moderation;
 mod players;
 mod rooms;
 mod web;
@@ -50,6 +51,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(games::routes())
         .merge(players::routes())
         .merge(accounts::own_routes())
+        .merge(moderation::routes())
         .merge(ws::routes())
         .route_layer(from_extractor_with_state::<auth::Session, AppState>(
             state.clone(),

@@ -74,12 +74,13 @@ async fn create(
         return Err(ApiError::bad_request(why));
     }
     if request.rated {
-        if account.is_none() {
+        let Some(SignedIn(signed_in)) = &account else {
             return Err(ApiError::new(
                 ErrorCode::SignInRequired,
                 "sign in to create a rated game",
             ));
-        }
+        };
+        state.moderation.may_play_rated(signed_in).await?;
         if request.computer.is_some() {
             return Err(ApiError::bad_request(
                 "games against the computer are not rated",
@@ -115,6 +116,11 @@ async fn take_seat(
     body: Bytes,
 ) -> Result<Json<SeatGranted>, ApiError> {
     let request: TakeSeat = body_or_default(&body)?;
+    if let Some(SignedIn(signed_in)) = &account
+        && state.rooms.summary(&id).await?.rated
+    {
+        state.moderation.may_play_rated(signed_in).await?;
+    }
     let player = player(&state, account, request.name.as_deref()).await?;
     Ok(Json(state.rooms.take_seat(&id, player).await?))
 }

@@ -30,12 +30,15 @@ use crate::state::AppState;
 /// The path of the game page, which is served only for a room that exists.
 const ROOM_PAGE: &str = "/room/{id}";
 
+/// The path of the moderators' pages, served only to moderators (`api::moderation`).
+const MODERATION_PAGE: &str = "/mod";
+
 /// The routes of the browser client, merged into the server's router.
 pub(crate) fn routes() -> Router<AppState> {
     let pages = PAGES
         .iter()
         .enumerate()
-        .filter(|(_, (path, _, _))| *path != ROOM_PAGE)
+        .filter(|(_, (path, _, _))| *path != ROOM_PAGE && *path != MODERATION_PAGE)
         .fold(Router::new(), |router, (index, &(path, _, _))| {
             router.route(path, get(move |headers| page(index, headers)))
         });
@@ -81,6 +84,11 @@ const PAGES: &[(&str, &str, &str)] = &[
         "/how-to-play",
         "how-to-play.html",
         include_str!("../../web/how-to-play.html"),
+    ),
+    (
+        MODERATION_PAGE,
+        "moderation.html",
+        include_str!("../../web/moderation.html"),
     ),
 ];
 
@@ -195,6 +203,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "analysis.js",
         "text/javascript",
         include_bytes!("../../web/analysis.js"),
+    ),
+    (
+        "moderation.js",
+        "text/javascript",
+        include_bytes!("../../web/moderation.js"),
     ),
     (
         "icon.svg",
@@ -342,6 +355,16 @@ async fn asset(Path((version, file)): Path<(String, String)>, headers: HeaderMap
 /// An asset under `/assets/`, as pages of earlier releases load them: kept for minutes.
 async fn unversioned_asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     asset(Path((String::new(), file)), headers).await
+}
+
+/// The moderators' page (all its views: the queue, a player's record, the log), to
+/// whoever the caller checked may see it.
+pub(super) async fn moderation_page(headers: HeaderMap) -> Response {
+    let index = PAGES
+        .iter()
+        .position(|(path, _, _)| *path == MODERATION_PAGE)
+        .expect("the moderators' page is one of the pages");
+    page(index, headers).await
 }
 
 /// The game page of room `id`; for a room the store does not know, the same page saying

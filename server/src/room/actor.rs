@@ -142,6 +142,7 @@ impl Room {
                 self.node_died(node);
                 Answer::Left
             }
+            Request::Moderate(moderate) => Answer::Done(self.moderate(moderate).await),
             Request::Summary => Answer::Summary(self.summary()),
             Request::Record => Answer::Record(self.record()),
         };

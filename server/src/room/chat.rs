@@ -44,6 +44,16 @@ impl Chat {
         self.lines.push_back((line, account));
     }
 
+    /// Shows line `id` as removed to whoever enters from now on.
+    pub(super) fn remove(&mut self, id: u64) {
+        for (line, _) in &mut self.lines {
+            if line.line == Some(id) {
+                line.text.clear();
+                line.removed = true;
+            }
+        }
+    }
+
     /// The member on `conn` blocks `blocks` while it is in the room.
     pub(super) fn entered(&mut self, conn: ConnId, blocks: Vec<AccountId>) {
         if blocks.is_empty() {

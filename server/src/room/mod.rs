@@ -26,6 +26,7 @@
 //! - `turns`: `Act` (turns, resignation, draws, takebacks, claims, rematch), the clock
 //!   running out, the computer's turns.
 //! - `talk`: `Talk`: chat and muting.
+//! - `moderate`: `Moderate`: a moderator's forfeit, closed room or removed line.
 //! - `view`: what a member gets on entering, snapshots, summaries, the record.
 //! - `kind`: [`Rooms`], rooms as a kind of actor for `cluster`.
 //!
@@ -37,6 +38,7 @@ mod chat;
 mod context;
 mod history;
 mod kind;
+mod moderate;
 mod protocol;
 mod seat;
 mod seats;
@@ -52,7 +54,9 @@ mod view;
 
 pub(crate) use context::Context;
 pub(crate) use kind::Rooms;
-pub(crate) use protocol::{Answer, Entered, Event, Key, Mismatch, Refusal, Request, Start, Talk};
+pub(crate) use protocol::{
+    Answer, Entered, Event, Key, Mismatch, Moderate, Refusal, Request, Start, Talk,
+};
 pub(crate) use setup::Fresh;
 
 /// A cheap handle on a running room, run here or relayed from its node.

@@ -102,6 +102,9 @@ pub(crate) enum Request {
         /// The dead node.
         node: NodeTag,
     },
+    /// What a moderator does to the room. Answered [`Answer::Done`] with the room's
+    /// sequence number after it.
+    Moderate(Moderate),
     /// The room as the lobby shows it. Answered [`Answer::Summary`].
     Summary,
     /// The game record (HTTP). Answered [`Answer::Record`].
@@ -227,6 +230,25 @@ pub(crate) enum Talk {
     },
     /// A player stops (true) or starts again (false) hearing the opponent.
     Mute(bool),
+}
+
+/// What a moderator does to a room.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Moderate {
+    /// The player of this account loses the running game by abandonment (a ban); a room
+    /// still waiting for its opponent is deleted.
+    Forfeit {
+        /// The banned account.
+        account: AccountId,
+    },
+    /// The room ends: a game under way is drawn as `closed`, never rated; a room still
+    /// waiting for its opponent is deleted.
+    Close,
+    /// A line of the chat is shown to everyone as removed (the database says so already).
+    RemoveLine {
+        /// The line's id.
+        line: u64,
+    },
 }
 
 /// Why a request was refused.

@@ -54,19 +54,21 @@ impl Room {
                     }
                     None => (Channel::Spectators, name, account),
                 };
-                let line = ChatLine {
+                let mut line = ChatLine {
                     channel,
                     color: role.color(),
                     name,
                     text: text.to_owned(),
                     at: u64::try_from(now()).unwrap_or(0),
+                    line: None,
+                    removed: false,
                 };
                 let stored = self
                     .context
                     .store
                     .chat(&self.id, &line, account.clone())
                     .await;
-                self.stored(stored)?;
+                line.line = Some(self.stored(stored)?);
                 let over = self.outcome().is_some();
                 let hearers = self.chat.hearers(&line, account.as_ref(), over);
                 self.chat.keep(line.clone(), account);

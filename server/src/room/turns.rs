@@ -497,7 +497,7 @@ impl Room {
     }
 
     /// Ends the game off the board: stores the result, then announces it.
-    async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
+    pub(super) async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
         let mail = self.mail(&self.game, None);
         let mailing = !mail.is_empty();
         let stored = self

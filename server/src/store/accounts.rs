@@ -175,6 +175,7 @@ pub(super) async fn delete(
         sql::DELETE_MAIL_OF,
         sql::DELETE_LINKS_OF,
         sql::DELETE_BLOCKS_OF,
+        sql::DELETE_SIGN_INS_OF,
     ];
     for forget in forgotten {
         db.execute(forget, params![account]).await?;

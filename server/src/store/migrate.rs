@@ -11,8 +11,10 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 11] = [
+const TABLES: [&str; 15] = [
+    "server_keys",
     "accounts",
+    "sign_ins",
     "blocks",
     "sessions",
     "rooms",
@@ -23,6 +25,8 @@ const TABLES: [&str; 11] = [
     "rating_changes",
     "mail_outbox",
     "mail_links",
+    "reports",
+    "audit_log",
 ];
 
 /// Most parameters in one `INSERT` (PostgreSQL takes at most 65,535).

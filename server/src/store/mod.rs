@@ -30,6 +30,7 @@ mod driver;
 mod error;
 mod migrate;
 mod model;
+mod moderation;
 mod outbox;
 mod postgres;
 mod ratings;
@@ -49,9 +50,10 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, ArchiveCursor, Block, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings,
-    NewAccount, NewRoom, Notice, Outbound, Player, PlayerRecord, Rated, RoomRow, RunningOut,
-    SessionRow, Stale, StoredRecord, StoredRoom, time_control, to_move,
+    Account, AccountId, AccountState, ArchiveCursor, Block, DELETED_PLAYER, DigestDue, Entry,
+    LinkPurpose, MailSettings, NewAccount, NewEntry, NewReport, NewRoom, Notice, Outbound, Player,
+    PlayerRecord, Rated, Report, Role, RoomRow, RunningOut, Sanction, SessionRow, SignIn, Stale,
+    StoredLine, StoredRecord, StoredRoom, time_control, to_move,
 };
 
 use driver::{Answer, Conn};
@@ -167,6 +169,15 @@ impl Store {
         let postgres = std::env::var("PUNCT_TEST_DATABASE").is_ok_and(|db| db == "postgres");
         let url = postgres.then(|| punct_testing::Postgres::shared().database());
         Store::open(url.as_deref()).await.unwrap()
+    }
+
+    /// Runs the statement `sql` as it is, for a test that must reach past the store's
+    /// methods (to see the database itself refuse it).
+    #[cfg(test)]
+    pub(crate) async fn execute_raw(&self, sql: &'static str) -> Result<u64, StoreError> {
+        self.db
+            .atomic(move |db| Box::pin(async move { db.execute(sql, &[]).await }))
+            .await
     }
 
     /// The same database, written to only while `lease` is held.
@@ -409,7 +420,7 @@ impl Store {
         room: &str,
         line: &ChatLine,
         account: Option<String>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<u64, StoreError> {
         self.leased()?;
         let (room, line) = (room.to_owned(), line.clone());
         self.db
@@ -514,6 +525,145 @@ impl Store {
         let account = account.to_owned();
         self.db
             .run(move |db| Box::pin(async move { accounts::end_sessions(db, &account).await }))
+            .await
+    }
+
+    /// The key of the hashes of sign-in addresses, made on first use.
+    pub(crate) async fn address_key(&self) -> Result<TokenHash, StoreError> {
+        self.db
+            .atomic(|db| Box::pin(moderation::address_key(db)))
+            .await
+    }
+
+    /// Account `account` signed in now from the address hashed to `address`.
+    pub(crate) async fn signed_in_from(
+        &self,
+        account: &str,
+        address: TokenHash,
+    ) -> Result<(), StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { moderation::signed_in_from(db, &account, address, at).await })
+            })
+            .await
+    }
+
+    /// The addresses `account` signed in from (hashed), most recent first.
+    pub(crate) async fn sign_ins_of(&self, account: &str) -> Result<Vec<SignIn>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { moderation::sign_ins_of(db, &account).await }))
+            .await
+    }
+
+    /// `account`'s role and sanctions; `None` if there is no such account.
+    pub(crate) async fn account_state(
+        &self,
+        account: &str,
+    ) -> Result<Option<AccountState>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { moderation::state_of(db, &account).await }))
+            .await
+    }
+
+    /// Makes `sanction`, resolves the report `entry` answers and writes `entry` in the
+    /// audit log, in one transaction.
+    pub(crate) async fn act(&self, sanction: Sanction, entry: NewEntry) -> Result<(), StoreError> {
+        let at = now();
+        self.db
+            .atomic(move |db| Box::pin(moderation::act(db, sanction, entry, at)))
+            .await
+    }
+
+    /// Stores `report`; answers its id.
+    pub(crate) async fn report(&self, report: NewReport) -> Result<String, StoreError> {
+        let (id, at) = (crate::secret::uuid_v7(), now());
+        let stored = id.clone();
+        self.db
+            .run(move |db| {
+                Box::pin(async move { moderation::report(db, &stored, report, at).await })
+            })
+            .await?;
+        Ok(id)
+    }
+
+    /// How many reports `reporter` made that no moderator resolved yet.
+    pub(crate) async fn open_reports_by(&self, reporter: &str) -> Result<usize, StoreError> {
+        let reporter = reporter.to_owned();
+        self.db
+            .run(move |db| {
+                Box::pin(async move { moderation::open_reports_by(db, &reporter).await })
+            })
+            .await
+    }
+
+    /// The open reports, oldest first, at most `limit`.
+    pub(crate) async fn open_reports(&self, limit: usize) -> Result<Vec<Report>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(moderation::open_reports(db, limit)))
+            .await
+    }
+
+    /// The reports made by or about `account`, newest first.
+    pub(crate) async fn reports_about(&self, account: &str) -> Result<Vec<Report>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { moderation::reports_about(db, &account).await }))
+            .await
+    }
+
+    /// Report `id`, if there is one.
+    pub(crate) async fn report_by_id(&self, id: &str) -> Result<Option<Report>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { moderation::report_by_id(db, &id).await }))
+            .await
+    }
+
+    /// The audit log, newest first: entries numbered below `before`, at most `limit`.
+    pub(crate) async fn audit_log(
+        &self,
+        before: i64,
+        limit: usize,
+    ) -> Result<Vec<Entry>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(moderation::audit_log(db, before, limit)))
+            .await
+    }
+
+    /// The entries of the audit log about `account`, newest first.
+    pub(crate) async fn audit_of(&self, account: &str) -> Result<Vec<Entry>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { moderation::audit_of(db, &account).await }))
+            .await
+    }
+
+    /// Line `line` of chat, if it is kept.
+    pub(crate) async fn chat_line(&self, line: u64) -> Result<Option<StoredLine>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(moderation::chat_line(db, line)))
+            .await
+    }
+
+    /// The unfinished rooms in which `account` holds a seat.
+    pub(crate) async fn running_rooms_of(&self, account: &str) -> Result<Vec<String>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| {
+                Box::pin(async move { moderation::running_rooms_of(db, &account).await })
+            })
+            .await
+    }
+
+    /// Room `room`'s game will not be rated (a moderator closes it).
+    pub(crate) async fn unrate(&self, room: &str) -> Result<(), StoreError> {
+        self.leased()?;
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { moderation::unrate(db, &room).await }))
             .await
     }
 

@@ -487,13 +487,14 @@ pub(super) async fn archive(
         .collect()
 }
 
-/// Stores a line of `room`'s chat, said by `account`'s player if signed in.
+/// Stores a line of `room`'s chat, said by `account`'s player if signed in; answers
+/// its id.
 pub(super) async fn chat(
     db: &dyn Conn,
     room: &str,
     line: &ChatLine,
     account: Option<&str>,
-) -> Result<(), StoreError> {
+) -> Result<u64, StoreError> {
     let values = params![
         room,
         text(&line.channel),
@@ -503,8 +504,11 @@ pub(super) async fn chat(
         sql_ms(line.at),
         account,
     ];
-    db.execute(sql::INSERT_CHAT, values).await?;
-    Ok(())
+    let rows = db.query(sql::INSERT_CHAT, values).await?;
+    let row = rows
+        .first()
+        .ok_or_else(|| corrupt("no id for a line of chat"))?;
+    Ok(u64::try_from(row.get::<i64>(0)?).unwrap_or(0))
 }
 
 /// Records whether `color`'s player in `room` mutes the opponent.
@@ -536,14 +540,17 @@ pub(super) async fn chat_of(
         .collect()
 }
 
-/// A line of chat read from its columns from `at`: channel, colour, name, text, when.
-fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
+/// A line of chat read from its columns from `at`: channel, colour, name, text, when,
+/// id, removed.
+pub(super) fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
     Ok(ChatLine {
         channel: row.stored(at)?,
         color: row.stored_opt(at + 1)?,
         name: row.get(at + 2)?,
         text: row.get(at + 3)?,
         at: u64::try_from(row.get::<i64>(at + 4)?).unwrap_or(0),
+        line: u64::try_from(row.get::<i64>(at + 5)?).ok(),
+        removed: row.get(at + 6)?,
     })
 }
 
@@ -556,7 +563,7 @@ async fn room_chat(
         .query(sql::ROOM_CHAT, params![room])
         .await?
         .iter()
-        .map(|row| Ok((chat_line(row, 0)?, row.get(5)?)))
+        .map(|row| Ok((chat_line(row, 0)?, row.get(7)?)))
         .collect::<Result<Vec<_>, StoreError>>()?;
     lines.reverse();
     Ok(lines)

@@ -404,15 +404,17 @@ pub(crate) const PLAYERS_JOIN: &str = "LEFT JOIN accounts wa ON wa.id = r.white_
      LEFT JOIN accounts ba ON ba.id = r.black_account";
 
 /// A line of room `$1`'s chat: channel, the speaker's colour and name, text, when, the
-/// speaker's account.
+/// speaker's account. Answers the line's id.
 pub(crate) const INSERT_CHAT: &str =
     "INSERT INTO chat (room, channel, color, name, text, at, account)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
 
-/// Room `$1`'s last hundred lines of chat, newest first: channel, colour, name, text,
-/// when.
-pub(crate) const ROOM_CHAT: &str = "SELECT channel, color, name, text, at, account FROM chat
-     WHERE room = $1 ORDER BY id DESC LIMIT 100";
+/// Room `$1`'s last hundred lines of chat, newest first: channel, colour, name, text
+/// (empty once removed), when, id, removed, the speaker's account.
+pub(crate) const ROOM_CHAT: &str =
+    "SELECT channel, color, name, CASE WHEN removed THEN '' ELSE text END, at, id, removed,
+            account
+     FROM chat WHERE room = $1 ORDER BY id DESC LIMIT 100";
 
 /// Records whether `color`'s player mutes the opponent (`$1`) in room `$2`.
 pub(crate) fn set_mute(color: punct_rules::Color) -> String {
@@ -491,8 +493,10 @@ pub(crate) const ROOMS_OF: &str =
     "SELECT id FROM rooms WHERE white_account = $1 OR black_account = $1
      ORDER BY created_at, id";
 
-/// Account `$1`'s lines of chat, oldest first: room, channel, colour, name, text, when.
-pub(crate) const CHAT_OF: &str = "SELECT room, channel, color, name, text, at FROM chat
+/// Account `$1`'s lines of chat, oldest first: room, channel, colour, name, text, when,
+/// id, removed.
+pub(crate) const CHAT_OF: &str =
+    "SELECT room, channel, color, name, text, at, id, removed FROM chat
      WHERE account = $1 ORDER BY id";
 
 /// Forgets account `$1`'s lines of chat.
@@ -767,3 +771,201 @@ pub(crate) const BLOCKS_OF: &str = "SELECT a.id, a.username, b.created_at
 
 /// The accounts that block account `$1`.
 pub(crate) const BLOCKERS_OF: &str = "SELECT blocker FROM blocks WHERE blocked = $1";
+
+/// The migration of moderation (SQLite's thirteenth, PostgreSQL's ninth), in the types
+/// of `t`, but for the triggers that keep the audit log append-only, which each database
+/// writes in its own words: roles and sanctions on accounts, removed lines of chat,
+/// reports, the audit log, the keyed hashes of the addresses each account signed in
+/// from, and the key of those hashes.
+pub(crate) fn moderation(t: &Types) -> String {
+    let Types {
+        time,
+        bytes,
+        serial,
+        flag,
+        ..
+    } = t;
+    format!(
+        "ALTER TABLE accounts ADD COLUMN role TEXT;
+    ALTER TABLE accounts ADD COLUMN banned_at {time};
+    ALTER TABLE accounts ADD COLUMN muted_until {time};
+    ALTER TABLE accounts ADD COLUMN barred_from_rated {flag};
+    ALTER TABLE chat ADD COLUMN removed {flag};
+    CREATE TABLE reports (
+        -- A UUIDv7.
+        id TEXT PRIMARY KEY,
+        reporter TEXT NOT NULL REFERENCES accounts(id),
+        -- The player reported; NULL for a line said by a player without an account.
+        reported TEXT REFERENCES accounts(id),
+        -- The line of chat reported, if one was (its room is the chat's).
+        chat_line BIGINT,
+        reason TEXT NOT NULL,
+        created_at {time} NOT NULL,
+        resolved_at {time},
+        resolved_by TEXT REFERENCES accounts(id)
+    );
+    CREATE INDEX reports_open ON reports(created_at) WHERE resolved_at IS NULL;
+    CREATE INDEX reports_reported ON reports(reported);
+    CREATE INDEX reports_reporter ON reports(reporter);
+    CREATE TABLE audit_log (
+        id {serial},
+        at {time} NOT NULL,
+        -- Who acted; NULL for the operator's console (`punct-server admin`).
+        moderator TEXT REFERENCES accounts(id),
+        action TEXT NOT NULL,
+        account TEXT REFERENCES accounts(id),
+        room TEXT,
+        chat_line BIGINT,
+        report TEXT,
+        reason TEXT NOT NULL,
+        -- When a mute ends; a role granted.
+        until {time},
+        role TEXT
+    );
+    CREATE INDEX audit_log_account ON audit_log(account, id);
+    CREATE TABLE sign_ins (
+        account TEXT NOT NULL REFERENCES accounts(id),
+        -- The address, hashed with the key of `server_keys`: equal addresses compare
+        -- equal, and nobody reading the database learns the address.
+        address {bytes} NOT NULL,
+        first_at {time} NOT NULL,
+        last_at {time} NOT NULL,
+        PRIMARY KEY (account, address)
+    );
+    CREATE TABLE server_keys (
+        name TEXT PRIMARY KEY,
+        key {bytes} NOT NULL
+    );"
+    )
+}
+
+/// SQLite's triggers that refuse to change or delete an entry of the audit log.
+pub(crate) const AUDIT_APPEND_ONLY_SQLITE: &str =
+    "CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+     CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;";
+
+/// PostgreSQL's triggers that refuse to change, delete or truncate entries of the audit
+/// log.
+pub(crate) const AUDIT_APPEND_ONLY_POSTGRES: &str =
+    "CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
+     CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
+     FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+     CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+     FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();";
+
+/// The key named `$1`.
+pub(crate) const SERVER_KEY: &str = "SELECT key FROM server_keys WHERE name = $1";
+
+/// Keeps key `$2` as `$1`, unless a key of that name exists (another node made it).
+pub(crate) const INSERT_SERVER_KEY: &str =
+    "INSERT INTO server_keys (name, key) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING";
+
+/// Account `$1` signed in from address hash `$2` at `$3`.
+pub(crate) const SIGNED_IN_FROM: &str =
+    "INSERT INTO sign_ins (account, address, first_at, last_at) VALUES ($1, $2, $3, $3)
+     ON CONFLICT (account, address) DO UPDATE SET last_at = excluded.last_at";
+
+/// Account `$1`'s sign-in addresses (hashed), most recent first: hash, first, last.
+pub(crate) const SIGN_INS_OF: &str =
+    "SELECT address, first_at, last_at FROM sign_ins WHERE account = $1 ORDER BY last_at DESC";
+
+/// Forgets account `$1`'s sign-in addresses.
+pub(crate) const DELETE_SIGN_INS_OF: &str = "DELETE FROM sign_ins WHERE account = $1";
+
+/// Account `$1`'s role and sanctions: role, banned at, muted until, barred from rated.
+pub(crate) const STANDING_OF: &str =
+    "SELECT role, banned_at, muted_until, barred_from_rated FROM accounts WHERE id = $1";
+
+/// Gives account `$1` role `$2` (NULL: none).
+pub(crate) const SET_ROLE: &str = "UPDATE accounts SET role = $2 WHERE id = $1";
+
+/// Bans account `$1` at `$2` (NULL: lifts the ban).
+pub(crate) const SET_BANNED: &str = "UPDATE accounts SET banned_at = $2 WHERE id = $1";
+
+/// Mutes account `$1` until `$2` (NULL: lifts the mute).
+pub(crate) const SET_MUTED: &str = "UPDATE accounts SET muted_until = $2 WHERE id = $1";
+
+/// Bars account `$1` from rated games, or lifts the bar (`$2`).
+pub(crate) const SET_BARRED: &str = "UPDATE accounts SET barred_from_rated = $2 WHERE id = $1";
+
+/// A report: id, reporter, reported, line, reason, when.
+pub(crate) const INSERT_REPORT: &str =
+    "INSERT INTO reports (id, reporter, reported, chat_line, reason, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Reports made by account `$1` still open.
+pub(crate) const OPEN_REPORTS_BY: &str =
+    "SELECT COUNT(*) FROM reports WHERE reporter = $1 AND resolved_at IS NULL";
+
+/// The columns of a report as moderators read it, and the joins they need: id,
+/// reporter's and reported's usernames, line, its room, its text (empty once removed
+/// or gone), reason, when, resolved when, resolved by whom.
+const REPORT_COLUMNS: &str = "SELECT p.id, ra.username, da.username, p.chat_line, c.room,
+            CASE WHEN c.removed THEN '' ELSE COALESCE(c.text, '') END, p.reason,
+            p.created_at, p.resolved_at, ma.username
+     FROM reports p
+     JOIN accounts ra ON ra.id = p.reporter
+     LEFT JOIN accounts da ON da.id = p.reported
+     LEFT JOIN accounts ma ON ma.id = p.resolved_by
+     LEFT JOIN chat c ON c.id = p.chat_line";
+
+/// The open reports, oldest first, at most `$1`.
+pub(crate) fn open_reports() -> String {
+    format!("{REPORT_COLUMNS} WHERE p.resolved_at IS NULL ORDER BY p.created_at, p.id LIMIT $1")
+}
+
+/// The reports made by or about account `$1`, newest first.
+pub(crate) fn reports_about() -> String {
+    format!(
+        "{REPORT_COLUMNS} WHERE p.reporter = $1 OR p.reported = $1
+         ORDER BY p.created_at DESC, p.id LIMIT 200"
+    )
+}
+
+/// Report `$1`.
+pub(crate) fn report() -> String {
+    format!("{REPORT_COLUMNS} WHERE p.id = $1")
+}
+
+/// Resolves report `$1` at `$2` by moderator `$3` (NULL: the console), if still open.
+pub(crate) const RESOLVE_REPORT: &str =
+    "UPDATE reports SET resolved_at = $2, resolved_by = $3 WHERE id = $1 AND resolved_at IS NULL";
+
+/// An entry of the audit log: when, who, what, whom, room, line, report, why, until, role.
+pub(crate) const INSERT_AUDIT: &str = "INSERT INTO audit_log
+     (at, moderator, action, account, room, chat_line, report, reason, until, role)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+/// The columns of an audit entry as read: id, when, moderator's username, action, the
+/// account's username, room, line, report, reason, until, role.
+const AUDIT_COLUMNS: &str = "SELECT l.id, l.at, ma.username, l.action, aa.username, l.room,
+            l.chat_line, l.report, l.reason, l.until, l.role
+     FROM audit_log l
+     LEFT JOIN accounts ma ON ma.id = l.moderator
+     LEFT JOIN accounts aa ON aa.id = l.account";
+
+/// The audit log, newest first, before entry `$1`, at most `$2` entries.
+pub(crate) fn audit_log() -> String {
+    format!("{AUDIT_COLUMNS} WHERE l.id < $1 ORDER BY l.id DESC LIMIT $2")
+}
+
+/// The entries of the audit log about account `$1`, newest first.
+pub(crate) fn audit_of() -> String {
+    format!("{AUDIT_COLUMNS} WHERE l.account = $1 ORDER BY l.id DESC LIMIT 200")
+}
+
+/// Line `$1` of chat: its room, its speaker's account, whether removed.
+pub(crate) const CHAT_LINE: &str = "SELECT room, account, removed FROM chat WHERE id = $1";
+
+/// Removes line `$1` of chat.
+pub(crate) const REMOVE_CHAT_LINE: &str = "UPDATE chat SET removed = TRUE WHERE id = $1";
+
+/// The unfinished rooms in which account `$1` holds a seat.
+pub(crate) const RUNNING_ROOMS_OF: &str = "SELECT id FROM rooms
+     WHERE outcome IS NULL AND (white_account = $1 OR black_account = $1)";
+
+/// A closed room's game is not rated: room `$1`.
+pub(crate) const UNRATE_ROOM: &str = "UPDATE rooms SET rated = FALSE WHERE id = $1";

@@ -547,16 +547,134 @@ async fn chat_and_mutes_come_back_with_the_room() {
         name: Some("Kris".into()),
         text: text.into(),
         at,
+        line: None,
+        removed: false,
     };
-    store.chat("r", &line("hello", 1), None).await.unwrap();
-    store.chat("r", &line("again", 2), None).await.unwrap();
+    let first = store.chat("r", &line("hello", 1), None).await.unwrap();
+    let second = store.chat("r", &line("again", 2), None).await.unwrap();
+    assert!(second > first, "lines are numbered in order");
     store.mute("r", Color::Black, true).await.unwrap();
+    let numbered = |text, at, id| ChatLine {
+        line: Some(id),
+        ..line(text, at)
+    };
     let room = store.load("r").await.unwrap().unwrap();
     assert_eq!(
         room.chat,
-        [(line("hello", 1), None), (line("again", 2), None)]
+        [
+            (numbered("hello", 1, first), None),
+            (numbered("again", 2, second), None)
+        ]
     );
     assert_eq!(room.muted, [false, true]);
+
+    // A removed line comes back removed, its text gone from the room.
+    let entry = NewEntry {
+        moderator: None,
+        action: "remove_line",
+        account: None,
+        room: Some("r".into()),
+        chat_line: Some(first),
+        report: None,
+        reason: "spam".into(),
+        until: None,
+        role: None,
+    };
+    store.act(Sanction::RemoveLine(first), entry).await.unwrap();
+    let room = store.load("r").await.unwrap().unwrap();
+    let removed = ChatLine {
+        text: String::new(),
+        removed: true,
+        ..numbered("hello", 1, first)
+    };
+    assert_eq!(room.chat[0], (removed, None));
+}
+
+#[tokio::test]
+async fn an_action_and_its_entry_are_written_together_and_the_log_cannot_change() {
+    let store = Store::empty().await;
+    let kris = account(&store, "Kris").await;
+    let mod_ = account(&store, "Mod").await;
+    let reporter = account(&store, "Rita").await;
+    let report = NewReport {
+        reporter: reporter.id.clone(),
+        reported: Some(kris.id.clone()),
+        chat_line: None,
+        reason: "rude".into(),
+    };
+    let id = store.report(report).await.unwrap();
+    assert_eq!(store.open_reports_by(&reporter.id).await.unwrap(), 1);
+    assert_eq!(
+        store.open_reports(10).await.unwrap()[0].reported.as_deref(),
+        Some("Kris")
+    );
+    let until = now() + 60_000;
+    let entry = NewEntry {
+        moderator: Some(mod_.id.clone()),
+        action: "mute",
+        account: Some(kris.id.clone()),
+        room: None,
+        chat_line: None,
+        report: Some(id.clone()),
+        reason: "insults".into(),
+        until: Some(until),
+        role: None,
+    };
+    store.act(Sanction::Mute(Some(until)), entry).await.unwrap();
+    let state = store.account_state(&kris.id).await.unwrap().unwrap();
+    assert_eq!(state.muted_until, Some(until));
+    assert!(store.open_reports(10).await.unwrap().is_empty(), "resolved");
+    let resolved = store.report_by_id(&id).await.unwrap().unwrap();
+    assert_eq!(resolved.resolved_by.as_deref(), Some("Mod"));
+    let log = store.audit_log(i64::MAX, 10).await.unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (
+            log[0].action.as_str(),
+            log[0].account.as_deref(),
+            log[0].reason.as_str()
+        ),
+        ("mute", Some("Kris"), "insults")
+    );
+    assert_eq!(store.audit_of(&kris.id).await.unwrap(), log);
+
+    // Nobody edits or deletes an entry, whatever the statement.
+    for change in [
+        "UPDATE audit_log SET reason = 'nothing'",
+        "DELETE FROM audit_log",
+    ] {
+        let refused = store.execute_raw(change).await;
+        assert!(refused.is_err(), "{change} was allowed");
+    }
+    assert_eq!(store.audit_log(i64::MAX, 10).await.unwrap(), log);
+
+    // A ban ends every session; the sign-in addresses are kept hashed.
+    let key = store.address_key().await.unwrap();
+    assert_eq!(store.address_key().await.unwrap(), key, "made once");
+    let address = crate::secret::hash_address(&key, "192.0.2.7".parse().unwrap());
+    store.signed_in_from(&kris.id, address).await.unwrap();
+    store.signed_in_from(&kris.id, address).await.unwrap();
+    assert_eq!(store.sign_ins_of(&kris.id).await.unwrap().len(), 1);
+    let token = hash_token("kris's session");
+    store
+        .create_session(token, &kris.id, now() + 60_000, None)
+        .await
+        .unwrap();
+    let ban = NewEntry {
+        moderator: Some(mod_.id.clone()),
+        action: "ban",
+        account: Some(kris.id.clone()),
+        room: None,
+        chat_line: None,
+        report: None,
+        reason: "again".into(),
+        until: None,
+        role: None,
+    };
+    store.act(Sanction::Ban(Some(now())), ban).await.unwrap();
+    assert_eq!(store.session(token, now()).await.unwrap(), None);
+    let state = store.account_state(&kris.id).await.unwrap().unwrap();
+    assert!(state.banned_at.is_some());
 }
 
 #[tokio::test]

@@ -26,6 +26,7 @@ const LAYERS: &[&str] = &[
     "cluster",
     "room",
     "registry",
+    "moderation",
     "state",
     "connection",
     "api",

@@ -31,6 +31,7 @@ mod lifecycle;
 mod limits;
 mod mail;
 mod migrate;
+mod moderation;
 mod proxies;
 mod ratings;
 mod rejections;

@@ -205,3 +205,16 @@ test('names from the room’s summary fill in who joined', () => {
   assert.deepEqual(named.players.black, { taken: true, connected: true, name: 'bert', account: 'bert' });
   assert.equal(withNames(initial(), { white: {}, black: {} }).players, null);
 });
+
+test('chat_removed shows the numbered line as removed, in its place, and leaves the others', () => {
+  let state = initial('r');
+  for (const [id, text] of [[1, 'hello'], [2, 'rude'], [3, 'bye']]) {
+    state = apply(state, { type: 'chat', channel: 'spectators', text, at: id, line: id });
+  }
+  state = apply(state, { type: 'chat_removed', line: 2 });
+  assert.deepEqual(
+    state.chat.map((line) => [line.line, line.text, Boolean(line.removed)]),
+    [[1, 'hello', false], [2, '', true], [3, 'bye', false]],
+  );
+  assert.equal(apply(state, { type: 'chat_removed', line: 9 }).chat.length, 3, 'an unknown line changes nothing');
+});
