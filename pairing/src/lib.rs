@@ -11,6 +11,7 @@
 //!   broken: when no pairing keeps them, it says so ([`SwissError`]).
 //! - [`standings`]: scores, Buchholz and Sonneborn-Berger, with byes and missed rounds
 //!   counted as FIDE counts unplayed rounds.
+//! - [`berger`]: round robins on Berger tables, single or double.
 //! - `matching` (private): the maximum matching, fixed pair by pair in order of
 //!   priority, that the Swiss pairs with. It finds a pairing whenever one
 //!   exists, however far players must float, without backtracking's exponential worst
@@ -37,9 +38,11 @@
 
 mod game;
 mod matching;
+mod round_robin;
 mod standings;
 mod swiss;
 
 pub use game::{Color, Game, HalfPoints, Outcome, Pair, Pairing, QuarterPoints, Round};
+pub use round_robin::{Cycles, berger};
 pub use standings::{Standing, standings};
 pub use swiss::{SwissError, pair_round};

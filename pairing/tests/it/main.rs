@@ -3,5 +3,6 @@
 
 mod common;
 
+mod round_robin;
 mod standings;
 mod swiss;
