@@ -1,6 +1,6 @@
 //! Tournament pairing and scoring for PÜNCT: who meets whom, with which colour, and who
 //! leads. The tournament director (a server actor) asks it; it keeps no state of its
-//! own and does no I/O.
+//! own but the arena's pool, and does no I/O.
 //!
 //! # Layout
 //!
@@ -12,8 +12,9 @@
 //! - [`standings`]: scores, Buchholz and Sonneborn-Berger, with byes and missed rounds
 //!   counted as FIDE counts unplayed rounds.
 //! - [`berger`]: round robins on Berger tables, single or double.
+//! - [`Arena`]: the arena's scoring (streaks double a win) and its pool.
 //! - `matching` (private): the maximum matching, fixed pair by pair in order of
-//!   priority, that the Swiss pairs with. It finds a pairing whenever one
+//!   priority, that the Swiss and the arena pair with. It finds a pairing whenever one
 //!   exists, however far players must float, without backtracking's exponential worst
 //!   case.
 //!
@@ -36,12 +37,14 @@
 //! # Ok::<_, punct_pairing::SwissError<u32>>(())
 //! ```
 
+mod arena;
 mod game;
 mod matching;
 mod round_robin;
 mod standings;
 mod swiss;
 
+pub use arena::{Arena, ArenaError, ArenaPlayer, Status, arena_points};
 pub use game::{Color, Game, HalfPoints, Outcome, Pair, Pairing, QuarterPoints, Round};
 pub use round_robin::{Cycles, berger};
 pub use standings::{Standing, standings};

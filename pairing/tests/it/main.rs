@@ -3,6 +3,7 @@
 
 mod common;
 
+mod arena;
 mod round_robin;
 mod standings;
 mod swiss;
