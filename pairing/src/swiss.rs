@@ -41,6 +41,14 @@
 //! (`matching`). So a pairing is found whenever one exists, however far players must
 //! float, in about O(n²) for n players in practice (the searches are short when almost
 //! everyone may meet almost everyone) and O(n⁴) at worst.
+//!
+//! # When a round cannot be paired
+//!
+//! Only when no pairing keeps the rules, which the tests check by trying every pairing
+//! of up to 10 players. With 8 players or more still in, every round up to half their
+//! number has paired in the property tests; without the colour rules it always would
+//! (an even number of players who may each still meet half the others can all be
+//! paired, by Dirac's theorem).
 
 use std::collections::BTreeMap;
 use std::fmt;
