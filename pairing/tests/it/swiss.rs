@@ -173,3 +173,27 @@ fn an_empty_history_of_rounds_with_no_games_is_a_first_round() {
         Ok(vec![pair(7, 8)])
     );
 }
+
+/// A whole event, as the server will run it: 64 players over 7 rounds and 1,000 over 11,
+/// random results. Every round pairs everyone, and the points handed out add up.
+#[test]
+fn large_events_pair_every_round() {
+    use punct_pairing::{Game, standings};
+    let mut rng = fastrand::Rng::with_seed(64);
+    for (players, rounds) in [(64u32, 7), (1000, 11)] {
+        let ids: Vec<u32> = (0..players).collect();
+        let mut history: Vec<Round<u32>> = Vec::new();
+        for _ in 0..rounds {
+            let pairing = pair_round(&ids, &history).expect("a round");
+            assert_eq!(pairing.pairs.len(), ids.len() / 2);
+            let games = pairing.pairs.iter().map(|&pair| Game {
+                pair,
+                outcome: [WhiteWins, Draw, BlackWins][rng.usize(..3)],
+            });
+            history.push(round(games.collect(), pairing.bye));
+        }
+        let total: u32 = standings(&ids, &history).iter().map(|s| s.score.0).sum();
+        // Each game hands out 2 half-points, 1 per player: as many as there are players.
+        assert_eq!(total, players * rounds);
+    }
+}
