@@ -105,13 +105,12 @@ pub struct Round<P> {
     pub bye: Option<P>,
 }
 
-/// The pairings of one round, before it is played.
+/// The pairings of one Swiss round, before it is played.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pairing<P> {
     /// The games, board 1 first.
     pub pairs: Vec<Pair<P>>,
-    /// The player who sits out: in a Swiss, the bye (worth a win); in a round robin of an
-    /// odd number of players, the one who rests (worth nothing).
+    /// The player given the bye, worth a win, when the number of players is odd.
     pub bye: Option<P>,
 }
 

@@ -46,6 +46,6 @@ mod swiss;
 
 pub use arena::{Arena, ArenaError, ArenaPlayer, Status, arena_points};
 pub use game::{Color, Game, HalfPoints, Outcome, Pair, Pairing, QuarterPoints, Round};
-pub use round_robin::{Cycles, berger};
+pub use round_robin::{Cycles, RobinRound, berger};
 pub use standings::{Standing, standings};
 pub use swiss::{SwissError, pair_round};

@@ -1,8 +1,8 @@
 //! Round robins on Berger tables: everyone meets everyone, once per cycle.
 //!
 //! The players are numbered 1 to n in the order given (the draw). With an odd n a dummy,
-//! n + 1, joins them; whoever meets the dummy rests that round ([`Pairing::bye`], worth
-//! nothing). With N the even count, there are N − 1 rounds, and in round r:
+//! n + 1, joins them; whoever meets the dummy rests that round ([`RobinRound::resting`]:
+//! no game and no points, unlike a Swiss bye). With N the even count, there are N − 1 rounds, and in round r:
 //!
 //! - players i and j (both below N) meet when i + j ≡ r + 1 (mod N − 1), the one with
 //!   the lower number taking White when j − i is odd, Black when it is even;
@@ -14,7 +14,7 @@
 //! robin plays the same tables again with the colours swapped, so every pair meets once
 //! with each colour.
 
-use crate::game::{Pair, Pairing};
+use crate::game::Pair;
 
 /// How many times everyone meets everyone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +25,17 @@ pub enum Cycles {
     Double,
 }
 
+/// One round of a round robin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RobinRound<P> {
+    /// The games of the round.
+    pub pairs: Vec<Pair<P>>,
+    /// Who meets the dummy, with an odd number of players: they sit the round out and
+    /// score nothing for it. In the standings this is not a bye: record the round with
+    /// `bye: None`.
+    pub resting: Option<P>,
+}
+
 /// Every round of a round robin of `players` (in the order of the draw), first to last.
 ///
 /// ```
@@ -32,10 +43,10 @@ pub enum Cycles {
 /// let rounds = berger(&["ann", "bob", "cid"], Cycles::Single);
 /// assert_eq!(rounds.len(), 3);
 /// // Three players: the dummy makes four, and ann meets it first.
-/// assert_eq!(rounds[0].bye, Some("ann"));
+/// assert_eq!(rounds[0].resting, Some("ann"));
 /// assert_eq!(rounds[0].pairs, [Pair { white: "bob", black: "cid" }]);
 /// ```
-pub fn berger<P: Copy>(players: &[P], cycles: Cycles) -> Vec<Pairing<P>> {
+pub fn berger<P: Copy>(players: &[P], cycles: Cycles) -> Vec<RobinRound<P>> {
     let n = players.len();
     if n < 2 {
         return Vec::new();
@@ -70,18 +81,18 @@ pub fn berger<P: Copy>(players: &[P], cycles: Cycles) -> Vec<Pairing<P>> {
     cycles
         .into_iter()
         .map(|games| {
-            let mut pairing = Pairing {
+            let mut round = RobinRound {
                 pairs: Vec::with_capacity(count / 2),
-                bye: None,
+                resting: None,
             };
             for (white, black) in games {
                 match (player(white), player(black)) {
-                    (Some(white), Some(black)) => pairing.pairs.push(Pair { white, black }),
-                    (Some(resting), None) | (None, Some(resting)) => pairing.bye = Some(resting),
+                    (Some(white), Some(black)) => round.pairs.push(Pair { white, black }),
+                    (Some(resting), None) | (None, Some(resting)) => round.resting = Some(resting),
                     (None, None) => unreachable!("the dummy is one player"),
                 }
             }
-            pairing
+            round
         })
         .collect()
 }

@@ -201,10 +201,10 @@ proptest! {
         prop_assert_eq!(rounds.len(), per_cycle * if double { 2 } else { 1 });
         for round in &rounds {
             let mut seen: Vec<u32> = round.pairs.iter().flat_map(|p| [p.white, p.black]).collect();
-            seen.extend(round.bye);
+            seen.extend(round.resting);
             seen.sort();
             prop_assert_eq!(&seen, &ids);
-            prop_assert_eq!(round.bye.is_some(), n % 2 == 1);
+            prop_assert_eq!(round.resting.is_some(), n % 2 == 1);
         }
         for cycle in rounds.chunks(per_cycle.max(1)) {
             let mut met = BTreeMap::new();
@@ -228,7 +228,7 @@ proptest! {
                 let swapped: Vec<Pair<u32>> =
                     a.pairs.iter().map(|p| Pair { white: p.black, black: p.white }).collect();
                 prop_assert_eq!(&b.pairs, &swapped);
-                prop_assert_eq!(a.bye, b.bye);
+                prop_assert_eq!(a.resting, b.resting);
             }
         }
     }

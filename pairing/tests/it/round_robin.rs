@@ -1,8 +1,8 @@
 //! Berger tables, checked against FIDE's table for six players.
 
-use punct_pairing::{Cycles, Pair, berger};
+use punct_pairing::{Cycles, Pair, RobinRound, berger};
 
-fn table(rounds: &[punct_pairing::Pairing<u32>]) -> Vec<Vec<(u32, u32)>> {
+fn table(rounds: &[RobinRound<u32>]) -> Vec<Vec<(u32, u32)>> {
     rounds
         .iter()
         .map(|round| {
@@ -36,7 +36,7 @@ fn six_players_follow_fides_berger_table() {
 #[test]
 fn with_five_players_whoever_meets_the_dummy_rests() {
     let rounds = berger(&[1, 2, 3, 4, 5], Cycles::Single);
-    let rests: Vec<Option<u32>> = rounds.iter().map(|r| r.bye).collect();
+    let rests: Vec<Option<u32>> = rounds.iter().map(|r| r.resting).collect();
     // The dummy is player 6 of the six-player table: 1, 4, 2, 5, 3 meet it.
     assert_eq!(rests, [Some(1), Some(4), Some(2), Some(5), Some(3)]);
     assert_eq!(table(&rounds)[0], [(2, 5), (3, 4)]);
