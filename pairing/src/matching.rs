@@ -128,6 +128,15 @@ impl Matcher {
         chosen
     }
 
+    /// Whether `v` and `w` (neither fixed) can be paired with the matching kept maximum.
+    /// When they can, the matching now pairs them: another maximum matching, nothing
+    /// fixed. When they cannot, nothing changes.
+    pub(crate) fn may_pair(&mut self, v: usize, w: usize) -> bool {
+        let n = self.mate.len();
+        debug_assert!(!self.fixed[v] && !self.fixed[w]);
+        v != w && self.edge[v * n + w] && self.try_pair(v, w)
+    }
+
     /// `v`'s mate in the current matching.
     fn mate_of(&self, v: usize) -> Option<usize> {
         (self.mate[v] != NONE).then_some(self.mate[v])
@@ -330,6 +339,16 @@ mod tests {
         assert_eq!(matcher.fix(1, [2, 0]), Some(0));
         assert_eq!(matcher.fix(2, [3]), Some(3));
         assert!(matcher.is_perfect());
+    }
+
+    #[test]
+    fn may_pair_says_whether_a_pair_keeps_the_matching_maximum_and_fixes_nothing() {
+        let mut matcher = Matcher::new(4, [(0, 1), (1, 2), (2, 3)]);
+        assert!(!matcher.may_pair(1, 2));
+        assert!(!matcher.may_pair(0, 2), "not an edge");
+        assert!(matcher.may_pair(2, 3));
+        assert!(matcher.is_perfect() && !matcher.is_fixed(2));
+        assert_eq!((matcher.mate[0], matcher.mate[2]), (1, 3));
     }
 
     #[test]

@@ -22,9 +22,10 @@
 //! (their rating, say), and each in turn, from the top, is given the opponent they
 //! prefer among those still unpaired, provided the rest can still all be paired:
 //!
-//! 1. the closest score: their own score group first; when the group cannot pair
-//!    everyone (an odd number, or players who have met), the one left over floats down
-//!    to the next group;
+//! 1. the closest score: their own score group first, and in it an opponent who leaves
+//!    the rest of the group as many games within it as it can have, so that nobody
+//!    floats who need not; when the group cannot pair everyone (an odd number, or
+//!    players who have met), those left over float down to the next group;
 //! 2. colours that both players prefer (alternating, or evening out their balance);
 //! 3. within the score group, the Dutch order: the top half meets the bottom half, 1st
 //!    against the first of the bottom half, and so on.
@@ -38,7 +39,8 @@
 //! and a round is a perfect matching of it (the bye is one more vertex, joined to those
 //! who may have it). A maximum matching (Edmonds' blossom algorithm) finds whether one
 //! exists, then each choice above is checked to leave a perfect matching of the rest
-//! (`matching`). So a pairing is found whenever one exists, however far players must
+//! (`matching`); a second matching, of the score group alone, says which choices keep
+//! the most games within it. So a pairing is found whenever one exists, however far players must
 //! float, in about O(n²) for n players in practice (the searches are short when almost
 //! everyone may meet almost everyone) and O(n⁴) at worst.
 //!
@@ -246,18 +248,102 @@ pub fn pair_round<P: Copy + Ord>(
 
     let mut pairs = Vec::with_capacity(n / 2);
     let mut remaining: Vec<usize> = order.clone();
+    let mut group: Option<Group> = None;
     for &p in &order {
         remaining.retain(|&i| !matcher.is_fixed(i));
         if matcher.is_fixed(p) {
             continue;
         }
-        let candidates = preferences(&entrants, &remaining);
+        let score = entrants[p].score;
+        let group = match group.take() {
+            Some(g) if g.score == score => group.insert(g),
+            _ => group.insert(Group::new(score, &remaining, &entrants, may_meet)),
+        };
+        let ranked = preferences(&entrants, &remaining);
+        let inside = ranked
+            .iter()
+            .take_while(|&&q| entrants[q].score == score)
+            .count();
+        let (within, below) = ranked.split_at(inside);
+        // Within the group, first those who leave the rest of it as many games as it can
+        // have; then the others of the group; then the groups below.
+        // Asked lazily: the first is almost always the one.
+        let (mut next, mut refused, mut retried) = (0, Vec::new(), 0);
+        let candidates = std::iter::from_fn(|| {
+            while let Some(&q) = within.get(next) {
+                next += 1;
+                if group.may_pair(p, q) {
+                    return Some(q);
+                }
+                refused.push(q);
+            }
+            retried += 1;
+            refused.get(retried - 1).copied()
+        });
         let q = matcher
-            .fix(p, candidates)
+            .fix(p, candidates.chain(below.iter().copied()))
             .expect("a perfect matching pairs everyone");
+        group.settle(p, q);
         pairs.push(colors_for(&entrants[p], &entrants[q], pairs.len()));
     }
     Ok(Pairing { pairs, bye })
+}
+
+/// The score group being paired, and the matching among its players alone: it tells
+/// which choices leave the rest of the group as many games within it as it can have, so
+/// that nobody floats out of it who need not.
+struct Group {
+    /// The group's score.
+    score: u32,
+    /// Each player's index in `matcher`, `usize::MAX` for those outside the group.
+    local: Vec<usize>,
+    /// Who may meet whom within the group, kept in step with the whole round's matching.
+    matcher: Matcher,
+}
+
+impl Group {
+    /// The group of the players of `remaining` with `score`.
+    fn new<P>(
+        score: u32,
+        remaining: &[usize],
+        entrants: &[Entrant<P>],
+        may_meet: impl Fn(usize, usize) -> bool,
+    ) -> Group {
+        let members: Vec<usize> = remaining
+            .iter()
+            .copied()
+            .filter(|&i| entrants[i].score == score)
+            .collect();
+        let mut local = vec![usize::MAX; entrants.len()];
+        for (l, &i) in members.iter().enumerate() {
+            local[i] = l;
+        }
+        let edges = (0..members.len())
+            .flat_map(|a| (a + 1..members.len()).map(move |b| (a, b)))
+            .filter(|&(a, b)| may_meet(members[a], members[b]));
+        let matcher = Matcher::new(members.len(), edges);
+        Group {
+            score,
+            local,
+            matcher,
+        }
+    }
+
+    /// Whether `p` and `q`, both of the group, can meet and leave the rest of it as many
+    /// games within it as before.
+    fn may_pair(&mut self, p: usize, q: usize) -> bool {
+        self.matcher.may_pair(self.local[p], self.local[q])
+    }
+
+    /// Takes `p` and its opponent `q` out of the group, wherever `q` is from.
+    fn settle(&mut self, p: usize, q: usize) {
+        let (lp, lq) = (self.local[p], self.local[q]);
+        if lq == usize::MAX {
+            self.matcher.fix(lp, []);
+        } else if self.matcher.fix(lp, [lq]).is_none() {
+            self.matcher.fix(lq, []);
+        }
+    }
 }
 
 /// The opponents the top player of `remaining` (everyone unpaired, ranked) prefers, best

@@ -45,6 +45,19 @@ fn players_are_paired_within_their_score_group_and_the_odd_one_floats_down() {
 }
 
 #[test]
+fn nobody_floats_out_of_a_score_group_that_can_pair_within_itself() {
+    // 1 to 4 drew in round 1 (2 with 4; the others with players since withdrawn); 5 and
+    // 6 join in round 2. The Dutch order and the colours would have 1 meet 3, but then 2
+    // and 4, who have met, would both float down: 1 meets 2 and 3 meets 4 instead.
+    let rounds = [round(
+        vec![game(11, 1, Draw), game(2, 4, Draw), game(3, 12, Draw)],
+        None,
+    )];
+    let pairing = pair_round(&[1, 2, 3, 4, 5, 6], &rounds).expect("a second round");
+    assert_eq!(pairing.pairs, [pair(1, 2), pair(4, 3), pair(5, 6)]);
+}
+
+#[test]
 fn nobody_meets_the_same_opponent_twice() {
     // Four players who have all met: no fourth round.
     let rounds = [
