@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use punct_pairing::{
     Arena, Color, Cycles, Game, Outcome, Pair, Pairing, Round, Status, SwissError, berger,
-    pair_round,
+    pair_round, standings,
 };
 
 /// A random outcome: draws `draw_percent` of the time, else either side wins.
@@ -230,6 +230,47 @@ proptest! {
                 prop_assert_eq!(&b.pairs, &swapped);
                 prop_assert_eq!(a.resting, b.resting);
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Buchholz in a round robin has a closed form. With an even number, each player's
+    /// opponents are everyone else: the total of the points less their own. With an odd
+    /// number, each rests once: their opponents' rests count as draws (n − 1 half-points
+    /// in all) and their own rest as a dummy with their own score, so everyone's
+    /// Buchholz is the total plus n − 1.
+    #[test]
+    fn round_robin_buchholz_is_everyone_elses_points(
+        players in 2u32..=16,
+        draw_percent in 0u8..=60,
+        seed in any::<u64>(),
+    ) {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let ids: Vec<u32> = (0..players).collect();
+        let rounds: Vec<Round<u32>> = berger(&ids, Cycles::Single)
+            .into_iter()
+            .map(|r| Round {
+                games: r
+                    .pairs
+                    .iter()
+                    .map(|&pair| Game { pair, outcome: outcome(&mut rng, draw_percent) })
+                    .collect(),
+                bye: None,
+            })
+            .collect();
+        let table = standings(&ids, &rounds);
+        let total: u32 = table.iter().map(|s| s.score.0).sum();
+        prop_assert_eq!(total, players * (players - 1));
+        for line in &table {
+            let expected = if players % 2 == 0 {
+                total - line.score.0
+            } else {
+                total + players - 1
+            };
+            prop_assert_eq!(line.buchholz.0, expected, "{:?}", line);
         }
     }
 }
