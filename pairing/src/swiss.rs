@@ -104,6 +104,7 @@ struct Colors {
 }
 
 impl Colors {
+    /// Adds the colour of the next game played.
     fn push(&mut self, color: Color) {
         self.twice = (self.last == Some(color)).then_some(color);
         self.last = Some(color);
@@ -155,11 +156,11 @@ struct Entrant<P> {
 ///
 /// `players` are those to pair: everyone still in the tournament, in their initial
 /// order (best first; ties in score are ranked by it). `rounds` are every round played,
-/// first to last, including games of players who have since withdrawn. The pairs are
-/// listed from board 1 (the top scores) down.
+/// first to last, including games of players who have since withdrawn: the round paired
+/// is the one after them. The pairs are listed from board 1 (the top scores) down.
 ///
 /// ```
-/// use punct_pairing::{Color, Game, Outcome, Pair, Round, pair_round};
+/// use punct_pairing::{Game, Outcome, Pair, Round, pair_round};
 /// let first = pair_round(&[1, 2, 3, 4], &[])?;
 /// // Round 1: the top half meets the bottom half, colours alternating down the boards.
 /// assert_eq!(first.pairs, [Pair { white: 1, black: 3 }, Pair { white: 4, black: 2 }]);
@@ -259,15 +260,11 @@ pub fn pair_round<P: Copy + Ord>(
             Some(g) if g.score == score => group.insert(g),
             _ => group.insert(Group::new(score, &remaining, &entrants, may_meet)),
         };
-        let ranked = preferences(&entrants, &remaining);
-        let inside = ranked
-            .iter()
-            .take_while(|&&q| entrants[q].score == score)
-            .count();
+        let (ranked, inside) = preferences(&entrants, &remaining);
         let (within, below) = ranked.split_at(inside);
         // Within the group, first those who leave the rest of it as many games as it can
-        // have; then the others of the group; then the groups below.
-        // Asked lazily: the first is almost always the one.
+        // have; then the others of the group; then the groups below. Asked lazily: the
+        // first is almost always the one.
         let (mut next, mut refused, mut retried) = (0, Vec::new(), 0);
         let candidates = std::iter::from_fn(|| {
             while let Some(&q) = within.get(next) {
@@ -347,8 +344,9 @@ impl Group {
 }
 
 /// The opponents the top player of `remaining` (everyone unpaired, ranked) prefers, best
-/// first: nearest score, then fewest colour preferences denied, then the Dutch order.
-fn preferences<P>(entrants: &[Entrant<P>], remaining: &[usize]) -> Vec<usize> {
+/// first: nearest score, then fewest colour preferences denied, then the Dutch order;
+/// and how many of them, at the front, are of its own score group.
+fn preferences<P>(entrants: &[Entrant<P>], remaining: &[usize]) -> (Vec<usize>, usize) {
     let (&p, others) = remaining
         .split_first()
         .expect("the player is among the remaining");
@@ -359,9 +357,9 @@ fn preferences<P>(entrants: &[Entrant<P>], remaining: &[usize]) -> Vec<usize> {
         .take_while(|&&q| entrants[q].score == score)
         .count();
     // Dutch: `p`, the first of the top half, meets the first of the bottom half; then
-    // the players below that, then those above it (nearest first).
-    // The top half is ⌊(group + 1) / 2⌋ strong with `p`: the bottom half starts right
-    // after it, at this index among the others.
+    // the players below that, then those above it (nearest first). The top half is
+    // ⌊(group + 1) / 2⌋ strong with `p`, so the bottom half starts at this index among
+    // the others.
     let middle = group.div_ceil(2).saturating_sub(1);
     let dutch = |j: usize| {
         if j >= group {
@@ -387,7 +385,7 @@ fn preferences<P>(entrants: &[Entrant<P>], remaining: &[usize]) -> Vec<usize> {
         })
         .collect();
     ranked.sort_unstable();
-    ranked.into_iter().map(|(.., q)| q).collect()
+    (ranked.into_iter().map(|(.., q)| q).collect(), group)
 }
 
 /// The colours of `a` (the higher ranked) and `b` on board `board` (0 is board 1): the
