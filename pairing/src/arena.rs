@@ -24,8 +24,9 @@
 //!   not before a third player had a fair chance to come back.
 //! - A paused player is out of the pool until they come back; a player who pauses
 //!   during a game leaves the pool when it ends.
-//! - White goes to the player with fewer whites than blacks, or, when even, to the
-//!   higher score.
+//! - White goes to the player who has had fewer whites (counted against blacks), or,
+//!   when they have had as many, to the one first in the pool (higher score, then
+//!   longer waiting).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -107,7 +108,9 @@ pub struct Arena<P> {
     rematch_after: Duration,
 }
 
-/// What a game scores for a player who had won `wins_in_a_row` games before it.
+/// What a game scores in the arena for a player who had won the `wins_in_a_row` games
+/// before it, given its result in half-points (2 a win, 1 a draw, 0 a loss, as
+/// [`Outcome::half_points`] gives it): the same, but 4 for a win on a streak.
 pub fn arena_points(wins_in_a_row: u32, half_points: u32) -> u32 {
     match half_points {
         2 if wins_in_a_row >= 2 => 4,
