@@ -5,8 +5,9 @@
 //! found by breadth-first search with blossoms shrunk to their base) says how many games
 //! the round can have at most; then players are taken in order of priority, and each is
 //! given the first opponent on their list of preference that still leaves a maximum
-//! matching among everyone not yet fixed. Checking a choice costs one augmenting-path
-//! search, and usually none: a choice that is already the matching's is kept as it is.
+//! matching among everyone not yet fixed. Checking a choice costs at most two
+//! augmenting-path searches, and usually none: a choice that is already the matching's
+//! is kept as it is, and otherwise a path of one or three edges most often mends it.
 //!
 //! So the result is always a maximum matching (a perfect one whenever one exists), and
 //! among those the one that serves the first player best, then the second, and so on.
@@ -108,10 +109,9 @@ impl Matcher {
         candidates: impl IntoIterator<Item = usize>,
     ) -> Option<usize> {
         debug_assert!(!self.fixed[v]);
-        let n = self.mate.len();
         let chosen = candidates
             .into_iter()
-            .find(|&w| w != v && !self.fixed[w] && self.edge[v * n + w] && self.try_pair(v, w));
+            .find(|&w| !self.fixed[w] && self.may_pair(v, w));
         self.fixed[v] = true;
         match chosen {
             Some(w) => self.fixed[w] = true,
@@ -142,8 +142,8 @@ impl Matcher {
         (self.mate[v] != NONE).then_some(self.mate[v])
     }
 
-    /// Matches `v` with `w` if the vertices left (all but the fixed ones and these two)
-    /// can still be matched as many as before; otherwise changes nothing.
+    /// Matches `v` with `w` if the matching of the vertices not fixed can stay as large;
+    /// otherwise changes nothing.
     fn try_pair(&mut self, v: usize, w: usize) -> bool {
         let (mv, mw) = (self.mate_of(v), self.mate_of(w));
         if mv == Some(w) {
