@@ -1,0 +1,165 @@
+//! The arena's scoring and its pool, step by step.
+
+use std::time::Duration;
+
+use punct_pairing::{Arena, ArenaError, Outcome, Pair, Status, arena_points};
+
+use Outcome::{BlackWins, Draw, WhiteWins};
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+/// The outcome in which `winner` (one of the pair) wins.
+fn won_by(pair: Pair<char>, winner: char) -> Outcome {
+    if pair.white == winner {
+        WhiteWins
+    } else {
+        BlackWins
+    }
+}
+
+#[test]
+fn after_two_wins_in_a_row_each_further_win_scores_four_until_a_game_is_not_won() {
+    // Alone together, with no wait for a rematch: a and b play each other again and again.
+    let mut arena = Arena::new(Duration::ZERO);
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    // a: win 2, win 2, win 4 (on a streak), win 4, draw 1 (ends it), win 2, win 2,
+    // win 4, loss 0 (ends it), win 2.
+    let results = ['a', 'a', 'a', 'a', '=', 'a', 'a', 'a', 'b', 'a'];
+    let mut scores = Vec::new();
+    for (t, result) in results.into_iter().enumerate() {
+        let pairs = arena.pair(secs(t as u64));
+        assert_eq!(pairs.len(), 1);
+        let outcome = if result == '=' {
+            Draw
+        } else {
+            won_by(pairs[0], result)
+        };
+        arena
+            .finish(pairs[0], outcome, secs(t as u64))
+            .expect("a game in progress");
+        scores.push(arena.player('a').expect("joined").score);
+    }
+    assert_eq!(scores, [2, 4, 8, 12, 13, 15, 17, 21, 21, 23]);
+    // b: a draw (1) and one win (2), never two in a row.
+    assert_eq!(arena.player('b').expect("joined").score, 3);
+    assert_eq!(arena.standings(), [('a', 23), ('b', 3)]);
+}
+
+#[test]
+fn a_draw_or_a_loss_scores_the_same_on_a_streak_or_off_it() {
+    assert_eq!(
+        [arena_points(0, 2), arena_points(1, 2), arena_points(2, 2)],
+        [2, 2, 4]
+    );
+    assert_eq!(
+        [arena_points(5, 1), arena_points(5, 0), arena_points(0, 1)],
+        [1, 0, 1]
+    );
+}
+
+#[test]
+fn waiting_players_are_paired_with_the_closest_score() {
+    let mut arena = Arena::new(secs(30));
+    for p in ['a', 'b', 'c', 'd'] {
+        arena.join(p, secs(0));
+    }
+    // a beats b, c beats d: a and c have 2, b and d 0.
+    for pair in arena.pair(secs(0)) {
+        let winner = if pair.has('a') { 'a' } else { 'c' };
+        arena
+            .finish(pair, won_by(pair, winner), secs(1))
+            .expect("in progress");
+    }
+    let mut pairs: Vec<(char, char)> = arena
+        .pair(secs(1))
+        .iter()
+        .map(|p| (p.white.min(p.black), p.white.max(p.black)))
+        .collect();
+    pairs.sort();
+    assert_eq!(pairs, [('a', 'c'), ('b', 'd')]);
+}
+
+#[test]
+fn the_opponent_just_played_is_not_met_again_while_someone_else_waits() {
+    let mut arena = Arena::new(secs(30));
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let first = arena.pair(secs(0))[0];
+    arena.finish(first, Draw, secs(10)).expect("in progress");
+    // a and b wait alone: no rematch before both have waited 30 s.
+    assert!(arena.pair(secs(20)).is_empty());
+    // c arrives: one of a and b plays c, the other waits on.
+    arena.join('c', secs(25));
+    let pairs = arena.pair(secs(25));
+    assert_eq!(pairs.len(), 1);
+    assert!(pairs[0].has('c'), "{pairs:?}");
+}
+
+#[test]
+fn two_players_who_just_met_are_paired_again_once_both_have_waited_long_enough() {
+    let mut arena = Arena::new(secs(30));
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let first = arena.pair(secs(0))[0];
+    arena.finish(first, Draw, secs(10)).expect("in progress");
+    assert!(arena.pair(secs(39)).is_empty());
+    let again = arena.pair(secs(40));
+    assert_eq!(again.len(), 1);
+    // Colours even out: who had White has Black.
+    assert_eq!(
+        again[0],
+        Pair {
+            white: first.black,
+            black: first.white
+        }
+    );
+}
+
+#[test]
+fn a_paused_player_leaves_the_pool_now_or_after_the_game_and_comes_back_on_joining() {
+    let mut arena = Arena::new(Duration::ZERO);
+    for p in ['a', 'b', 'c'] {
+        arena.join(p, secs(0));
+    }
+    arena.pause('c').expect("joined");
+    let pair = arena.pair(secs(0))[0];
+    assert!(!pair.has('c'));
+    // a pauses during the game: when it ends, a is out and b waits.
+    arena.pause('a').expect("joined");
+    arena.finish(pair, Draw, secs(5)).expect("in progress");
+    assert_eq!(arena.player('a').map(|p| p.status), Some(Status::Paused));
+    assert_eq!(
+        arena.player('b').map(|p| p.status),
+        Some(Status::Waiting(secs(5)))
+    );
+    assert!(arena.pair(secs(6)).is_empty());
+    arena.join('c', secs(7));
+    assert_eq!(arena.pair(secs(7)).len(), 1);
+    assert_eq!(arena.player('a').map(|p| p.status), Some(Status::Paused));
+}
+
+#[test]
+fn a_result_only_counts_for_a_game_in_progress_with_those_colours() {
+    let mut arena = Arena::new(Duration::ZERO);
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    assert_eq!(arena.pause('z'), Err(ArenaError::UnknownPlayer('z')));
+    let pair = arena.pair(secs(0))[0];
+    let swapped = Pair {
+        white: pair.black,
+        black: pair.white,
+    };
+    assert_eq!(
+        arena.finish(swapped, Draw, secs(1)),
+        Err(ArenaError::NotPlaying(swapped))
+    );
+    arena.finish(pair, Draw, secs(1)).expect("in progress");
+    assert_eq!(
+        arena.finish(pair, Draw, secs(2)),
+        Err(ArenaError::NotPlaying(pair))
+    );
+    assert_eq!(arena.player('a').map(|p| p.score), Some(1));
+}

@@ -1,0 +1,382 @@
+//! Property tests over many random tournaments.
+//!
+//! proptest draws the shape of a tournament (players, rounds, how often players withdraw
+//! or games are drawn) and a seed; the results themselves come from a small generator
+//! seeded by it, so a failure shrinks to a smaller tournament that fails the same way.
+//! The rules are checked here by code of the tests' own, not the crate's.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use punct_pairing::{
+    Arena, Color, Cycles, Game, Outcome, Pair, Pairing, Round, Status, SwissError, berger,
+    pair_round, standings,
+};
+
+/// A random outcome: draws `draw_percent` of the time, else either side wins.
+fn outcome(rng: &mut fastrand::Rng, draw_percent: u8) -> Outcome {
+    if rng.u8(..100) < draw_percent {
+        Outcome::Draw
+    } else if rng.bool() {
+        Outcome::WhiteWins
+    } else {
+        Outcome::BlackWins
+    }
+}
+
+/// A player's colours, in the order of the rounds.
+fn colors(history: &[Round<u32>], player: u32) -> Vec<Color> {
+    history
+        .iter()
+        .flat_map(|round| round.games.iter().filter_map(|g| g.pair.color_of(player)))
+        .collect()
+}
+
+/// Whether a player with these colours may take `color` next: not a third time in a
+/// row, and whites and blacks at most 2 apart.
+fn may_take(past: &[Color], color: Color) -> bool {
+    let balance: i32 = past
+        .iter()
+        .map(|&c| if c == Color::White { 1 } else { -1 })
+        .sum();
+    let next = balance + if color == Color::White { 1 } else { -1 };
+    let thrice = past.len() >= 2 && past[past.len() - 2..].iter().all(|&c| c == color);
+    !thrice && next.abs() <= 2
+}
+
+fn have_met(history: &[Round<u32>], a: u32, b: u32) -> bool {
+    history
+        .iter()
+        .any(|r| r.games.iter().any(|g| g.pair.has(a) && g.pair.has(b)))
+}
+
+fn had_bye(history: &[Round<u32>], player: u32) -> bool {
+    history.iter().any(|r| r.bye == Some(player))
+}
+
+/// Whether `a` and `b` may meet next round, with some colours.
+fn may_meet(history: &[Round<u32>], a: u32, b: u32) -> bool {
+    let (ca, cb) = (colors(history, a), colors(history, b));
+    !have_met(history, a, b)
+        && [Color::White, Color::Black]
+            .into_iter()
+            .any(|c| may_take(&ca, c) && may_take(&cb, c.opponent()))
+}
+
+/// Whether any pairing of `players` keeps every rule, by trying them all.
+fn some_pairing_exists(history: &[Round<u32>], players: &[u32]) -> bool {
+    fn search(history: &[Round<u32>], left: &[u32], bye_due: bool) -> bool {
+        let Some((&p, rest)) = left.split_first() else {
+            return !bye_due;
+        };
+        if bye_due && !had_bye(history, p) && search(history, rest, false) {
+            return true;
+        }
+        rest.iter().enumerate().any(|(i, &q)| {
+            let others: Vec<u32> = rest
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &o)| o)
+                .collect();
+            may_meet(history, p, q) && search(history, &others, bye_due)
+        })
+    }
+    search(history, players, players.len() % 2 == 1)
+}
+
+/// Checks a Swiss round against the rules, given the rounds before it.
+fn check_swiss_round(
+    history: &[Round<u32>],
+    players: &[u32],
+    pairing: &Pairing<u32>,
+) -> Result<(), TestCaseError> {
+    let mut seen = BTreeSet::new();
+    for pair in &pairing.pairs {
+        for p in [pair.white, pair.black] {
+            prop_assert!(seen.insert(p), "{p} paired twice in {pairing:?}");
+        }
+        prop_assert!(
+            !have_met(history, pair.white, pair.black),
+            "a rematch: {pair:?}"
+        );
+        prop_assert!(
+            may_take(&colors(history, pair.white), Color::White),
+            "{pair:?}"
+        );
+        prop_assert!(
+            may_take(&colors(history, pair.black), Color::Black),
+            "{pair:?}"
+        );
+    }
+    prop_assert_eq!(pairing.bye.is_some(), players.len() % 2 == 1);
+    if let Some(bye) = pairing.bye {
+        prop_assert!(seen.insert(bye), "{bye} has the bye and a game");
+        prop_assert!(!had_bye(history, bye), "{bye} has the bye twice");
+    }
+    prop_assert_eq!(seen, players.iter().copied().collect::<BTreeSet<u32>>());
+    Ok(())
+}
+
+/// The shape of a random Swiss.
+#[derive(Clone, Debug)]
+struct SwissPlan {
+    players: u32,
+    rounds: usize,
+    /// The chance, per player and round, of withdrawing before it.
+    withdraw_percent: u8,
+    draw_percent: u8,
+    seed: u64,
+}
+
+fn swiss_plans() -> impl Strategy<Value = SwissPlan> {
+    (
+        0u32..=40,
+        1usize..=12,
+        prop_oneof![Just(0u8), 1u8..=10],
+        0u8..=60,
+        any::<u64>(),
+    )
+        .prop_map(
+            |(players, rounds, withdraw_percent, draw_percent, seed)| SwissPlan {
+                players,
+                rounds,
+                withdraw_percent,
+                draw_percent,
+                seed,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every round: no rematch, the colour rules, one bye at most per player, everyone
+    /// still in paired or given the bye. A round is refused only when no pairing exists
+    /// (tried exhaustively up to 10 players), and never while the round is at most half
+    /// the players still in (from 8 players).
+    #[test]
+    fn swiss_rounds_keep_every_rule_and_fail_only_when_they_must(plan in swiss_plans()) {
+        let mut rng = fastrand::Rng::with_seed(plan.seed);
+        let mut players: Vec<u32> = (0..plan.players).collect();
+        let mut history: Vec<Round<u32>> = Vec::new();
+        for number in 1..=plan.rounds {
+            players.retain(|_| rng.u8(..100) >= plan.withdraw_percent);
+            match pair_round(&players, &history) {
+                Ok(pairing) => {
+                    check_swiss_round(&history, &players, &pairing)?;
+                    let games = pairing.pairs.iter().map(|&pair| Game {
+                        pair,
+                        outcome: outcome(&mut rng, plan.draw_percent),
+                    });
+                    history.push(Round { games: games.collect(), bye: pairing.bye });
+                }
+                Err(SwissError::NoPairing) => {
+                    let left = players.len();
+                    prop_assert!(
+                        left < 8 || number > left / 2,
+                        "round {number} of {left} players refused"
+                    );
+                    if left <= 10 {
+                        prop_assert!(!some_pairing_exists(&history, &players), "round {number} refused");
+                    }
+                    break;
+                }
+                Err(error) => prop_assert!(false, "{error}"),
+            }
+        }
+    }
+
+    /// Berger tables: every round complete, every pair once per cycle, a single cycle's
+    /// colours balanced within one, the second cycle the first with colours swapped.
+    #[test]
+    fn berger_tables_are_complete(players in 0u32..=30, double in any::<bool>()) {
+        let ids: Vec<u32> = (0..players).collect();
+        let cycles = if double { Cycles::Double } else { Cycles::Single };
+        let rounds = berger(&ids, cycles);
+        let n = players as usize;
+        let per_cycle = if n < 2 { 0 } else { n + n % 2 - 1 };
+        prop_assert_eq!(rounds.len(), per_cycle * if double { 2 } else { 1 });
+        for round in &rounds {
+            let mut seen: Vec<u32> = round.pairs.iter().flat_map(|p| [p.white, p.black]).collect();
+            seen.extend(round.resting);
+            seen.sort();
+            prop_assert_eq!(&seen, &ids);
+            prop_assert_eq!(round.resting.is_some(), n % 2 == 1);
+        }
+        for cycle in rounds.chunks(per_cycle.max(1)) {
+            let mut met = BTreeMap::new();
+            for pair in cycle.iter().flat_map(|r| &r.pairs) {
+                *met.entry((pair.white.min(pair.black), pair.white.max(pair.black))).or_insert(0) += 1;
+            }
+            prop_assert_eq!(met.len(), n * n.saturating_sub(1) / 2);
+            prop_assert!(met.values().all(|&count| count == 1));
+        }
+        let first = &rounds[..per_cycle.min(rounds.len())];
+        for &p in &ids {
+            let balance: i32 = first
+                .iter()
+                .filter_map(|r| r.pairs.iter().find_map(|pair| pair.color_of(p)))
+                .map(|c| if c == Color::White { 1 } else { -1 })
+                .sum();
+            prop_assert!(balance.abs() <= 1, "{p}: {balance}");
+        }
+        if double {
+            for (a, b) in rounds[..per_cycle].iter().zip(&rounds[per_cycle..]) {
+                let swapped: Vec<Pair<u32>> =
+                    a.pairs.iter().map(|p| Pair { white: p.black, black: p.white }).collect();
+                prop_assert_eq!(&b.pairs, &swapped);
+                prop_assert_eq!(a.resting, b.resting);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Buchholz in a round robin has a closed form. With an even number, each player's
+    /// opponents are everyone else: the total of the points less their own. With an odd
+    /// number, each rests once: their opponents' rests count as draws (n − 1 half-points
+    /// in all) and their own rest as a dummy with their own score, so everyone's
+    /// Buchholz is the total plus n − 1.
+    #[test]
+    fn round_robin_buchholz_is_everyone_elses_points(
+        players in 2u32..=16,
+        draw_percent in 0u8..=60,
+        seed in any::<u64>(),
+    ) {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let ids: Vec<u32> = (0..players).collect();
+        let rounds: Vec<Round<u32>> = berger(&ids, Cycles::Single)
+            .into_iter()
+            .map(|r| Round {
+                games: r
+                    .pairs
+                    .iter()
+                    .map(|&pair| Game { pair, outcome: outcome(&mut rng, draw_percent) })
+                    .collect(),
+                bye: None,
+            })
+            .collect();
+        let table = standings(&ids, &rounds);
+        let total: u32 = table.iter().map(|s| s.score.0).sum();
+        prop_assert_eq!(total, players * (players - 1));
+        for line in &table {
+            let expected = if players % 2 == 0 {
+                total - line.score.0
+            } else {
+                total + players - 1
+            };
+            prop_assert_eq!(line.buchholz.0, expected, "{:?}", line);
+        }
+    }
+}
+
+/// The arena's score of a list of results (half-points), computed afresh.
+fn arena_score(results: &[u32]) -> u32 {
+    let mut score = 0;
+    for (i, &r) in results.iter().enumerate() {
+        let on_streak = i >= 2 && results[i - 2..i].iter().all(|&x| x == 2);
+        score += if r == 2 && on_streak { 4 } else { r };
+    }
+    score
+}
+
+/// The shape of a random arena.
+#[derive(Clone, Debug)]
+struct ArenaPlan {
+    players: u32,
+    steps: usize,
+    rematch_after: u64,
+    seed: u64,
+}
+
+fn arena_plans() -> impl Strategy<Value = ArenaPlan> {
+    (2u32..=24, 1usize..=300, 0u64..=20, any::<u64>()).prop_map(
+        |(players, steps, rematch_after, seed)| ArenaPlan {
+            players,
+            steps,
+            rematch_after,
+            seed,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Players join, pause, come back and finish games at random. After every pairing:
+    /// nobody in two games, no paused player paired, nobody paired with the opponent
+    /// they just played unless those two were alone in the pool and had both waited
+    /// long enough, and no two players left waiting who could have been paired. Scores
+    /// always match a recomputation from the results.
+    #[test]
+    fn the_arena_pairs_nobody_twice_at_once_nor_with_the_last_opponent_while_others_wait(
+        plan in arena_plans()
+    ) {
+        let mut rng = fastrand::Rng::with_seed(plan.seed);
+        let rematch_after = Duration::from_secs(plan.rematch_after);
+        let mut arena = Arena::new(rematch_after);
+        let mut games: Vec<Pair<u32>> = Vec::new();
+        let mut results: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        let mut last: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut now = Duration::ZERO;
+        for _ in 0..plan.steps {
+            now += Duration::from_secs(rng.u64(0..=5));
+            let p = rng.u32(..plan.players);
+            match rng.u8(..10) {
+                0..=2 => arena.join(p, now),
+                3 => {
+                    let _ = arena.pause(p);
+                }
+                4..=6 if !games.is_empty() => {
+                    let pair = games.swap_remove(rng.usize(..games.len()));
+                    let outcome = outcome(&mut rng, 30);
+                    arena.finish(pair, outcome, now).expect("a game in progress");
+                    for (me, them, color) in [
+                        (pair.white, pair.black, Color::White),
+                        (pair.black, pair.white, Color::Black),
+                    ] {
+                        results.entry(me).or_default().push(outcome.half_points(color));
+                        last.insert(me, them);
+                        let score = arena.player(me).expect("joined").score;
+                        prop_assert_eq!(score, arena_score(&results[&me]));
+                    }
+                }
+                _ => {
+                    let waiting = |arena: &Arena<u32>| -> BTreeMap<u32, Duration> {
+                        (0..plan.players)
+                            .filter_map(|p| match arena.player(p).map(|r| r.status) {
+                                Some(Status::Waiting(since)) => Some((p, since)),
+                                _ => None,
+                            })
+                            .collect()
+                    };
+                    let pool = waiting(&arena);
+                    let just_met = |a: u32, b: u32| last.get(&a) == Some(&b) || last.get(&b) == Some(&a);
+                    let rematch = pool.len() == 2
+                        && pool.values().all(|&since| now - since >= rematch_after);
+                    let paired = arena.pair(now);
+                    let mut busy: BTreeSet<u32> = games.iter().flat_map(|g| [g.white, g.black]).collect();
+                    for pair in &paired {
+                        for q in [pair.white, pair.black] {
+                            prop_assert!(pool.contains_key(&q), "{q} paired while not waiting");
+                            prop_assert!(busy.insert(q), "{q} in two games at once");
+                        }
+                        prop_assert!(!just_met(pair.white, pair.black) || rematch, "{pair:?} again, pool {pool:?}");
+                    }
+                    let left: Vec<u32> = waiting(&arena).into_keys().collect();
+                    for (i, &a) in left.iter().enumerate() {
+                        for &b in &left[i + 1..] {
+                            prop_assert!(just_met(a, b) && !rematch, "{a} and {b} left waiting");
+                        }
+                    }
+                    games.extend(paired);
+                }
+            }
+        }
+    }
+}
