@@ -548,3 +548,68 @@ async fn the_operator_acts_from_the_command_line() {
     let (status, _) = olga.http("GET", "/api/mod/log", "").await;
     assert_eq!(status, 401, "her sessions ended");
 }
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_moderator_on_one_node_acts_on_rooms_and_players_on_the_others() {
+    let (database, nats) = (Database::postgres(), punct_testing::Nats::start());
+    let nodes = crate::cluster::cluster(&database, &nats);
+    let mona = nodes[2].signed_in(&nodes[2].register("mona", PASSWORD).await);
+    let anna_token = nodes[1].register("anna", PASSWORD).await;
+    let bert_token = nodes[1].register("bert", PASSWORD).await;
+    operator(&database, "mona", Console::Grant("moderator".into())).await;
+
+    // Anna's room runs on node 0; she plays from node 1, Bert from node 2.
+    let room = nodes[0]
+        .signed_in(&anna_token)
+        .create_room(r#"{"color":"white"}"#)
+        .await
+        .room;
+    nodes[0].signed_in(&bert_token).take_seat(&room).await;
+    let mut white = nodes[1].signed_in(&anna_token).client().await;
+    let mut black = nodes[2].signed_in(&bert_token).client().await;
+    white.join_as(&room, None).await;
+    black.join_as(&room, None).await;
+    white.play(OPENING[0]).await.unwrap();
+    black.play(OPENING[1]).await.unwrap();
+
+    // A line said on node 1 in the room on node 0, removed through node 2.
+    let (mut carl, _) = nodes[1].spectator(&room).await;
+    let mut anna_watching = nodes[1].signed_in(&anna_token).spectator(&room).await.0;
+    assert_eq!(anna_watching.say("rude words").await, None);
+    let line = carl.heard().await.line.unwrap();
+    let remove = json!({"action": "remove_line", "line": line, "reason": "rude"});
+    assert_eq!(act(&mona, remove).await, (204, None));
+    let removed = loop {
+        if let ServerMessage::ChatRemoved { line } = carl.recv().await {
+            break line;
+        }
+    };
+    assert_eq!(removed, line);
+
+    // Muted through node 2: refused on node 1.
+    let mute = json!({"action": "mute", "username": "anna", "minutes": 5, "reason": "rude"});
+    assert_eq!(act(&mona, mute).await, (204, None));
+    assert_eq!(anna_watching.say("more").await, Some(ErrorCode::Muted));
+
+    // Banned through node 2: the game on node 0 is forfeited, Bert on node 2 told.
+    let ban = json!({"action": "ban", "username": "anna", "reason": "again"});
+    assert_eq!(act(&mona, ban).await, (204, None));
+    let over = loop {
+        if let ServerMessage::GameOver { outcome, .. } = black.next_news().await {
+            break outcome;
+        }
+    };
+    assert_eq!(
+        over,
+        Outcome::Win {
+            winner: Color::Black,
+            reason: WinReason::Abandonment
+        }
+    );
+    let (status, _) = nodes[0]
+        .signed_in(&anna_token)
+        .http("GET", "/api/me/sessions", "")
+        .await;
+    assert_eq!(status, 401, "signed out on every node");
+}
