@@ -36,6 +36,10 @@ const LOBBY_ROOMS: usize = 500;
 /// Requests a room's queue holds before senders wait.
 const REQUEST_QUEUE: usize = 64;
 
+/// How long mail sent (or given up) is kept before the sweep forgets it: long enough to
+/// look into what a player was sent.
+const MAIL_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// A cheap, cloneable handle on the rooms.
 #[derive(Clone, Debug)]
 pub(crate) struct Registry {
@@ -361,7 +365,8 @@ impl Registry {
     /// Deletes the rooms whose free seat nobody took within `--open-room-expiry`, and
     /// ends the games nobody played in for `--abandoned-game-expiry` (the player to move
     /// loses by abandonment); rooms running now, here or elsewhere, are left alone.
-    /// Answers how many.
+    /// Also queues reminders, rates what was left unrated, and forgets mail sent more
+    /// than [`MAIL_KEPT`] ago. Answers how many rooms.
     pub(crate) async fn sweep(&self) -> Result<usize, StoreError> {
         let now = clock::now();
         let before = |expiry: Duration| {
@@ -397,6 +402,10 @@ impl Registry {
                 tracing::info!(players = reminded, "told that their time is running out");
                 mail.wake();
             }
+        }
+        let pruned = store.prune_mail(before(MAIL_KEPT)).await?;
+        if pruned > 0 {
+            tracing::info!(mails = pruned, "old mail forgotten");
         }
         // Rated games that ended here (abandoned), or whose rating failed at their end.
         for room in store.unrated_games().await? {

@@ -959,6 +959,14 @@ impl Store {
         self.db.run(|db| Box::pin(outbox::backlog(db))).await
     }
 
+    /// Forgets the mails sent or given up before `before` that nothing needs any more:
+    /// those of finished games and links. Answers how many.
+    pub(crate) async fn prune_mail(&self, before: i64) -> Result<u64, StoreError> {
+        self.db
+            .run(move |db| Box::pin(outbox::prune(db, before)))
+            .await
+    }
+
     /// Gives back the mails of `claim` not done yet, for any node to send from `due_at`.
     pub(crate) async fn release_mail(&self, claim: &str, due_at: i64) -> Result<(), StoreError> {
         let claim = claim.to_owned();

@@ -117,3 +117,9 @@ pub(super) async fn release_all(db: &dyn Conn) -> Result<(), StoreError> {
     db.execute(sql::RELEASE_ALL_MAIL, &[]).await?;
     Ok(())
 }
+
+/// Forgets the mails done before `before` that nothing needs (see [`sql::PRUNE_MAIL`]);
+/// answers how many.
+pub(super) async fn prune(db: &dyn Conn, before: i64) -> Result<u64, StoreError> {
+    db.execute(sql::PRUNE_MAIL, params![before]).await
+}

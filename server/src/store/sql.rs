@@ -307,6 +307,14 @@ pub(crate) const MAIL_DONE: &str =
     "UPDATE mail_outbox SET done_at = $2, error = $3, claimed_by = NULL, claimed_until = NULL
      WHERE id = $1";
 
+/// Forgets the mails done (sent or given up) before `$1` that no later mail needs to
+/// know of: those of finished games (nothing more is queued about them, nor checked
+/// against them) and those about no game (links). An unfinished game keeps its own: a
+/// reminder is queued once a move by checking what was queued before.
+pub(crate) const PRUNE_MAIL: &str = "DELETE FROM mail_outbox
+     WHERE done_at IS NOT NULL AND done_at < $1
+       AND (room = '' OR room IN (SELECT id FROM rooms WHERE outcome IS NOT NULL))";
+
 /// Mail `$1` failed (`$2` why): tried again at `$3`, by whoever claims it then.
 pub(crate) const MAIL_FAILED: &str =
     "UPDATE mail_outbox SET attempts = attempts + 1, error = $2, due_at = $3,

@@ -858,6 +858,8 @@ async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
     assert_eq!(retried[0].attempts, 2);
     store.mail_done(&retried[0].id, None).await.unwrap();
     assert!(store.claim_mail("e", lease, 10).await.unwrap().is_empty());
+    // Sent, it is kept while its game goes on: later mail is checked against it.
+    assert_eq!(store.prune_mail(now() + 1).await.unwrap(), 0);
 
     // The end of the game goes to digest players too, not to those with mail off.
     settings.mode = punct_protocol::NotifyMode::Digest;
@@ -874,4 +876,12 @@ async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
         (&claimed[0].notice, &claimed[0].account),
         (&Notice::GameOver, &anna)
     );
+
+    // Once the game is over, mail sent before a time is forgotten; mail not sent yet
+    // never is.
+    assert_eq!(store.prune_mail(0).await.unwrap(), 0, "nothing that old");
+    assert_eq!(store.prune_mail(now() + 1).await.unwrap(), 1, "the turn's");
+    store.mail_done(&claimed[0].id, None).await.unwrap();
+    assert_eq!(store.mail_backlog().await.unwrap().0, 0);
+    assert_eq!(store.prune_mail(now() + 1).await.unwrap(), 1, "the end's");
 }
