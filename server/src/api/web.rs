@@ -5,8 +5,8 @@
 //! room that does not exist is a `404` page of its own.
 //!
 //! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, and the rules
-//! engine compiled to WebAssembly by the build script, all compiled into the binary: the
-//! server needs no files at run time. Pages load their assets under
+//! and the engine compiled to WebAssembly by the build script, all compiled into the
+//! binary: the server needs no files at run time. Pages load their assets under
 //! `/assets/{version}/`, where the version is a hash of every asset: those answers may
 //! be cached for a year, and a new release is seen at once. Every answer is sent
 //! gzipped to a browser that takes it.
@@ -50,6 +50,10 @@ pub(crate) fn routes() -> Router<AppState> {
 /// without the WebAssembly target, and then not served (the page falls back on the
 /// server's lists of legal turns).
 const RULES_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_rules.wasm"));
+
+/// The page's engine, built by `build.rs` beside the rules; empty and not served
+/// likewise (the analysis board then has no engine).
+const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_engine.wasm"));
 
 /// Every page: the path it is served at, its file and its source.
 const PAGES: &[(&str, &str, &str)] = &[
@@ -196,7 +200,18 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "image/svg+xml",
         include_bytes!("../../web/icon.svg"),
     ),
+    (
+        "engine-worker.js",
+        "text/javascript",
+        include_bytes!("../../web/engine-worker.js"),
+    ),
+    (
+        "thinker.js",
+        "text/javascript",
+        include_bytes!("../../web/thinker.js"),
+    ),
     ("rules.wasm", "application/wasm", RULES_WASM),
+    ("engine.wasm", "application/wasm", ENGINE_WASM),
 ];
 
 /// A body ready to send: as it is, and gzipped when that is smaller.
