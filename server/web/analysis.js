@@ -12,7 +12,7 @@ import { api, currentUser, holdsSeat } from './api.js';
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink, evaluationText } from './thinker.js';
-import { cap, outcomeText } from './ui.js';
+import { cap, installApp, outcomeText } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = await loadEngine();
@@ -281,4 +281,5 @@ if (!engine) {
   }
   render();
   document.body.dataset.loaded = 'true';
+  installApp();
 }

@@ -2,7 +2,7 @@
 
 import { createRoom, takeSeat, api, displayName, setDisplayName, holdsSeat } from './api.js';
 import { mountAccount } from './account.js';
-import { el, playerNode, roomHref, timeControlText } from './ui.js';
+import { el, installApp, playerNode, roomHref, timeControlText } from './ui.js';
 
 const REFRESH_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -129,6 +129,7 @@ $('create').addEventListener('submit', async (event) => {
   }
 });
 
+installApp();
 me = await mountAccount($('account'), (username) => {
   me = username;
   showSignedIn();

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Browser tests of the engine in the page (engine.wasm in a worker, thinker.js): the
 analysis board shows the engine's evaluation and line while the page stays responsive,
-and refuses them to a player in their own game while it runs.
+refuses them to a player in their own game while it runs, and the site installs as an
+app that plays a game against the computer with the server gone, kept across reloads.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -24,6 +25,8 @@ def scenario(server, browser):
     the_engines_line_on_the_analysis_board(server, desktop, "engine-line-desktop.png")
     the_engines_line_on_the_analysis_board(server, phone, "engine-line-phone.png")
     no_hints_in_your_own_live_game(server, desktop, phone)
+    # Last: it stops the server.
+    a_game_against_the_computer_with_the_server_gone(server, desktop)
 
 
 def line_shown(b):
@@ -96,6 +99,56 @@ def no_hints_in_your_own_live_game(server, player, spectator):
     spectator.js("document.getElementById('engine-limit').value = 'depth 2';")
     spectator.click("#analyse")
     wait_until("the spectator's line", lambda: line_shown(spectator), timeout=60)
+
+
+def board(b):
+    return b.js("return Object.assign({}, document.getElementById('board').dataset);")
+
+
+def play_a_turn(b, n):
+    """Plays the first turn the page offers as the player's turn `n` of the game, and
+    waits for the computer's answer."""
+    wait_until("my turn", lambda: board(b).get("myTurn") == "true" and board(b).get("turns") == str(n - 1))
+    turn = b.js("return document.querySelector('#completions option').value;")
+    b.type("#notation", turn + "\n")
+    wait_until("the computer's answer", lambda: board(b).get("turns") == str(n + 1), timeout=30)
+    return turn
+
+
+def a_game_against_the_computer_with_the_server_gone(server, b):
+    manifest = http("GET", server.base + "/manifest.webmanifest")
+    assert manifest["start_url"] == "/" and manifest["icons"][0]["src"].endswith("/icon.svg"), manifest
+
+    b.go(server.base + "/offline")
+    wait_until("the game", lambda: b.js("return document.body.dataset.loaded") == "true")
+    # The service worker is installed, and keeps both modules among the rest.
+    assert b.js("return navigator.serviceWorker.ready.then(() => true);")
+    kept = b.js("return caches.keys().then(names => caches.open(names[0])).then(c => c.keys()).then(rs => rs.map(r => new URL(r.url).pathname));")
+    assert {"/offline", "/analysis", "/"} <= set(kept), kept
+    assert any(p.endswith("/engine.wasm") for p in kept) and any(p.endswith("/rules.wasm") for p in kept), kept
+
+    b.js("document.getElementById('level').value = '2';")
+    b.click("#start")
+    played = [play_a_turn(b, 1)]
+
+    # The network gone: the server stops. The page comes back from the app's copy, with
+    # the game, and play goes on against the engine in the page.
+    server.stop()
+    b.refresh()
+    wait_until("the page without a server", lambda: b.js("return document.body.dataset.loaded") == "true")
+    assert board(b)["turns"] == "2", board(b)
+    assert b.js("return [...document.querySelectorAll('#turns li')].length") == 2
+    played.append(play_a_turn(b, 3))
+    played.append(play_a_turn(b, 5))
+    b.screenshot("offline-game.png")
+
+    b.refresh()
+    wait_until("the kept game", lambda: b.js("return document.body.dataset.loaded") == "true" and board(b).get("turns") == "6")
+    kept_turns = b.js("return JSON.parse(localStorage.getItem('punct-offline-game')).turns;")
+    assert kept_turns[0::2] == played, (kept_turns, played)
+    # Another page the app keeps opens too.
+    b.go(server.base + "/analysis")
+    wait_until("the analysis board offline", lambda: b.js("return document.body.dataset.loaded") == "true")
 
 
 if __name__ == "__main__":
