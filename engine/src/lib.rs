@@ -4,8 +4,9 @@
 //! # Layout
 //!
 //! - [`Engine`]: a level and a seed; [`Engine::choose`] answers a [`Game`] with a
-//!   [`Turn`] within a budget, [`Engine::think`] takes [`Limits`] (a deadline and an
-//!   optional stop flag, for a server that cancels a search) and reports a [`Choice`].
+//!   [`Turn`] within a budget, [`Engine::think`] takes [`Limits`] (a deadline on the
+//!   system's clock or on one the host gives, or a depth alone; and an optional stop
+//!   flag, for a server that cancels a search) and reports a [`Choice`] with its line.
 //!   An engine is `Send + Sync` and keeps no state between calls but a counter that varies
 //!   its random choices, so one engine may serve many games at once.
 //! - [`Level`]: `random` and `greedy`, the yardsticks, and the levels 1 to
