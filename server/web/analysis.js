@@ -161,12 +161,16 @@ async function analyse() {
   $('engine-panel').dataset.analysed = key;
 }
 
+function refuseHints(refused) {
+  analysis.hintsRefused = refused;
+  $('engine-refused').hidden = !refused;
+  $('engine-form').hidden = refused;
+}
+
 /** Refuses hints when this browser holds a seat in `room`'s game and it is not over. */
 async function refuseHintsInOwnGame(room) {
   const [summary, me] = await Promise.all([api('GET', `/api/rooms/${encodeURIComponent(room)}`), currentUser()]);
-  analysis.hintsRefused = summary.status !== 'over' && holdsSeat(summary, me);
-  $('engine-refused').hidden = !analysis.hintsRefused;
-  $('engine-form').hidden = analysis.hintsRefused;
+  refuseHints(summary.status !== 'over' && holdsSeat(summary, me));
 }
 
 /** Plays `text` from the position shown: the line after it gives way to the new turn. */
@@ -268,15 +272,15 @@ if (!engine) {
   const query = new URLSearchParams(location.search);
   const room = query.get('room');
   $('engine-panel').hidden = !canThink();
+  // The check comes first, whatever the fragment shows: it is the room's game.
+  let checked = !room;
   try {
-    // The check comes first, whatever the fragment shows: it is the room's game.
     if (room) await refuseHintsInOwnGame(room);
+    checked = true;
     if (!readFragment(location.hash) && room) await fromRoom(room, query.get('after'));
   } catch (e) {
     // Without the room's data (no server, say), no hints either.
-    analysis.hintsRefused = Boolean(room);
-    $('engine-refused').hidden = !room;
-    $('engine-form').hidden = Boolean(room);
+    if (!checked) refuseHints(true);
     say(`That game could not be loaded: ${e.message}`, 'error');
   }
   render();

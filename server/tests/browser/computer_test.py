@@ -91,6 +91,10 @@ def no_hints_in_your_own_live_game(server, player, spectator):
         assert player.visible("#engine-refused"), url
         assert not player.visible("#engine-form") and not player.visible("#analyse"), url
     player.screenshot("engine-refused.png")
+    # A room the server cannot show (none such, here) gets no hints either.
+    player.go(server.base + "/analysis?room=no-such-room")
+    wait_until("the analysis board", lambda: player.js("return document.body.dataset.loaded") == "true")
+    assert player.visible("#engine-refused") and not player.visible("#analyse")
 
     # Someone without a seat there analyses the same game.
     spectator.go(f"{server.base}/analysis?room={room}")
