@@ -1,10 +1,11 @@
-//! Builds the page's rules engine (crate `punct-rules-wasm`) as WebAssembly for the
-//! server to embed, so that the page runs the very rules the server does.
+//! Builds the page's rules engine (crate `punct-rules-wasm`) and its computer opponent
+//! (crate `punct-engine-wasm`) as WebAssembly for the server to embed, so that the page
+//! runs the very rules and engine the server does.
 //!
 //! Cargo runs again for the `wasm32-unknown-unknown` target, in a target directory of
 //! its own: this build holds the lock on the usual one. Without that target installed
-//! (`rustup target add wasm32-unknown-unknown`) the server is built without the module
-//! and the page asks the server for the legal turns, as it did before; with
+//! (`rustup target add wasm32-unknown-unknown`) the server is built without the modules:
+//! the page asks the server for the legal turns, as it did before, and has no engine; with
 //! `PUNCT_REQUIRE_WASM=1` (CI sets it) that is an error instead.
 
 use std::env;
@@ -25,6 +26,10 @@ fn main() {
         "protocol/Cargo.toml",
         "rules-wasm/src",
         "rules-wasm/Cargo.toml",
+        "engine/src",
+        "engine/Cargo.toml",
+        "engine-wasm/src",
+        "engine-wasm/Cargo.toml",
         "Cargo.toml",
         "Cargo.lock",
     ] {
@@ -32,10 +37,15 @@ fn main() {
     }
     println!("cargo::rerun-if-env-changed=PUNCT_REQUIRE_WASM");
 
-    let module = out.join("punct_rules.wasm");
+    let modules = [
+        ("punct_rules_wasm.wasm", out.join("punct_rules.wasm")),
+        ("punct_engine_wasm.wasm", out.join("punct_engine.wasm")),
+    ];
     match build(root, &out) {
         Ok(built) => {
-            std::fs::copy(&built, &module).expect("the module copies to OUT_DIR");
+            for (name, module) in &modules {
+                std::fs::copy(built.join(name), module).expect("the module copies to OUT_DIR");
+            }
         }
         Err(why) if env::var_os("PUNCT_REQUIRE_WASM").is_some_and(|v| v == "1") => {
             panic!("the page's rules engine did not build: {why}");
@@ -45,12 +55,14 @@ fn main() {
                 "cargo::warning=built without the page's rules engine ({why}); \
                  `rustup target add {TARGET}` adds it"
             );
-            std::fs::write(&module, b"").expect("OUT_DIR is writable");
+            for (_, module) in &modules {
+                std::fs::write(module, b"").expect("OUT_DIR is writable");
+            }
         }
     }
 }
 
-/// Builds the module; answers where it is.
+/// Builds the modules; answers the directory they are in.
 fn build(root: &Path, out: &Path) -> Result<PathBuf, String> {
     // OUT_DIR is <target>/[<triple>/]<profile>/build/<crate>/out: the module gets a
     // directory beside the profiles, kept between builds of every profile.
@@ -68,6 +80,8 @@ fn build(root: &Path, out: &Path) -> Result<PathBuf, String> {
             "--quiet",
             "-p",
             "punct-rules-wasm",
+            "-p",
+            "punct-engine-wasm",
             "--lib",
         ])
         .args(["--target", TARGET, "--profile", "wasm", "--target-dir"])
@@ -86,8 +100,5 @@ fn build(root: &Path, out: &Path) -> Result<PathBuf, String> {
         let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
         return Err(last.unwrap_or("cargo failed").trim().to_owned());
     }
-    Ok(target_dir
-        .join(TARGET)
-        .join("wasm")
-        .join("punct_rules_wasm.wasm"))
+    Ok(target_dir.join(TARGET).join("wasm"))
 }

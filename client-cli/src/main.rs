@@ -278,6 +278,10 @@ enum RulesCommand {
         /// Thinking time, in milliseconds.
         #[arg(long, default_value_t = 1000)]
         ms: u64,
+        /// Search this many plies deep instead, however long it takes (the same turn on
+        /// every machine, and in the web page's engine).
+        #[arg(long, conflicts_with = "ms")]
+        depth: Option<u32>,
     },
 }
 
@@ -440,11 +444,15 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
             position,
             level,
             ms,
+            depth,
         } => {
             let game = position.game()?;
+            let limits = match depth {
+                Some(depth) => Limits::depth(depth),
+                None => Limits::within(Duration::from_millis(ms)),
+            };
             let start = Instant::now();
-            let choice =
-                Engine::new(level).think(&game, &Limits::within(Duration::from_millis(ms)));
+            let choice = Engine::new(level).think(&game, &limits);
             let took = start.elapsed().as_secs_f64();
             match choice {
                 Some(c) => writeln!(

@@ -4,8 +4,9 @@
 //! # Layout
 //!
 //! - [`Engine`]: a level and a seed; [`Engine::choose`] answers a [`Game`] with a
-//!   [`Turn`] within a budget, [`Engine::think`] takes [`Limits`] (a deadline and an
-//!   optional stop flag, for a server that cancels a search) and reports a [`Choice`].
+//!   [`Turn`] within a budget, [`Engine::think`] takes [`Limits`] (a deadline on the
+//!   system's clock or on one the host gives, or a depth alone; and an optional stop
+//!   flag, for a server that cancels a search) and reports a [`Choice`] with its line.
 //!   An engine is `Send + Sync` and keeps no state between calls but a counter that varies
 //!   its random choices, so one engine may serve many games at once.
 //! - [`Level`]: `random` and `greedy`, the yardsticks, and the levels 1 to
@@ -55,20 +56,67 @@ pub use search::Choice;
 use eval::Judge;
 use search::Plan;
 
-/// When a search must stop: a deadline, and optionally a flag another thread may raise.
+/// When a search must stop: a deadline on some clock, a depth, and optionally a flag
+/// another thread may raise.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// The search returns its best turn so far once this has passed.
-    deadline: Instant,
+    /// The search returns its best turn so far once this has passed; none for a search
+    /// bounded by depth alone.
+    deadline: Option<Deadline>,
+    /// The deepest iteration searched, in plies, if fewer than the level's.
+    depth: Option<u32>,
     /// Raised by someone else to stop the search early (a resignation, a closed room).
     stop: Option<Arc<AtomicBool>>,
+}
+
+/// A moment on the clock a search is timed by.
+#[derive(Clone, Copy, Debug)]
+enum Deadline {
+    /// The system's clock.
+    System(Instant),
+    /// A clock the host gives, in milliseconds from any origin: WebAssembly in a
+    /// browser has no clock of its own (`Instant::now` panics there).
+    Host {
+        /// The host's time now.
+        now: fn() -> f64,
+        /// The moment, on that clock.
+        at: f64,
+    },
+}
+
+impl Deadline {
+    /// Whether it has passed.
+    fn passed(self) -> bool {
+        match self {
+            Deadline::System(at) => Instant::now() >= at,
+            Deadline::Host { now, at } => now() >= at,
+        }
+    }
+
+    /// The moment `1/parts` of the time left from now.
+    fn part(self, parts: u32) -> Deadline {
+        match self {
+            Deadline::System(at) => {
+                let now = Instant::now();
+                Deadline::System(now + at.saturating_duration_since(now) / parts)
+            }
+            Deadline::Host { now, at } => {
+                let t = now();
+                Deadline::Host {
+                    now,
+                    at: t + (at - t).max(0.0) / f64::from(parts),
+                }
+            }
+        }
+    }
 }
 
 impl Limits {
     /// Stop at `deadline`.
     pub fn until(deadline: Instant) -> Limits {
         Limits {
-            deadline,
+            deadline: Some(Deadline::System(deadline)),
+            depth: None,
             stop: None,
         }
     }
@@ -76,8 +124,32 @@ impl Limits {
     /// Answer within `budget` from now: the search stops a little before, keeping an
     /// eighth of the budget (at most 50 ms) to finish the node it is in and return.
     pub fn within(budget: Duration) -> Limits {
-        let spare = (budget / 8).min(Duration::from_millis(50));
-        Limits::until(Instant::now() + budget - spare)
+        Limits::until(Instant::now() + budget - spare(budget))
+    }
+
+    /// Answer within `budget` from now on the host's clock `now` (milliseconds from any
+    /// origin), keeping the same spare as [`Limits::within`]: for a platform without a
+    /// clock of its own.
+    pub fn within_on(now: fn() -> f64, budget: Duration) -> Limits {
+        let ms = (budget - spare(budget)).as_secs_f64() * 1000.0;
+        Limits {
+            deadline: Some(Deadline::Host {
+                now,
+                at: now() + ms,
+            }),
+            depth: None,
+            stop: None,
+        }
+    }
+
+    /// No time limit: search `depth` plies deep (or the level's depth, if less), and the
+    /// same turn comes out on every machine, however fast.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            deadline: None,
+            depth: Some(depth),
+            stop: None,
+        }
     }
 
     /// Also stop as soon as `stop` is raised.
@@ -86,18 +158,31 @@ impl Limits {
         self
     }
 
-    /// The deadline.
-    pub fn deadline(&self) -> Instant {
-        self.deadline
-    }
-
     /// Whether the search must stop now.
     pub fn expired(&self) -> bool {
         self.stop
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
-            || Instant::now() >= self.deadline
+            || self.deadline.is_some_and(Deadline::passed)
     }
+
+    /// The deepest iteration allowed, given the level's own `deepest`.
+    fn max_depth(&self, deepest: u32) -> u32 {
+        self.depth.map_or(deepest, |d| d.min(deepest))
+    }
+
+    /// These limits with `1/parts` of the time left from now (the same flag and depth).
+    fn part(&self, parts: u32) -> Limits {
+        Limits {
+            deadline: self.deadline.map(|d| d.part(parts)),
+            ..self.clone()
+        }
+    }
+}
+
+/// What [`Limits::within`] keeps of a budget to return in.
+fn spare(budget: Duration) -> Duration {
+    (budget / 8).min(Duration::from_millis(50))
 }
 
 /// A computer player of some [`Level`].

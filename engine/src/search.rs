@@ -9,7 +9,6 @@
 //! at every node, leaves included, so the search sees a threat one turn beyond its depth.
 
 use std::collections::HashMap;
-use std::time::Instant;
 
 use punct_rules::{CELL_COUNT, Cell, Color, Game, Position, Turn};
 
@@ -67,7 +66,7 @@ pub(crate) enum Plan {
 }
 
 /// What the engine decided, with what it knows about it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Choice {
     /// The turn to play.
     pub turn: Turn,
@@ -78,6 +77,17 @@ pub struct Choice {
     pub depth: u32,
     /// Positions looked at.
     pub nodes: u64,
+    /// The line the search expects: the turn, then the best replies it found, as far
+    /// as its table remembers them (the turn alone for the greedy players).
+    pub line: Vec<Turn>,
+}
+
+impl Choice {
+    /// For a result the search found forced, the plies to the end: positive when the
+    /// mover wins, negative when it loses.
+    pub fn forced_end(&self) -> Option<i32> {
+        (self.score.abs() > DECIDED).then(|| self.score.signum() * (WIN - self.score.abs()))
+    }
 }
 
 /// A turn played out of a position, ready to be judged or searched.
@@ -104,6 +114,7 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
         score: 0,
         depth: 0,
         nodes: 1,
+        line: vec![turn],
     };
     if turns.len() == 1 {
         return only(turns[0]);
@@ -127,7 +138,7 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
             let mut searcher = Searcher::new(limits, &history, width, judge);
             searcher.thorough = thorough;
             searcher.table = vec![None; TT_SIZE];
-            searcher.root(position, &turns, max_depth, root_width)
+            searcher.root(position, &turns, limits.max_depth(max_depth), root_width)
         }
     }
 }
@@ -263,6 +274,7 @@ impl<'a> Searcher<'a> {
                 score: WIN - 1,
                 depth: 1,
                 nodes: 1,
+                line: vec![turn],
             };
         }
         let ordered = order_cheaply(position, turns, &analysis, turns.len(), None);
@@ -300,6 +312,7 @@ impl<'a> Searcher<'a> {
             score: chosen.value / 16,
             depth: 0,
             nodes: self.nodes,
+            line: vec![chosen.turn],
         }
     }
 
@@ -319,6 +332,7 @@ impl<'a> Searcher<'a> {
                 score: WIN - 1,
                 depth: 1,
                 nodes: 1,
+                line: vec![turn],
             };
         }
         // The root affords a static look at many more turns than it searches.
@@ -339,16 +353,12 @@ impl<'a> Searcher<'a> {
             blocks.sort_by_key(|c| std::cmp::Reverse(c.value));
             // Checking costs a generation of the opponent's turns each: stop after a
             // third of the time, so that some is left to search.
-            let now = Instant::now();
-            let quota = now + self.limits.deadline().saturating_duration_since(now) / 3;
+            let quota = self.limits.part(3);
             // Known safe turns first, then those not checked; known losers last.
             let mut verdict = vec![1u8; blocks.len()];
             let mut safe = 0;
             for (child, verdict) in blocks.iter().zip(verdict.iter_mut()) {
-                if safe >= root_width
-                    || self.limits.expired()
-                    || (safe > 0 && Instant::now() >= quota)
-                {
+                if safe >= root_width || self.limits.expired() || (safe > 0 && quota.expired()) {
                     break;
                 }
                 if loses_at_once(child, mover.opponent()) {
@@ -375,6 +385,7 @@ impl<'a> Searcher<'a> {
             score: children[0].value,
             depth: 0,
             nodes: self.nodes,
+            line: Vec::new(),
         };
         let mut hope = (best.score >= -DECIDED).then_some(best.turn);
         for depth in 1..=max_depth {
@@ -404,6 +415,7 @@ impl<'a> Searcher<'a> {
                     score,
                     depth: if self.aborted { best.depth } else { depth },
                     nodes: self.nodes,
+                    line: Vec::new(),
                 };
                 if score >= -DECIDED {
                     hope = Some(best.turn);
@@ -431,7 +443,28 @@ impl<'a> Searcher<'a> {
             best.turn = turn;
         }
         best.nodes = self.nodes;
+        best.line = self.line(position, best.turn, best.depth);
         best
+    }
+
+    /// `turn` and the replies the table holds as best after it, up to `depth` plies in
+    /// all: what the search expects to follow.
+    fn line(&self, position: &Position, turn: Turn, depth: u32) -> Vec<Turn> {
+        let mut line = vec![turn];
+        let (mut position, mut end) = play(position, turn);
+        while end.is_none() && line.len() < depth as usize {
+            let key = position.hash();
+            let stored = self.table[(key as usize) & (TT_SIZE - 1)]
+                .filter(|e| e.key == key)
+                .and_then(|e| e.best);
+            // A stored turn is legal unless two positions share all 64 bits of a hash.
+            let Some(next) = stored.filter(|&t| position.is_legal(t).is_ok()) else {
+                break;
+            };
+            line.push(next);
+            (position, end) = play(&position, next);
+        }
+        line
     }
 
     /// Negamax alpha-beta: the value of `position` for its side to move.

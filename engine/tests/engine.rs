@@ -306,6 +306,51 @@ fn keeps_to_its_time_budget() {
 }
 
 #[test]
+fn a_search_to_a_depth_answers_the_same_with_its_line() {
+    let mut game = Game::new(Variant::Standard);
+    punct_engine::arena::play_opening(&mut game, 10, &mut Rng::with_seed(7));
+    let think = || {
+        Engine::new(Level::strongest())
+            .think(&game, &Limits::depth(3))
+            .unwrap()
+    };
+    let choice = think();
+    assert_eq!(choice.depth, 3, "no deadline cuts the search short");
+    assert_eq!(choice, think(), "without a clock the search is the same");
+    assert_eq!(choice.line[0], choice.turn);
+    assert!(
+        (2..=3).contains(&choice.line.len()),
+        "the line has the replies: {:?}",
+        choice.line
+    );
+    let mut after = game.clone();
+    for &turn in &choice.line {
+        after.play(turn).expect("the line plays");
+    }
+}
+
+#[test]
+fn keeps_to_a_budget_on_the_hosts_clock() {
+    fn now() -> f64 {
+        static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+    }
+    let mut game = Game::new(Variant::Standard);
+    punct_engine::arena::play_opening(&mut game, 10, &mut Rng::with_seed(5));
+    let budget = Duration::from_millis(200);
+    let start = Instant::now();
+    let choice = Engine::new(Level::strongest())
+        .think(&game, &Limits::within_on(now, budget))
+        .unwrap();
+    let spent = start.elapsed();
+    assert_eq!(game.is_legal(choice.turn), Ok(()));
+    assert!(
+        spent < budget + Duration::from_millis(150),
+        "took {spent:?} for a {budget:?} budget"
+    );
+}
+
+#[test]
 fn stops_when_told_to() {
     let mut game = Game::new(Variant::Standard);
     punct_engine::arena::play_opening(&mut game, 10, &mut Rng::with_seed(6));

@@ -2,11 +2,17 @@
 // with `?room=ID&after=N`; a pasted record; a shared link) to play variations on, with the
 // rules engine in the page and without touching any game. The line shown lives in the
 // address's fragment, `#variant/turn/turn/…@N`, so that a link shares it.
+//
+// The computer's evaluation and best line come from the engine in a worker (thinker.js),
+// to a chosen depth or for a chosen time. It is refused for a room whose game is not over
+// while this browser holds a seat there (by its seat token or its account, as the
+// server's data for the room shows them): no hints in one's own live game.
 
-import { api } from './api.js';
+import { api, currentUser, holdsSeat } from './api.js';
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
-import { cap, outcomeText } from './ui.js';
+import { Thinker, canThink, evaluationText } from './thinker.js';
+import { cap, installApp, outcomeText } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = await loadEngine();
@@ -14,6 +20,10 @@ const engine = await loadEngine();
 /** What the board shows: the line's turns, how many of them are played, and the game's
  * own line when it came from a room (to come back to after a variation). */
 const state = { variant: 'standard', line: [], at: 0, game: null, flip: false, cell: null };
+
+/** The engine's search: its worker, and the position its answer shown is for. */
+const thinker = new Thinker();
+const analysis = { key: null, hintsRefused: false };
 
 function say(text, kind = '') {
   $('message').textContent = text;
@@ -44,8 +54,14 @@ function readFragment(hash) {
   return true;
 }
 
+/** The position shown, as a key for the engine's answer. */
+function positionKey() {
+  return `${state.variant} ${played().join(' ')}`;
+}
+
 function render() {
   history.replaceState(null, '', `${location.pathname}${location.search}${fragment()}`);
+  if (analysis.key !== null && analysis.key !== positionKey()) clearAnalysis();
   const position = engine.position(state.variant, played());
   const legal = position.outcome ? [] : engine.legal(state.variant, played());
   const lastTurn = state.at > 0 ? parseTurn(state.line[state.at - 1]) : null;
@@ -89,6 +105,72 @@ function render() {
   // One download link at a time: the last one's blob is let go.
   if ($('export').href.startsWith('blob:')) URL.revokeObjectURL($('export').href);
   $('export').href = URL.createObjectURL(new Blob([record], { type: 'text/plain' }));
+}
+
+function clearAnalysis() {
+  thinker.stop();
+  analysis.key = null;
+  $('engine-eval').textContent = '';
+  $('engine-stats').textContent = '';
+  $('engine-line').replaceChildren();
+  $('stop-engine').hidden = true;
+  delete $('engine-panel').dataset.analysed;
+}
+
+/** Asks the engine about the position shown and shows its evaluation and line. */
+async function analyse() {
+  if (analysis.hintsRefused) return;
+  clearAnalysis();
+  const key = positionKey();
+  const turns = played();
+  const { to_move: toMove, outcome } = engine.position(state.variant, turns);
+  if (outcome) {
+    $('engine-eval').textContent = 'The game is over.';
+    return;
+  }
+  analysis.key = key;
+  $('engine-eval').textContent = 'Thinking…';
+  $('stop-engine').hidden = false;
+  const started = performance.now();
+  let answer;
+  try {
+    answer = await thinker.think(state.variant, turns, 5, $('engine-limit').value);
+  } catch (e) {
+    if (analysis.key === key && e.message !== 'stopped') $('engine-eval').textContent = `The engine failed: ${e.message}`;
+    return;
+  } finally {
+    if (analysis.key === key) $('stop-engine').hidden = true;
+  }
+  if (analysis.key !== key) return;
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  $('engine-eval').textContent = evaluationText(answer, toMove);
+  $('engine-stats').textContent = `${answer.depth} turns deep · ${answer.nodes.toLocaleString('en')} positions · ${seconds} s`;
+  $('engine-line').replaceChildren(
+    ...answer.line.map((turn, i) => {
+      const button = Object.assign(document.createElement('button'), { textContent: turn, title: 'Play the line to here' });
+      button.onclick = () => {
+        const line = [...played(), ...answer.line.slice(0, i + 1)];
+        Object.assign(state, { line, at: line.length, cell: null });
+        render();
+      };
+      const item = document.createElement('li');
+      item.append(button);
+      return item;
+    }),
+  );
+  $('engine-panel').dataset.analysed = key;
+}
+
+function refuseHints(refused) {
+  analysis.hintsRefused = refused;
+  $('engine-refused').hidden = !refused;
+  $('engine-form').hidden = refused;
+}
+
+/** Refuses hints when this browser holds a seat in `room`'s game and it is not over. */
+async function refuseHintsInOwnGame(room) {
+  const [summary, me] = await Promise.all([api('GET', `/api/rooms/${encodeURIComponent(room)}`), currentUser()]);
+  refuseHints(summary.status !== 'over' && holdsSeat(summary, me));
 }
 
 /** Plays `text` from the position shown: the line after it gives way to the new turn. */
@@ -148,6 +230,11 @@ $('game-line').onclick = () => {
   state.line = [...state.game.turns];
   show(branch === -1 ? state.at : branch);
 };
+$('engine-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  analyse();
+});
+$('stop-engine').onclick = clearAnalysis;
 $('copy-link').onclick = async () => {
   await navigator.clipboard?.writeText(location.href).catch(() => {});
   say('The link to this position is copied');
@@ -183,11 +270,20 @@ if (!engine) {
   document.querySelector('main').hidden = true;
 } else {
   const query = new URLSearchParams(location.search);
+  const room = query.get('room');
+  $('engine-panel').hidden = !canThink();
+  // The check comes first, whatever the fragment shows: it is the room's game.
+  let checked = !room;
   try {
-    if (!readFragment(location.hash) && query.get('room')) await fromRoom(query.get('room'), query.get('after'));
+    if (room) await refuseHintsInOwnGame(room);
+    checked = true;
+    if (!readFragment(location.hash) && room) await fromRoom(room, query.get('after'));
   } catch (e) {
+    // Without the room's data (no server, say), no hints either.
+    if (!checked) refuseHints(true);
     say(`That game could not be loaded: ${e.message}`, 'error');
   }
   render();
   document.body.dataset.loaded = 'true';
+  installApp();
 }

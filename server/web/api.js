@@ -9,6 +9,12 @@ export function seatToken(room) {
   return localStorage.getItem(`punct-seat:${room}`);
 }
 
+/** Whether this browser holds a seat of `room` (as the lobby and `GET /api/rooms/{id}`
+ * show it): by the seat token it keeps, or by the account `me` it is signed in to. */
+export function holdsSeat(room, me) {
+  return seatToken(room.room) !== null || (me !== null && ['white', 'black'].some((c) => room.players[c].account === me));
+}
+
 function keepSeat(granted) {
   localStorage.setItem(`punct-seat:${granted.room}`, granted.token);
   return granted;

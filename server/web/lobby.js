@@ -1,8 +1,8 @@
 // The lobby: lists public rooms that are open or live, creates rooms, joins and watches.
 
-import { createRoom, takeSeat, api, displayName, setDisplayName, seatToken } from './api.js';
+import { createRoom, takeSeat, api, displayName, setDisplayName, holdsSeat } from './api.js';
 import { mountAccount } from './account.js';
-import { el, playerNode, roomHref, timeControlText } from './ui.js';
+import { el, installApp, playerNode, roomHref, timeControlText } from './ui.js';
 
 const REFRESH_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -24,15 +24,9 @@ function seat(view, color) {
   );
 }
 
-/** Whether this browser holds a seat of `room`: by the seat token it keeps, or by the
- * account it is signed in to. */
-function mySeat(room) {
-  return seatToken(room.room) !== null || (me !== null && ['white', 'black'].some((c) => room.players[c].account === me));
-}
-
 function row(room) {
   const actions = el('td', { className: 'actions' });
-  if (mySeat(room)) {
+  if (holdsSeat(room, me)) {
     // The game page takes the seat back, by its token or by the account.
     actions.append(el('a', { className: 'button play', href: roomHref(room.room) }, 'Your seat'), ' ');
   } else if (room.status === 'open') {
@@ -135,6 +129,7 @@ $('create').addEventListener('submit', async (event) => {
   }
 });
 
+installApp();
 me = await mountAccount($('account'), (username) => {
   me = username;
   showSignedIn();

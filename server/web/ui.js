@@ -130,3 +130,10 @@ export function gameRows(games, player) {
 export function gamesHead() {
   return el('thead', {}, el('tr', {}, ...['Ended', 'Game', 'White – Black', 'Result', 'Turns', ''].map((h) => el('th', {}, h))));
 }
+
+/** Installs the service worker (sw.js), which keeps the site for use without a network
+ * and makes it installable as an app. A browser without service workers, or a page not
+ * served over HTTPS or from localhost, goes on without. */
+export function installApp() {
+  navigator.serviceWorker?.register('/sw.js').catch(() => {});
+}

@@ -158,3 +158,26 @@ fn think_answers_a_legal_turn_with_its_effort() {
     assert!(words[6].parse::<u64>().unwrap() > 1, "{text}");
     assert!(text.trim_end().ends_with("nodes/s)"), "{text}");
 }
+
+#[test]
+fn think_to_a_depth_answers_the_engines_turn_at_that_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.txt");
+    std::fs::write(&path, "D6:D7,E8\nI13:J13,K14\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_punct"))
+        .args(["rules", "think", "--variant", "standard", "--depth", "2"])
+        .arg("--record")
+        .arg(&path)
+        .output()
+        .expect("punct runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("output is UTF-8");
+    let game = Game::from_record(Variant::Standard, "D6:D7,E8\nI13:J13,K14\n").unwrap();
+    let choice = punct_engine::Engine::new(punct_engine::Level::strongest())
+        .think(&game, &punct_engine::Limits::depth(2))
+        .unwrap();
+    assert!(
+        text.starts_with(&format!("{} score {} depth 2 ", choice.turn, choice.score)),
+        "{text}"
+    );
+}

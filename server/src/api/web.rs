@@ -1,12 +1,17 @@
 //! The browser client: the lobby at `/`, the game page at `/room/{id}`, a player's page at
 //! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, a
-//! player's games at `/mine`, the analysis board at `/analysis`, and their assets under
-//! `/assets/`. The pages get everything else from the JSON API. A room's page for a
-//! room that does not exist is a `404` page of its own.
+//! player's games at `/mine`, the analysis board at `/analysis`, a game against the
+//! computer in the page at `/offline`, and their assets under `/assets/`. The pages get
+//! everything else from the JSON API. A room's page for a room that does not exist is a
+//! `404` page of its own.
+//!
+//! The site installs as a web app: `/manifest.webmanifest` describes it, and the service
+//! worker `/sw.js` (at the root, so that it may serve every page) keeps this release's
+//! pages and assets for when there is no network.
 //!
 //! The assets are plain HTML, CSS and JavaScript modules in `server/web/`, and the rules
-//! engine compiled to WebAssembly by the build script, all compiled into the binary: the
-//! server needs no files at run time. Pages load their assets under
+//! and the engine compiled to WebAssembly by the build script, all compiled into the
+//! binary: the server needs no files at run time. Pages load their assets under
 //! `/assets/{version}/`, where the version is a hash of every asset: those answers may
 //! be cached for a year, and a new release is seen at once. Every answer is sent
 //! gzipped to a browser that takes it.
@@ -45,6 +50,8 @@ pub(crate) fn routes() -> Router<AppState> {
     pages
         .route(ROOM_PAGE, get(room_page))
         .route("/favicon.ico", get(favicon))
+        .route("/sw.js", get(service_worker))
+        .route("/manifest.webmanifest", get(manifest))
         .route("/assets/{file}", get(unversioned_asset))
         .route("/assets/{version}/{file}", get(asset))
 }
@@ -53,6 +60,21 @@ pub(crate) fn routes() -> Router<AppState> {
 /// without the WebAssembly target, and then not served (the page falls back on the
 /// server's lists of legal turns).
 const RULES_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_rules.wasm"));
+
+/// The page's engine, built by `build.rs` beside the rules; empty and not served
+/// likewise (the analysis board and the offline game then say they need it).
+const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_engine.wasm"));
+
+/// The service worker, whose `__RELEASE__` becomes the release and `__PRECACHE__` the
+/// list of what it keeps.
+const SERVICE_WORKER: &str = include_str!("../../web/sw.js");
+
+/// The web app's manifest.
+const MANIFEST: &str = include_str!("../../web/manifest.webmanifest");
+
+/// The pages the service worker keeps for use without a network: those that work
+/// without the server, and the lobby, which links to them.
+const OFFLINE_PAGES: &[&str] = &["/", "/offline", "/analysis", "/how-to-play"];
 
 /// Every page: the path it is served at, its file and its source.
 const PAGES: &[(&str, &str, &str)] = &[
@@ -89,6 +111,11 @@ const PAGES: &[(&str, &str, &str)] = &[
         MODERATION_PAGE,
         "moderation.html",
         include_str!("../../web/moderation.html"),
+    ),
+    (
+        "/offline",
+        "offline.html",
+        include_str!("../../web/offline.html"),
     ),
 ];
 
@@ -214,7 +241,23 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "image/svg+xml",
         include_bytes!("../../web/icon.svg"),
     ),
+    (
+        "engine-worker.js",
+        "text/javascript",
+        include_bytes!("../../web/engine-worker.js"),
+    ),
+    (
+        "thinker.js",
+        "text/javascript",
+        include_bytes!("../../web/thinker.js"),
+    ),
+    (
+        "offline.js",
+        "text/javascript",
+        include_bytes!("../../web/offline.js"),
+    ),
     ("rules.wasm", "application/wasm", RULES_WASM),
+    ("engine.wasm", "application/wasm", ENGINE_WASM),
 ];
 
 /// A body ready to send: as it is, and gzipped when that is smaller.
@@ -283,6 +326,11 @@ struct Site {
     /// The game page of a room that does not exist: its own title, and the panel that
     /// says so shown from the start.
     no_room: Prepared,
+    /// The service worker of this release: a new release is a new worker, which the
+    /// browser installs in place of the old.
+    service_worker: Prepared,
+    /// The web app's manifest, its icon under this release's path.
+    manifest: Prepared,
 }
 
 /// The game page's title, as `room.html` writes it.
@@ -315,15 +363,42 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         .into_iter()
         .map(|html| Prepared::new("text/html", html.into_bytes()))
         .collect();
-    let assets = ASSETS
+    let assets: Vec<Option<Prepared>> = ASSETS
         .iter()
         .map(|&(_, media, bytes)| (!bytes.is_empty()).then(|| Prepared::new(media, bytes.to_vec())))
         .collect();
+    let precache: Vec<String> = OFFLINE_PAGES
+        .iter()
+        .map(|page| (*page).to_owned())
+        .chain(
+            ASSETS
+                .iter()
+                .zip(&assets)
+                .filter(|(_, prepared)| prepared.is_some())
+                .map(|((name, _, _), _)| format!("/assets/{version}/{name}")),
+        )
+        .collect();
+    let precache = format!(
+        "[{}]",
+        precache
+            .iter()
+            .map(|u| format!("\"{u}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let service_worker = SERVICE_WORKER
+        .replace("__PRECACHE__", &precache)
+        .replace("__RELEASE__", &version);
     Site {
+        no_room: Prepared::new("text/html", no_room.into_bytes()),
+        service_worker: Prepared::new("text/javascript", service_worker.into_bytes()),
+        manifest: Prepared::new(
+            "application/manifest+json",
+            MANIFEST.replace("\"/assets/", &prefix).into_bytes(),
+        ),
         version,
         pages,
         assets,
-        no_room: Prepared::new("text/html", no_room.into_bytes()),
     }
 });
 
@@ -331,6 +406,16 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
 /// are loaded at once.
 async fn page(index: usize, headers: HeaderMap) -> Response {
     SITE.pages[index].answer(&headers, "no-cache")
+}
+
+/// The service worker: checked on every visit (as browsers do at most a day apart
+/// anyway), so that a new release replaces it.
+async fn service_worker(headers: HeaderMap) -> Response {
+    SITE.service_worker.answer(&headers, "no-cache")
+}
+
+async fn manifest(headers: HeaderMap) -> Response {
+    SITE.manifest.answer(&headers, "no-cache")
 }
 
 async fn favicon(headers: HeaderMap) -> Response {
@@ -415,6 +500,29 @@ mod tests {
         let no_room = std::str::from_utf8(&super::SITE.no_room.plain).unwrap();
         assert!(no_room.contains("<title>PÜNCT — no such room</title>"));
         assert!(no_room.contains(r#"<section id="no-room" class="panel no-room">"#));
+    }
+
+    #[test]
+    fn the_service_worker_keeps_the_offline_pages_and_every_asset_served() {
+        let site = &*super::SITE;
+        let worker = std::str::from_utf8(&site.service_worker.plain).unwrap();
+        assert!(worker.contains(&format!("const RELEASE = '{}';", site.version)));
+        for page in super::OFFLINE_PAGES {
+            assert!(
+                PAGES.iter().any(|(path, _, _)| path == page),
+                "{page} is a page"
+            );
+            assert!(worker.contains(&format!("\"{page}\"")), "keeps {page}");
+        }
+        for ((name, _, _), prepared) in ASSETS.iter().zip(&site.assets) {
+            let kept = worker.contains(&format!("\"/assets/{}/{name}\"", site.version));
+            assert_eq!(kept, prepared.is_some(), "keeps {name} if it is served");
+        }
+        let manifest: serde_json::Value = serde_json::from_slice(&site.manifest.plain).unwrap();
+        assert_eq!(
+            manifest["icons"][0]["src"],
+            format!("/assets/{}/icon.svg", site.version)
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod cluster;
 mod computer;
 mod correspondence;
 mod durability;
+mod engine_wasm;
 mod game;
 mod hostile;
 mod http;

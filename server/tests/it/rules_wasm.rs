@@ -3,6 +3,7 @@
 //! every position of the rules' test records.
 
 use std::path::Path;
+use std::time::Instant;
 
 use punct_protocol::PositionView;
 use punct_rules::{Game, Turn, Variant};
@@ -10,8 +11,9 @@ use punct_testing::TestServer;
 use serde_json::{Value, json};
 use wasmi::{Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
 
-/// The module, instantiated, and its three exports.
-struct RulesModule {
+/// A module spoken to in text (the page's rules or engine), instantiated, and its three
+/// exports.
+pub(crate) struct TextModule {
     store: Store<()>,
     memory: Memory,
     input: TypedFunc<i32, i32>,
@@ -19,17 +21,24 @@ struct RulesModule {
     output: TypedFunc<(), i32>,
 }
 
-impl RulesModule {
-    fn new(bytes: &[u8]) -> RulesModule {
+impl TextModule {
+    pub(crate) fn new(bytes: &[u8]) -> TextModule {
         let engine = Engine::default();
         let module = Module::new(&engine, bytes).expect("the module reads");
         let mut store = Store::new(&engine, ());
-        // The module needs nothing from the page: it imports nothing.
-        let linker = Linker::<()>::new(&engine);
+        // The rules import nothing; the engine imports the page's clock, which it asks
+        // only for a search limited by time.
+        let mut linker = Linker::<()>::new(&engine);
+        let origin = Instant::now();
+        linker
+            .func_wrap("host", "now", move || {
+                origin.elapsed().as_secs_f64() * 1000.0
+            })
+            .expect("the clock links");
         let instance: Instance = linker
             .instantiate_and_start(&mut store, &module)
-            .expect("the module starts without imports");
-        RulesModule {
+            .expect("the module starts with the page's imports");
+        TextModule {
             memory: instance.get_memory(&store, "memory").expect("memory"),
             input: instance.get_typed_func(&store, "input").expect("input"),
             answer: instance.get_typed_func(&store, "answer").expect("answer"),
@@ -40,7 +49,13 @@ impl RulesModule {
 
     /// Asks as the page does (rules-wasm/src/lib.rs): the request written at `input`,
     /// the answer read at `output`.
-    fn ask(&mut self, command: &str, variant: Variant, turns: &[Turn], argument: &str) -> Value {
+    pub(crate) fn ask(
+        &mut self,
+        command: &str,
+        variant: Variant,
+        turns: &[Turn],
+        argument: &str,
+    ) -> Value {
         let turns: Vec<String> = turns.iter().map(ToString::to_string).collect();
         let request = format!("{command}\n{variant}\n{}\n{argument}", turns.join(" "));
         let at = self
@@ -58,10 +73,10 @@ impl RulesModule {
     }
 }
 
-/// The module's bytes as the server sends them to a browser.
-async fn served_bytes() -> Vec<u8> {
+/// Module `name`'s bytes as the server sends them to a browser.
+pub(crate) async fn served_bytes(name: &str) -> Vec<u8> {
     let server = TestServer::start().await;
-    let response = reqwest::get(format!("http://{}/assets/rules.wasm", server.addr))
+    let response = reqwest::get(format!("http://{}/assets/{name}", server.addr))
         .await
         .unwrap();
     assert_eq!(
@@ -74,12 +89,12 @@ async fn served_bytes() -> Vec<u8> {
 }
 
 /// The module as the server sends it to a browser, started.
-async fn served_module() -> RulesModule {
-    RulesModule::new(&served_bytes().await)
+async fn served_module() -> TextModule {
+    TextModule::new(&served_bytes("rules.wasm").await)
 }
 
 /// Every record of the rules' tests, with its variant.
-fn records() -> Vec<(String, Variant, Vec<Turn>)> {
+pub(crate) fn records() -> Vec<(String, Variant, Vec<Turn>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules/tests/records");
     let mut records: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -108,7 +123,7 @@ const LEGAL_EVERY: usize = 3;
 
 #[tokio::test]
 async fn the_module_finds_the_servers_legal_turns_and_positions_on_every_record() {
-    let bytes = served_bytes().await;
+    let bytes = served_bytes("rules.wasm").await;
     // A module per record, each on a thread of its own: the interpreter is slow.
     let positions: usize = std::thread::scope(|scope| {
         let checks: Vec<_> = records()
@@ -116,7 +131,7 @@ async fn the_module_finds_the_servers_legal_turns_and_positions_on_every_record(
             .map(|(name, variant, turns)| {
                 let bytes = &bytes;
                 scope.spawn(move || {
-                    check_record(&mut RulesModule::new(bytes), &name, variant, &turns)
+                    check_record(&mut TextModule::new(bytes), &name, variant, &turns)
                 })
             })
             .collect();
@@ -127,7 +142,7 @@ async fn the_module_finds_the_servers_legal_turns_and_positions_on_every_record(
 
 /// Checks the module against the rules on every position of one record (the legal
 /// turns on every `LEGAL_EVERY`th and the last); answers how many positions there were.
-fn check_record(module: &mut RulesModule, name: &str, variant: Variant, turns: &[Turn]) -> usize {
+fn check_record(module: &mut TextModule, name: &str, variant: Variant, turns: &[Turn]) -> usize {
     let mut game = Game::new(variant);
     for n in 0..=turns.len() {
         if n % LEGAL_EVERY == 0 || n == turns.len() {

@@ -1,0 +1,208 @@
+//! The PÜNCT engine for the web page: [`punct_engine`] compiled to WebAssembly, run by
+//! the page in a Web Worker, so that the analysis board shows the engine's evaluation
+//! and line and the page plays against the computer without a server.
+//!
+//! As with `punct-rules-wasm`, the page speaks to the module in text: it asks [`input`]
+//! for a buffer of the request's length, writes the request there as UTF-8, calls
+//! [`answer`], and reads that many bytes of JSON at [`output`].
+//!
+//! A request is four lines: the command, the variant (`standard` or `basic`), the turns
+//! played so far in the notation separated by spaces (the line may be empty), and the
+//! command's argument. There is one command:
+//!
+//! - `think`: the argument is a level (`1` to `5`, `greedy`, `random`) and a limit,
+//!   `depth N` (plies; the same answer on every machine) or `ms N` (time, on the host's
+//!   clock). The answer is the engine's choice for the side to move:
+//!   `{"turn": "C4:C5,D5", "score": 120, "depth": 4, "nodes": 5210,
+//!   "line": ["C4:C5,D5", "…"]}`, the score for the side to move, and `"end_in": N`
+//!   added when the search found the result forced: the plies to the end, positive
+//!   when the side to move wins.
+//!
+//! Any request that cannot be answered gets `{"error": "…"}`.
+//!
+//! WebAssembly has no clock: the module imports one, `host.now`, the host's time in
+//! milliseconds from any origin (`performance.now()` in a browser), and asks it only
+//! for a search limited by time.
+
+use std::cell::RefCell;
+use std::fmt::Write;
+use std::time::Duration;
+
+use punct_engine::{Engine, Level, Limits};
+use punct_rules::{Game, Variant};
+
+/// The longest search by time a request may ask for.
+const LONGEST: Duration = Duration::from_secs(60);
+
+/// The deepest search by depth a request may ask for.
+const DEEPEST: u32 = 12;
+
+/// The answer to one request, as JSON text.
+pub fn respond(request: &str) -> String {
+    answered(request).unwrap_or_else(|error| format!("{{\"error\":{}}}", quoted(&error)))
+}
+
+/// The answer to `request`, or why there is none.
+fn answered(request: &str) -> Result<String, String> {
+    let mut lines = request.splitn(4, '\n');
+    let command = lines.next().unwrap_or_default().trim();
+    let variant: Variant = lines.next().unwrap_or_default().trim().parse()?;
+    let turns = lines.next().unwrap_or_default();
+    let argument = lines.next().unwrap_or_default();
+    if command != "think" {
+        return Err(format!("unknown command '{command}'"));
+    }
+    // A record is one turn a line: the turns line, so split, is one.
+    let record = turns.split_whitespace().collect::<Vec<_>>().join("\n");
+    let game = Game::from_record(variant, &record).map_err(|e| e.to_string())?;
+    let (level, limits) = parse_limits(argument)?;
+    let choice = Engine::new(level)
+        .think(&game, &limits)
+        .ok_or("the game is over")?;
+    let line: Vec<String> = choice.line.iter().map(|t| quoted(&t.to_string())).collect();
+    let mut json = format!(
+        "{{\"turn\":\"{}\",\"score\":{},\"depth\":{},\"nodes\":{},\"line\":[{}]",
+        choice.turn,
+        choice.score,
+        choice.depth,
+        choice.nodes,
+        line.join(",")
+    );
+    if let Some(plies) = choice.forced_end() {
+        write!(json, ",\"end_in\":{plies}").expect("writing to a string");
+    }
+    json.push('}');
+    Ok(json)
+}
+
+/// The level and the limits of a `think` request's argument: `5 depth 4`, `3 ms 500`.
+fn parse_limits(argument: &str) -> Result<(Level, Limits), String> {
+    let words: Vec<&str> = argument.split_whitespace().collect();
+    let [level, kind, amount] = words[..] else {
+        return Err(format!(
+            "expected a level and a limit ('5 depth 4', '5 ms 500'), not '{}'",
+            argument.trim()
+        ));
+    };
+    let level: Level = level.parse().map_err(|e| format!("{e}"))?;
+    let amount: u32 = amount
+        .parse()
+        .map_err(|_| format!("'{amount}' is not a number"))?;
+    let limits = match kind {
+        "depth" if (1..=DEEPEST).contains(&amount) => Limits::depth(amount),
+        "depth" => return Err(format!("a depth is 1 to {DEEPEST} plies")),
+        "ms" if amount > 0 => timed(Duration::from_millis(amount.into()).min(LONGEST)),
+        _ => return Err(format!("'{kind} {amount}' is not a limit")),
+    };
+    Ok((level, limits))
+}
+
+/// Limits of `budget` from now, on the host's clock.
+#[cfg(target_arch = "wasm32")]
+fn timed(budget: Duration) -> Limits {
+    #[allow(
+        unsafe_code,
+        reason = "the host's clock is an import, declared `extern`"
+    )]
+    #[link(wasm_import_module = "host")]
+    unsafe extern "C" {
+        /// The host's time in milliseconds, from any origin.
+        safe fn now() -> f64;
+    }
+    Limits::within_on(|| now(), budget)
+}
+
+/// Limits of `budget` from now: natively, on the system's clock.
+#[cfg(not(target_arch = "wasm32"))]
+fn timed(budget: Duration) -> Limits {
+    Limits::within(budget)
+}
+
+/// `text` as a JSON string.
+fn quoted(text: &str) -> String {
+    let mut json = String::with_capacity(text.len() + 2);
+    json.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => json.push_str("\\\""),
+            '\\' => json.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                write!(json, "\\u{:04x}", u32::from(c)).expect("writing to a string");
+            }
+            c => json.push(c),
+        }
+    }
+    json.push('"');
+    json
+}
+
+thread_local! {
+    /// The request the page writes, and the answer it reads: the module runs on one
+    /// thread, and the page copies each answer out before it asks again.
+    static BUFFERS: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Makes room for a request of `len` bytes and answers where the page writes it.
+#[allow(
+    unsafe_code,
+    reason = "an export must keep its name for the page to find it"
+)]
+#[unsafe(no_mangle)]
+pub extern "C" fn input(len: usize) -> *mut u8 {
+    BUFFERS.with_borrow_mut(|(request, _)| {
+        request.clear();
+        request.resize(len, 0);
+        request.as_mut_ptr()
+    })
+}
+
+/// Answers the request written at [`input`]; answers the answer's length in bytes.
+#[allow(
+    unsafe_code,
+    reason = "an export must keep its name for the page to find it"
+)]
+#[unsafe(no_mangle)]
+pub extern "C" fn answer() -> usize {
+    BUFFERS.with_borrow_mut(|(request, answer)| {
+        let text = String::from_utf8_lossy(request);
+        *answer = respond(&text).into_bytes();
+        answer.len()
+    })
+}
+
+/// Where the last answer is.
+#[allow(
+    unsafe_code,
+    reason = "an export must keep its name for the page to find it"
+)]
+#[unsafe(no_mangle)]
+pub extern "C" fn output() -> *const u8 {
+    BUFFERS.with_borrow(|(_, answer)| answer.as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{quoted, respond};
+
+    #[test]
+    fn errors_are_json_strings() {
+        assert_eq!(quoted("a \"b\" \\ \n"), r#""a \"b\" \\ \u000a""#);
+        assert_eq!(
+            respond("think\nstandard\n\n5 depth 0"),
+            r#"{"error":"a depth is 1 to 12 plies"}"#
+        );
+        assert!(respond("think\nstandard\nZZ\n5 depth 2").starts_with(r#"{"error":"#));
+        assert!(respond("guess\nstandard\n\n5 depth 2").contains("unknown command"));
+    }
+
+    #[test]
+    fn a_search_answers_its_turn_first_in_its_line() {
+        let answer = respond("think\nbasic\nC4:C5,D5\n5 depth 2");
+        let turn = answer.split('"').nth(3).unwrap();
+        assert!(
+            answer.contains(&format!("\"line\":[\"{turn}\"")),
+            "{answer}"
+        );
+        assert!(answer.contains("\"depth\":2"), "{answer}");
+    }
+}
