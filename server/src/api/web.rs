@@ -1,6 +1,7 @@
 //! The browser client: the lobby at `/`, the game page at `/room/{id}`, a player's page at
 //! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, a
-//! player's games at `/mine`, the analysis board at `/analysis`, and their assets under
+//! player's games at `/mine`, the analysis board at `/analysis`, the rules at
+//! `/how-to-play`, the tutorial at `/learn`, and their assets under
 //! `/assets/`. The pages get everything else from the JSON API. A room's page for a
 //! room that does not exist is a `404` page of its own.
 //!
@@ -82,6 +83,7 @@ const PAGES: &[(&str, &str, &str)] = &[
         "how-to-play.html",
         include_str!("../../web/how-to-play.html"),
     ),
+    ("/learn", "learn.html", include_str!("../../web/learn.html")),
 ];
 
 /// Every asset: its name under `/assets/`, its media type and its bytes.
@@ -185,6 +187,21 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "lessons.json",
         "application/json",
         include_bytes!("../../web/lessons.json"),
+    ),
+    (
+        "practice.js",
+        "text/javascript",
+        include_bytes!("../../web/practice.js"),
+    ),
+    (
+        "learn.js",
+        "text/javascript",
+        include_bytes!("../../web/learn.js"),
+    ),
+    (
+        "tutorial.json",
+        "application/json",
+        include_bytes!("../../web/tutorial.json"),
     ),
     (
         "analysis.js",

@@ -42,4 +42,5 @@ mod rules_wasm;
 mod seats;
 mod shutdown;
 mod takeback;
+mod tutorial;
 mod web;
