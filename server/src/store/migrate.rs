@@ -11,9 +11,10 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 11] = [
+const TABLES: [&str; 12] = [
     "accounts",
     "blocks",
+    "puzzles_solved",
     "sessions",
     "rooms",
     "turns",

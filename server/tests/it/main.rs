@@ -32,6 +32,7 @@ mod limits;
 mod mail;
 mod migrate;
 mod proxies;
+mod puzzles;
 mod ratings;
 mod rejections;
 mod rematch;

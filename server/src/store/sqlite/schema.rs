@@ -69,6 +69,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(ACCOUNT_LIFE.as_str()),
         // 12: who blocks whom.
         M::up(BLOCKS.as_str()),
+        // 13: the puzzles each account solved.
+        M::up(PUZZLES_SOLVED.as_str()),
     ])
 }
 
@@ -92,6 +94,9 @@ static ACCOUNT_LIFE: LazyLock<String> = LazyLock::new(|| sql::account_life(&TYPE
 
 /// Migration 12, PostgreSQL's eighth.
 static BLOCKS: LazyLock<String> = LazyLock::new(|| sql::blocks(&TYPES));
+
+/// Migration 13, PostgreSQL's ninth.
+static PUZZLES_SOLVED: LazyLock<String> = LazyLock::new(|| sql::puzzles_solved(&TYPES));
 
 /// Migration 7, PostgreSQL's third.
 static CHAT: LazyLock<String> = LazyLock::new(|| sql::chat(&TYPES));
