@@ -4,8 +4,8 @@
 // the page lists them); whether the turn is the right one is the page's question, asked
 // through `judge`.
 
-import { chainView, drawBoard, kindIcon, KINDS, parseTurn, piecesOf } from './board.js';
-import { candidates } from './room-input.js';
+import { chainView, drawBoard, kindIcon, KINDS, parseTurn } from './board.js';
+import { candidates, clearPick, clickCell as pickAt, emptyPick } from './pick.js';
 import { el } from './ui.js';
 
 /** Every sentence the board says, in one place for translation. */
@@ -14,6 +14,7 @@ const STRINGS = {
   pickMove: 'Pick a lit cell for its PÜNCT',
   frozen: 'That piece cannot move: it is covered, under a bridge, or has nowhere to go',
   notYours: 'Pick one of your own pieces, or a piece from your reserve',
+  nowhere: 'No legal turn puts the PÜNCT there',
   kindLeft: (kind, n) => `${kind}: ${n} left`,
 };
 
@@ -27,14 +28,10 @@ const STRINGS = {
 export function practiceBoard(engine, parts, judge) {
   /** The task: its variant, turns, optional `frame`; the position and legal turns. */
   let task = null;
-  /** What the learner has picked, as on the game page (room-input.js's `ui`). */
-  const ui = { pick: null, dest: null, options: [], option: 0 };
+  /** What the learner has picked, as on the game page (pick.js). */
+  const ui = emptyPick();
   /** The right turn once played: the board then shows the position after it. */
   let solved = null;
-
-  function clear() {
-    Object.assign(ui, { pick: null, dest: null, options: [], option: 0 });
-  }
 
   function mover() {
     return task.position.to_move;
@@ -85,57 +82,18 @@ export function practiceBoard(engine, parts, judge) {
 
   function clickCell(cell) {
     if (!task || solved) return;
-    if (ui.dest === cell) {
-      ui.option = (ui.option + 1) % ui.options.length;
-      parts.chosen(ui.options[ui.option].text);
-      render();
-      return;
-    }
-    if (ui.dest && ui.options.some((t) => t.minors.includes(cell))) {
-      // The next orientation after the one shown that puts a minor dot there.
-      const count = ui.options.length;
-      for (let i = 1; i <= count; i++) {
-        const option = (ui.option + i) % count;
-        if (ui.options[option].minors.includes(cell)) {
-          ui.option = option;
-          break;
-        }
-      }
-      parts.chosen(ui.options[ui.option].text);
-      render();
-      return;
-    }
-    const picked = candidates(ui, task.legal);
-    if (ui.pick && picked.some((t) => t.punct === cell)) {
-      ui.dest = cell;
-      ui.options = picked.filter((t) => t.punct === cell);
-      ui.option = 0;
-      parts.chosen(ui.options[0].text);
-      render();
-      return;
-    }
-    const board = task.position.board;
-    const top = board.find((s) => s.cell === cell)?.dots[0];
-    if (!top || top.color !== mover()) {
-      parts.say(STRINGS.notYours, 'refused');
-      return;
-    }
-    const piece = piecesOf(board).find((p) => p.key === `${top.color}-${top.piece}`);
-    const from = piece.dots.find((d) => d.punct).cell;
-    clear();
-    if (task.legal.some((t) => parseTurn(t).from === from)) {
-      ui.pick = { from, cells: piece.dots.map((d) => d.cell) };
-      parts.say(STRINGS.pickMove);
-    } else {
-      parts.say(STRINGS.frozen, 'refused');
-    }
+    const done = pickAt(ui, task.legal, task.position.board, mover(), cell);
+    if (['rotated', 'oriented', 'destination'].includes(done)) parts.chosen(ui.options[ui.option].text);
+    else if (done === 'picked') parts.say(STRINGS.pickMove);
+    else if (done === 'frozen') parts.say(STRINGS.frozen, 'refused');
+    else parts.say(ui.pick ? STRINGS.nowhere : STRINGS.notYours, 'refused');
     render();
   }
 
   parts.reserve.addEventListener('click', (event) => {
     const kind = event.target.closest('button.kind')?.dataset.kind;
     if (!kind || solved) return;
-    clear();
+    clearPick(ui);
     ui.pick = { kind };
     parts.say(STRINGS.pickCell(KINDS[kind]));
     render();
@@ -154,12 +112,12 @@ export function practiceBoard(engine, parts, judge) {
   parts.place.addEventListener('click', () => {
     if (!ui.dest || solved) return;
     const turn = ui.options[ui.option].text;
-    clear();
+    clearPick(ui);
     if (judge(turn)) solved = turn;
     render();
   });
   parts.cancel.addEventListener('click', () => {
-    clear();
+    clearPick(ui);
     parts.say('');
     render();
   });
@@ -174,7 +132,7 @@ export function practiceBoard(engine, parts, judge) {
         legal: engine.legal(next.variant, next.turns),
       };
       solved = null;
-      clear();
+      clearPick(ui);
       render();
     },
     /** The side to move in the task. */

@@ -194,6 +194,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/lessons.json"),
     ),
     (
+        "pick.js",
+        "text/javascript",
+        include_bytes!("../../web/pick.js"),
+    ),
+    (
         "practice.js",
         "text/javascript",
         include_bytes!("../../web/practice.js"),
