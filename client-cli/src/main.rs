@@ -25,7 +25,7 @@ use punct_cli::{bot as online_bot, lobby, script, tui};
 use punct_client::{Client, Entry, Server};
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
-use punct_engine::{Engine, Limits};
+use punct_engine::{Engine, Limits, puzzle};
 use punct_protocol::{CreateRoom, SeatChoice, TimeControl, Visibility};
 use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
@@ -283,6 +283,36 @@ enum RulesCommand {
         #[arg(long, conflicts_with = "ms")]
         depth: Option<u32>,
     },
+    /// Play engine games and print the puzzles found along them (positions where exactly
+    /// one turn connects, stops the opponent's connection, or wins the centre count) as
+    /// the JSON of the web page's puzzle file.
+    Puzzles(PuzzleArgs),
+}
+
+/// `punct rules puzzles`: how many puzzles of each goal, from which games.
+#[derive(Args, Debug)]
+struct PuzzleArgs {
+    /// Puzzles that ask to connect at once.
+    #[arg(long, default_value_t = 8)]
+    connect: usize,
+    /// Puzzles that ask to stop the opponent's connection.
+    #[arg(long, default_value_t = 8)]
+    stop: usize,
+    /// Puzzles that ask to win the count of the centre.
+    #[arg(long, default_value_t = 8)]
+    centre: usize,
+    /// The engine that plays the games: random, greedy, or a level 1 to 5.
+    #[arg(long, default_value_t = Level::new(3).expect("a level number"))]
+    level: Level,
+    /// Thinking time per turn, in milliseconds.
+    #[arg(long, default_value_t = 50)]
+    ms_per_turn: u64,
+    /// Games to play at most.
+    #[arg(long, default_value_t = 200)]
+    games: u32,
+    /// Seeds the games' openings and the engine.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// `punct rules match`: who plays, how many games, how fast.
@@ -440,6 +470,17 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
             write!(out, "{}", Diagram::of_game(&game, style))?;
         }
         RulesCommand::Match(args) => play_match(&args, &mut out)?,
+        RulesCommand::Puzzles(args) => {
+            let found = puzzle::generate(
+                Variant::Standard,
+                args.level,
+                Duration::from_millis(args.ms_per_turn),
+                args.seed,
+                args.games,
+                [args.connect, args.stop, args.centre],
+            );
+            writeln!(out, "{}", puzzle_file(&found))?;
+        }
         RulesCommand::Think {
             position,
             level,
@@ -471,6 +512,34 @@ fn rules(command: RulesCommand) -> Result<(), Failure> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The puzzles as the web page's puzzle file (`server/web/puzzles.json`): each with an
+/// id made of its goal and its number among that goal's puzzles.
+fn puzzle_file(found: &[puzzle::Puzzle]) -> String {
+    let puzzles: Vec<_> = puzzle::Goal::ALL
+        .into_iter()
+        .flat_map(|goal| {
+            found
+                .iter()
+                .filter(move |p| p.goal == goal)
+                .enumerate()
+                .map(|(n, p)| {
+                    serde_json::json!({
+                        "id": format!("{}-{}", p.goal, n + 1),
+                        "goal": p.goal.name(),
+                        "variant": p.variant.name(),
+                        "turns": p.turns.iter().map(Turn::to_string).collect::<Vec<_>>(),
+                        "answer": p.answer.to_string(),
+                    })
+                })
+        })
+        .collect();
+    let file = serde_json::json!({
+        "about": "Puzzles found along engine games by `punct rules puzzles`: in each position exactly one turn of the player to move does what the goal asks (server/tests/it/puzzles.rs checks every one with the engine's puzzle module). `turns`: the game up to the puzzle; `answer`: its one solution.",
+        "puzzles": puzzles,
+    });
+    serde_json::to_string_pretty(&file).expect("JSON values serialise")
 }
 
 /// [`perft_divide`](punct_rules::perft_divide) on `threads` threads: each plays the next

@@ -23,6 +23,8 @@
 //! - `node`: a turn played on a bare position with the end of the game judged as
 //!   [`Game::play`] judges it.
 //! - [`arena`]: engine against engine, for `punct rules match`.
+//! - [`puzzle`]: positions with exactly one answer (connect, stop a connection, win the
+//!   centre count), checked by playing every turn, and found along engine games.
 //! - [`Rng`]: `fastrand`'s seedable generator, for noise, tie-breaks and random
 //!   openings.
 //!
@@ -41,6 +43,7 @@ mod connect;
 mod eval;
 mod level;
 mod node;
+pub mod puzzle;
 mod search;
 
 use std::sync::Arc;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use punct_engine::puzzle::{self, Goal};
 use punct_engine::{Engine, Level, Limits, Rng};
 use punct_rules::{Cell, CellSet, Color, Game, Outcome, Side, Turn, Variant, WinReason};
 
@@ -406,4 +407,65 @@ fn a_match_plays_the_same_games_on_any_number_of_threads() {
         (alone.a.wins, alone.a.draws, alone.a.turns),
         (together.a.wins, together.a.draws, together.a.turns)
     );
+}
+
+/// The turns after which the player who moved has won, by brute force over the rules.
+fn wins_for_mover(game: &Game) -> Vec<(Turn, WinReason)> {
+    let mover = game.to_move();
+    game.legal_turns()
+        .into_iter()
+        .filter_map(|turn| {
+            let mut after = game.clone();
+            match after.play(turn).unwrap() {
+                Some(Outcome::Win { winner, reason }) if winner == mover => Some((turn, reason)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn puzzles_found_along_games_have_one_answer_that_does_what_they_ask() {
+    // The random player does not think against the clock: the games, and so the
+    // puzzles, are the same on any machine.
+    let found = puzzle::generate(
+        Variant::Standard,
+        Level::Random,
+        Duration::from_millis(1),
+        1,
+        40,
+        [1, 1, 0],
+    );
+    let goals: Vec<Goal> = found.iter().map(|p| p.goal).collect();
+    assert_eq!(goals.len(), 2, "{goals:?}");
+    assert!(goals.contains(&Goal::Connect) && goals.contains(&Goal::Stop));
+    for p in &found {
+        let game = Game::replay(p.variant, &p.turns).unwrap();
+        assert_eq!(puzzle::solutions(&game, p.goal), [p.answer]);
+        let wins = wins_for_mover(&game);
+        match p.goal {
+            Goal::Connect => assert_eq!(wins, [(p.answer, WinReason::Connection)]),
+            Goal::Stop => {
+                assert!(wins.is_empty(), "a defence, not a win");
+                // After the answer the opponent cannot win; after some other turn it can.
+                let mut after = game.clone();
+                assert_eq!(after.play(p.answer).unwrap(), None);
+                assert!(wins_for_mover(&after).is_empty());
+                let threatened = game.legal_turns().into_iter().any(|turn| {
+                    let mut other = game.clone();
+                    other.play(turn).unwrap().is_none() && !wins_for_mover(&other).is_empty()
+                });
+                assert!(threatened, "the opponent threatens to connect");
+            }
+            Goal::Centre => unreachable!("none asked for"),
+        }
+    }
+}
+
+#[test]
+fn the_start_is_no_puzzle() {
+    let game = Game::new(Variant::Standard);
+    for goal in Goal::ALL {
+        assert_eq!(puzzle::solution(&game, goal), None, "{goal}");
+    }
 }

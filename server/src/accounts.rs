@@ -243,6 +243,16 @@ impl Accounts {
         })
     }
 
+    /// The ids of the puzzles `account` has solved, in order.
+    pub(crate) async fn solved(&self, account: &Account) -> Result<Vec<String>, Refused> {
+        Ok(self.store.solved_of(&account.id).await?)
+    }
+
+    /// `account` solved puzzle `puzzle` (an id of the page's puzzles).
+    pub(crate) async fn solve(&self, account: &Account, puzzle: &str) -> Result<(), Refused> {
+        Ok(self.store.solve(&account.id, puzzle).await?)
+    }
+
     /// The accounts `account` blocks, oldest block first.
     pub(crate) async fn blocks(&self, account: &Account) -> Result<Vec<Block>, Refused> {
         Ok(self.store.blocks_of(&account.id).await?)

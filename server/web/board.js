@@ -258,6 +258,7 @@ function describe(name, stack) {
  * - `last`: the last turn, `{from, to}` (the PÜNCT's origin for a move, the cells it
  *   went to);
  * - `chain`: a winning chain (`chainView`), drawn with the two sides it joins;
+ * - `marked`: cells a lesson points at;
  * - `focus`: the cell the keyboard is on; the others are reached with the arrow keys;
  * - `frame`: cells to crop the view to (with a margin that shows their neighbours),
  *   for a picture of a part of the board; without it the whole board is drawn.
@@ -275,6 +276,7 @@ export function drawBoard(svg, view) {
     'last-from': view.last?.from ? [view.last.from] : [],
     'last-to': view.last?.to,
     chain: view.chain?.cells,
+    marked: view.marked,
   };
   const classes = Object.entries(lit).map(([name, cells]) => [name, new Set(cells || [])]);
   const stacks = new Map(view.board.map((stack) => [stack.cell, stack]));

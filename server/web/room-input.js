@@ -8,7 +8,8 @@
 // only judge. What the user is doing lives in `page.ui`, which the view draws.
 
 import { takeSeat, api, seatToken, setDisplayName } from './api.js';
-import { parseTurn, isDrop, kindOf, KINDS, piecesOf, cellTowards, nearestCell } from './board.js';
+import { parseTurn, KINDS, cellTowards, nearestCell } from './board.js';
+import { candidates, clearPick as forget, clickCell as pickAt, emptyPick, rotate as turnPiece } from './pick.js';
 import { myColor } from './room-state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -18,13 +19,10 @@ export function newUi() {
   return {
     /** The past position shown (`{n, board, reserves}`), or null for the game's. */
     view: null,
-    /** The piece picked: `{kind}` from the reserve, or `{from, cells}` on the board. */
-    pick: null,
-    /** The cell picked for the PÜNCT, and the legal turns that put it there. */
-    dest: null,
-    options: [],
-    /** Which of `options` the preview shows. */
-    option: 0,
+    /** What is picked (pick.js): the piece (`pick`: `{kind}` from the reserve, or
+     * `{from, cells}` on the board), the cell for its PÜNCT (`dest`), the legal turns
+     * that put it there (`options`) and which of them the preview shows (`option`). */
+    ...emptyPick(),
     /** The id of the turn or action sent and not yet answered. */
     pending: null,
     /** The cell whose stack the inspector lists. */
@@ -35,14 +33,6 @@ export function newUi() {
     /** The cell the keyboard is on. */
     cursor: 'I9',
   };
-}
-
-/** The legal turns (parsed) of the piece picked in `ui`, among `legal`. */
-export function candidates(ui, legal) {
-  if (!ui.pick) return [];
-  return (legal ?? []).map(parseTurn).filter((t) =>
-    ui.pick.kind ? isDrop(t) && kindOf(t) === ui.pick.kind : t.from === ui.pick.from,
-  );
 }
 
 /** What a key pressed on the board's cell `cell` does: 'play' (Enter on a cell of the
@@ -83,10 +73,7 @@ export function createInput(page, view) {
   let askedRematch = false;
 
   function clearPick() {
-    ui.pick = null;
-    ui.dest = null;
-    ui.options = [];
-    ui.option = 0;
+    forget(ui);
   }
 
   function pickKind(kind) {
@@ -101,38 +88,17 @@ export function createInput(page, view) {
     inspect(cell);
     ui.cursor = cell;
     if (!page.canPlay()) return;
-    if (ui.dest === cell) {
-      // The destination again turns the piece: only Play sends the turn.
-      rotate();
-      return;
-    }
-    if (ui.dest && ui.options.some((t) => t.minors.includes(cell))) {
-      orient(cell);
-      return;
-    }
-    const picked = candidates(ui, page.legal());
-    if (ui.pick && picked.some((t) => t.punct === cell)) {
-      ui.dest = cell;
-      ui.options = picked.filter((t) => t.punct === cell);
-      ui.option = 0;
-      say(ui.options.length > 1 ? 'Click where a minor dot goes (or rotate), then Play' : 'Play it, or pick another cell');
-      page.render();
-      return;
-    }
-    const { board } = page.state;
-    const me = myColor(page.state);
-    const top = board.find((s) => s.cell === cell)?.dots[0];
-    if (!top || top.color !== me) {
+    // The destination again turns the piece: only Play sends the turn.
+    const done = pickAt(ui, page.legal(), page.state.board, myColor(page.state), cell);
+    if (done === 'elsewhere') {
       if (ui.pick) say('No legal turn puts the PÜNCT there', 'refused');
       return;
     }
-    const piece = piecesOf(board).find((p) => p.key === `${top.color}-${top.piece}`);
-    const from = piece.dots.find((d) => d.punct).cell;
-    clearPick();
-    if (page.legal().some((t) => parseTurn(t).from === from)) {
-      ui.pick = { from, cells: piece.dots.map((d) => d.cell) };
+    if (done === 'destination') {
+      say(ui.options.length > 1 ? 'Click where a minor dot goes (or rotate), then Play' : 'Play it, or pick another cell');
+    } else if (done === 'picked') {
       say('Pick a lit cell for its PÜNCT');
-    } else {
+    } else if (done === 'frozen') {
       say('That piece cannot move: it is covered, under a bridge, or has nowhere to go', 'refused');
     }
     page.render();
@@ -149,24 +115,7 @@ export function createInput(page, view) {
   }
 
   function rotate() {
-    if (ui.options.length > 1) {
-      ui.option = (ui.option + 1) % ui.options.length;
-      page.render();
-    }
-  }
-
-  /** Turns the piece at its destination so that a minor dot lies on `cell`: the next such
-   * orientation after the one shown (a cell two orientations share takes two clicks). */
-  function orient(cell) {
-    const count = ui.options.length;
-    for (let i = 1; i <= count; i++) {
-      const option = (ui.option + i) % count;
-      if (ui.options[option].minors.includes(cell)) {
-        ui.option = option;
-        break;
-      }
-    }
-    page.render();
+    if (turnPiece(ui)) page.render();
   }
 
   function place() {

@@ -13,7 +13,8 @@ import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView, slide
 import { el, playerNode, ratingText, changeText, outcomeText, cap, timeLeftText } from './ui.js';
 import { mountChat } from './chat.js';
 import { myColor, myMove, clockNow, turnsOf } from './room-state.js';
-import { candidates, flipped } from './room-input.js';
+import { flipped } from './room-input.js';
+import { candidates } from './pick.js';
 
 /** How long a notice stays (news that goes stale: a declined offer, the server going
  * away). */

@@ -12,3 +12,4 @@ mod network;
 mod online;
 mod rules;
 mod rules_match;
+mod rules_puzzles;

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::{self, By, COOKIE};
 use super::error::ApiError;
 use super::players::{notifications_of, profile_of};
+use super::web::puzzle_ids;
 use crate::accounts::device;
 use crate::proxy::ClientAddr;
 use crate::secret::hex;
@@ -47,6 +48,45 @@ pub(crate) fn own_routes() -> Router<AppState> {
         .route("/api/me/email", post(ask_confirmation))
         .route("/api/me/blocks", get(blocks))
         .route("/api/me/blocks/{username}", put(block).delete(unblock))
+        .route("/api/me/puzzles", get(solved).post(solve))
+}
+
+/// The answer of `GET /api/me/puzzles`, and the export's puzzles.
+#[derive(Debug, Serialize)]
+struct Solved {
+    /// The ids of the puzzles solved, in order.
+    solved: Vec<String>,
+}
+
+/// The body of `POST /api/me/puzzles`.
+#[derive(Debug, Deserialize)]
+struct Solve {
+    /// The id of the puzzle solved, as the page's puzzles name it.
+    puzzle: String,
+}
+
+/// `GET /api/me/puzzles`: the puzzles the player has solved.
+async fn solved(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+) -> Result<Json<Solved>, ApiError> {
+    let solved = state.accounts.solved(&account).await?;
+    Ok(Json(Solved { solved }))
+}
+
+/// `POST /api/me/puzzles`: the player solved a puzzle of the page's (`204`, again or
+/// not); `400 bad-request` for an id the page has no puzzle of.
+async fn solve(
+    State(state): State<AppState>,
+    auth::SignedIn(account): auth::SignedIn,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let request: Solve = json(&body)?;
+    if !puzzle_ids().contains(&request.puzzle) {
+        return Err(ApiError::bad_request("no such puzzle"));
+    }
+    state.accounts.solve(&account, &request.puzzle).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Hex digits of an address hash shown: enough to tell addresses apart.
@@ -135,6 +175,8 @@ struct Export {
     /// The accounts the player blocks (not those that block the player: a block is not
     /// told to the account it blocks).
     blocks: Vec<BlockView>,
+    /// The puzzles the player has solved.
+    puzzles: Solved,
     /// The addresses the player signed in from, hashed as moderators see them.
     addresses: Vec<Address>,
     /// The warnings moderators gave the player.
@@ -539,6 +581,9 @@ async fn export(
                 at: report.at,
             })
             .collect(),
+        puzzles: Solved {
+            solved: state.accounts.solved(&account).await?,
+        },
     };
     let file = format!("attachment; filename=\"punct-{}.json\"", account.username);
     Ok(([(header::CONTENT_DISPOSITION, file)], Json(export)).into_response())

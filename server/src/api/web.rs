@@ -1,9 +1,11 @@
 //! The browser client: the lobby at `/`, the game page at `/room/{id}`, a player's page at
 //! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, a
-//! player's games at `/mine`, the analysis board at `/analysis`, a game against the
-//! computer in the page at `/offline`, and their assets under `/assets/`. The pages get
-//! everything else from the JSON API. A room's page for a room that does not exist is a
-//! `404` page of its own.
+//! player's games at `/mine`, the analysis board at `/analysis`, the rules at
+//! `/how-to-play`, the tutorial at `/learn`, the puzzles at `/puzzles`, a game against the
+//! computer in the page at `/offline`, the moderators' pages at `/mod` (served by
+//! `api::moderation`), and their assets under `/assets/`. The pages get everything else
+//! from the JSON API. A room's page for a room that does not exist is a `404` page of its
+//! own.
 //!
 //! The site installs as a web app: `/manifest.webmanifest` describes it, and the service
 //! worker `/sw.js` (at the root, so that it may serve every page) keeps this release's
@@ -117,6 +119,12 @@ const PAGES: &[(&str, &str, &str)] = &[
         "offline.html",
         include_str!("../../web/offline.html"),
     ),
+    ("/learn", "learn.html", include_str!("../../web/learn.html")),
+    (
+        "/puzzles",
+        "puzzles.html",
+        include_str!("../../web/puzzles.html"),
+    ),
 ];
 
 /// Every asset: its name under `/assets/`, its media type and its bytes.
@@ -227,6 +235,32 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/lessons.json"),
     ),
     (
+        "pick.js",
+        "text/javascript",
+        include_bytes!("../../web/pick.js"),
+    ),
+    (
+        "practice.js",
+        "text/javascript",
+        include_bytes!("../../web/practice.js"),
+    ),
+    (
+        "learn.js",
+        "text/javascript",
+        include_bytes!("../../web/learn.js"),
+    ),
+    (
+        "tutorial.json",
+        "application/json",
+        include_bytes!("../../web/tutorial.json"),
+    ),
+    (
+        "puzzles.js",
+        "text/javascript",
+        include_bytes!("../../web/puzzles.js"),
+    ),
+    ("puzzles.json", "application/json", PUZZLES.as_bytes()),
+    (
         "analysis.js",
         "text/javascript",
         include_bytes!("../../web/analysis.js"),
@@ -259,6 +293,28 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
     ("rules.wasm", "application/wasm", RULES_WASM),
     ("engine.wasm", "application/wasm", ENGINE_WASM),
 ];
+
+/// The puzzles of the puzzle page, as the page reads them.
+const PUZZLES: &str = include_str!("../../web/puzzles.json");
+
+/// The ids of the puzzle page's puzzles: the only puzzles a player can be told to have
+/// solved.
+pub(crate) fn puzzle_ids() -> &'static [String] {
+    static IDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+        #[derive(serde::Deserialize)]
+        struct File {
+            puzzles: Vec<Puzzle>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Puzzle {
+            id: String,
+        }
+        let file: File =
+            serde_json::from_str(PUZZLES).expect("puzzles.json is the page's puzzle file");
+        file.puzzles.into_iter().map(|p| p.id).collect()
+    });
+    &IDS
+}
 
 /// A body ready to send: as it is, and gzipped when that is smaller.
 struct Prepared {

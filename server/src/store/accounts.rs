@@ -152,7 +152,7 @@ pub(super) async fn set_password(
 }
 
 /// Deletes account `account` at `at` (see `sql::DELETE_ACCOUNT`): its sessions, chat
-/// lines, mail and blocks (made or under) go, and it and its seats are named "deleted player N" from now on.
+/// lines, mail, blocks (made or under) and solved puzzles go, and it and its seats are named "deleted player N" from now on.
 /// Answers that name; `None` if it was deleted already.
 pub(super) async fn delete(
     db: &dyn Conn,
@@ -176,6 +176,7 @@ pub(super) async fn delete(
         sql::DELETE_LINKS_OF,
         sql::DELETE_BLOCKS_OF,
         sql::DELETE_SIGN_INS_OF,
+        sql::DELETE_SOLVED_OF,
     ];
     for forget in forgotten {
         db.execute(forget, params![account]).await?;
@@ -221,6 +222,24 @@ pub(super) async fn blocks_of(db: &dyn Conn, blocker: &str) -> Result<Vec<Block>
             })
         })
         .collect()
+}
+
+/// Account `account` solved puzzle `puzzle` at `at` (again: nothing changes).
+pub(super) async fn solve(
+    db: &dyn Conn,
+    account: &str,
+    puzzle: &str,
+    at: i64,
+) -> Result<(), StoreError> {
+    db.execute(sql::INSERT_SOLVED, params![account, puzzle, at])
+        .await?;
+    Ok(())
+}
+
+/// The puzzles `account` has solved, by id.
+pub(super) async fn solved_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
+    let rows = db.query(sql::SOLVED_OF, params![account]).await?;
+    rows.iter().map(|row| row.get(0)).collect()
 }
 
 /// The accounts that block `blocked`.

@@ -11,11 +11,12 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 15] = [
+const TABLES: [&str; 16] = [
     "server_keys",
     "accounts",
     "sign_ins",
     "blocks",
+    "puzzles_solved",
     "sessions",
     "rooms",
     "turns",

@@ -693,6 +693,24 @@ impl Store {
             .await
     }
 
+    /// Account `account` solved puzzle `puzzle` (now, unless it had before).
+    pub(crate) async fn solve(&self, account: &str, puzzle: &str) -> Result<(), StoreError> {
+        let (account, puzzle, at) = (account.to_owned(), puzzle.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { accounts::solve(db, &account, &puzzle, at).await })
+            })
+            .await
+    }
+
+    /// The puzzles `account` has solved, by id.
+    pub(crate) async fn solved_of(&self, account: &str) -> Result<Vec<String>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::solved_of(db, &account).await }))
+            .await
+    }
+
     /// The accounts that block `blocked`.
     pub(crate) async fn blockers_of(&self, blocked: &str) -> Result<Vec<AccountId>, StoreError> {
         let blocked = blocked.to_owned();

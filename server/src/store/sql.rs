@@ -127,6 +127,21 @@ pub(crate) fn blocks(t: &Types) -> String {
     )
 }
 
+/// The migration of solved puzzles (SQLite's fourteenth, PostgreSQL's tenth), in the
+/// types of `t`: which of the page's puzzles (by their ids in `puzzles.json`) each
+/// account has solved, and when first.
+pub(crate) fn puzzles_solved(t: &Types) -> String {
+    let time = t.time;
+    format!(
+        "CREATE TABLE puzzles_solved (
+        account TEXT NOT NULL REFERENCES accounts(id),
+        puzzle TEXT NOT NULL,
+        solved_at {time} NOT NULL,
+        PRIMARY KEY (account, puzzle)
+    );"
+    )
+}
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -764,6 +779,17 @@ pub(crate) const DELETE_RATINGS: &str = "DELETE FROM ratings";
 
 /// Answers once the database runs a query.
 pub(crate) const PING: &str = "SELECT 1";
+
+/// Account `$1` solved puzzle `$2` at `$3`; nothing changes if it had already.
+pub(crate) const INSERT_SOLVED: &str = "INSERT INTO puzzles_solved (account, puzzle, solved_at)
+     VALUES ($1, $2, $3) ON CONFLICT (account, puzzle) DO NOTHING";
+
+/// The puzzles account `$1` has solved, by id.
+pub(crate) const SOLVED_OF: &str =
+    "SELECT puzzle FROM puzzles_solved WHERE account = $1 ORDER BY puzzle";
+
+/// Forgets the puzzles account `$1` solved.
+pub(crate) const DELETE_SOLVED_OF: &str = "DELETE FROM puzzles_solved WHERE account = $1";
 
 /// Account `$1` blocks account `$2` from `$3`; nothing changes if it did already.
 pub(crate) const INSERT_BLOCK: &str = "INSERT INTO blocks (blocker, blocked, created_at)

@@ -885,3 +885,23 @@ async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
     assert_eq!(store.mail_backlog().await.unwrap().0, 0);
     assert_eq!(store.prune_mail(now() + 1).await.unwrap(), 1, "the end's");
 }
+
+#[tokio::test]
+async fn solved_puzzles_are_kept_once_each_per_account_and_go_with_it() {
+    let store = Store::empty().await;
+    let anna = account(&store, "anna").await;
+    let bert = account(&store, "bert").await;
+    store.solve(&anna.id, "stop-2").await.unwrap();
+    store.solve(&anna.id, "connect-1").await.unwrap();
+    store.solve(&anna.id, "stop-2").await.unwrap();
+    store.solve(&bert.id, "centre-1").await.unwrap();
+    assert_eq!(
+        store.solved_of(&anna.id).await.unwrap(),
+        ["connect-1", "stop-2"]
+    );
+    assert_eq!(store.solved_of(&bert.id).await.unwrap(), ["centre-1"]);
+
+    store.delete_account(&anna.id).await.unwrap();
+    assert!(store.solved_of(&anna.id).await.unwrap().is_empty());
+    assert_eq!(store.solved_of(&bert.id).await.unwrap(), ["centre-1"]);
+}

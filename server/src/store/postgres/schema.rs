@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to thirteenth.
-pub(super) fn migrations() -> [String; 9] {
+/// five migrations, the others its sixth to fourteenth.
+pub(super) fn migrations() -> [String; 10] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -45,6 +45,8 @@ pub(super) fn migrations() -> [String; 9] {
         sql::blocks(&TYPES),
         // 9: roles, sanctions, reports, the audit log, sign-in addresses.
         sql::moderation(&TYPES) + sql::AUDIT_APPEND_ONLY_POSTGRES,
+        // 10: the puzzles each account solved.
+        sql::puzzles_solved(&TYPES),
     ]
 }
 

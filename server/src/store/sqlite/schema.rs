@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to thirteenth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to fourteenth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -71,6 +71,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(BLOCKS.as_str()),
         // 13: roles, sanctions, reports, the audit log, sign-in addresses.
         M::up(MODERATION.as_str()),
+        // 14: the puzzles each account solved.
+        M::up(PUZZLES_SOLVED.as_str()),
     ])
 }
 
@@ -98,6 +100,9 @@ static BLOCKS: LazyLock<String> = LazyLock::new(|| sql::blocks(&TYPES));
 /// Migration 13, PostgreSQL's ninth.
 static MODERATION: LazyLock<String> =
     LazyLock::new(|| sql::moderation(&TYPES) + sql::AUDIT_APPEND_ONLY_SQLITE);
+
+/// Migration 14, PostgreSQL's tenth.
+static PUZZLES_SOLVED: LazyLock<String> = LazyLock::new(|| sql::puzzles_solved(&TYPES));
 
 /// Migration 7, PostgreSQL's third.
 static CHAT: LazyLock<String> = LazyLock::new(|| sql::chat(&TYPES));

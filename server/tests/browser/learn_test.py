@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Browser tests of the tutorial (`/learn`) and the puzzles (`/puzzles`): a lesson done
+wrong (its hint shown) and then right (its word of success), on a desktop and on a
+phone; a puzzle solved, and remembered after a reload when signed in.
+
+Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
+
+Usage: learn_test.py SERVER_BINARY SCREENSHOT_DIR
+"""
+
+import json
+import os
+
+from harness import run, wait_until
+
+WEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "web")
+with open(os.path.join(WEB, "tutorial.json")) as f:
+    LESSONS = {lesson["id"]: lesson for lesson in json.load(f)["lessons"]}
+with open(os.path.join(WEB, "puzzles.json")) as f:
+    PUZZLES = json.load(f)["puzzles"]
+
+PASSWORD = "a fine password"
+
+
+def main():
+    run("learn", scenario)
+
+
+def scenario(server, browser):
+    desktop = browser("desktop")
+    phone = browser("phone", phone=True)
+    the_rules_page_leads_to_the_tutorial(server, desktop)
+    a_lesson_wrong_then_right(server, desktop, LESSONS["drop"], "learn-desktop.png")
+    a_lesson_wrong_then_right(server, phone, LESSONS["bridge"], "learn-phone.png")
+    a_puzzle_solved_and_remembered(server, desktop, PUZZLES[0], "puzzle-desktop.png")
+    a_puzzle_solved_as_a_guest(server, phone, PUZZLES[-1], "puzzle-phone.png")
+
+
+def the_rules_page_leads_to_the_tutorial(server, b):
+    b.go(server.base + "/how-to-play")
+    b.click('main a[href="/learn"]')
+    wait_until("the tutorial", lambda: b.js("return location.pathname;") == "/learn")
+    wait_until("its first lesson", lambda: b.js("return location.hash;") == "#drop")
+
+
+def ghost(b):
+    return b.js("return document.getElementById('board').dataset.ghost;")
+
+
+def pick_and_turn(b, turn):
+    """Picks the piece of `turn` (on the board for a move, else each kind of the reserve
+    in turn), its PÜNCT's cell, and turns it until the preview shows `turn`. False if no
+    piece reaches it."""
+    origin = turn.split(":")[0]
+    punct = origin.split("-")[-1]
+    if "-" in origin:
+        b.click(f'#board polygon[data-cell="{origin.split("-")[0]}"]')
+        tries = [None]
+    else:
+        tries = b.js("return [...document.querySelectorAll('#reserve button.kind:not(:disabled)')].map(e => e.dataset.kind);")
+    for kind in tries:
+        if kind:
+            b.click(f'#reserve button[data-kind="{kind}"]')
+        if not b.js("return !!document.querySelector(arguments[0]);", f'#board polygon.target[data-cell="{punct}"]'):
+            continue
+        b.click(f'#board polygon.target[data-cell="{punct}"]')
+        seen = set()
+        while ghost(b) not in seen:
+            if ghost(b) == turn:
+                return True
+            seen.add(ghost(b))
+            # The destination clicked again turns the piece.
+            b.click(f'#board polygon[data-cell="{punct}"]')
+    return False
+
+
+def play(b, turn):
+    assert pick_and_turn(b, turn), f"{b.name}: no piece and orientation shows {turn}"
+    b.click("#place")
+
+
+def feedback(b):
+    return b.js("const f = document.getElementById('feedback'); return f.hidden ? null : [f.dataset.kind, f.textContent];")
+
+
+def a_lesson_wrong_then_right(server, b, lesson, shot):
+    b.go(f"{server.base}/learn#{lesson['id']}")
+    wait_until(f"{b.name}: the lesson", lambda: b.js("return document.body.dataset.loaded") == "true")
+    assert lesson["title"] in b.text("#title"), b.text("#title")
+    assert b.text("#text") == lesson["text"]
+    if lesson["goal"].get("cells"):
+        marked = b.js("return [...document.querySelectorAll('#board polygon.marked')].map(p => p.dataset.cell).sort();")
+        assert marked == sorted(lesson["goal"]["cells"]), marked
+    assert not b.wide(), b.wide()
+
+    play(b, lesson["wrong"][0])
+    wait_until(f"{b.name}: the hint", lambda: feedback(b) == ["hint", lesson["hint"]])
+    assert not b.visible("#next"), "no next lesson after a wrong try"
+    # The wrong turn is taken back: the position is the lesson's again.
+    assert not b.js("return document.querySelector('#board .piece.ghost') !== null && document.getElementById('board').dataset.ghost !== '';")
+
+    play(b, lesson["right"])
+    wait_until(f"{b.name}: the success", lambda: feedback(b) == ["success", lesson["success"]])
+    assert b.visible("#next")
+    done = b.js("return [...document.querySelectorAll('#steps button.done')].map(e => e.dataset.lesson);")
+    assert lesson["id"] in done, done
+    b.screenshot(shot)
+    b.click("#next")
+    wait_until(f"{b.name}: the next lesson", lambda: feedback(b) is None and b.text("#text") != lesson["text"])
+
+
+def sign_up(b, base, username):
+    b.go(base + "/")
+    b.click("#sign-up")
+    b.type("#account-form input[name=username]", username)
+    b.type("#account-form input[name=password]", PASSWORD)
+    b.click("#account-submit")
+    wait_until(f"{b.name} signed in as {username}", lambda: b.text("#me") == username)
+
+
+def solved_marks(b):
+    return b.js("return [...document.querySelectorAll('#steps button.done')].map(e => e.dataset.puzzle);")
+
+
+def open_puzzle(b, base, puzzle):
+    b.go(f"{base}/puzzles#{puzzle['id']}")
+    wait_until(f"{b.name}: the puzzle", lambda: b.js("return document.body.dataset.loaded") == "true")
+    assert b.js("return location.hash") == f"#{puzzle['id']}"
+
+
+def a_wrong_try(b, puzzle):
+    """Plays some legal turn that is not the answer: the first lit cell of the first
+    kind the reserve offers (or of the answer's piece when it is a move)."""
+    answer = puzzle["answer"]
+    origin = answer.split(":")[0]
+    if "-" in origin:
+        b.click(f'#board polygon[data-cell="{origin.split("-")[0]}"]')
+    else:
+        b.click("#reserve button.kind:not(:disabled)")
+    b.click("#board polygon.target")
+    if ghost(b) == answer:
+        b.click("#cancel")
+        return False
+    b.click("#place")
+    return True
+
+
+def a_puzzle_solved_and_remembered(server, b, puzzle, shot):
+    sign_up(b, server.base, "solver")
+    open_puzzle(b, server.base, puzzle)
+    assert solved_marks(b) == []
+    if a_wrong_try(b, puzzle):
+        wait_until("the hint", lambda: (feedback(b) or [None])[0] == "hint")
+        assert solved_marks(b) == []
+    play(b, puzzle["answer"])
+    wait_until("solved", lambda: (feedback(b) or [None])[0] == "success")
+    assert solved_marks(b) == [puzzle["id"]]
+    b.screenshot(shot)
+    # Kept with the account: the mark is there after a reload.
+    wait_until("stored", lambda: b.js("return fetch('/api/me/puzzles').then(r => r.json()).then(j => j.solved);") == [puzzle["id"]])
+    b.refresh()
+    wait_until("remembered", lambda: b.js("return document.body.dataset.loaded") == "true" and solved_marks(b) == [puzzle["id"]])
+    assert "✓" in b.text("#title")
+
+
+def a_puzzle_solved_as_a_guest(server, b, puzzle, shot):
+    open_puzzle(b, server.base, puzzle)
+    assert not b.wide(), b.wide()
+    play(b, puzzle["answer"])
+    wait_until("solved", lambda: (feedback(b) or [None])[0] == "success")
+    assert solved_marks(b) == [puzzle["id"]]
+    b.screenshot(shot)
+
+
+if __name__ == "__main__":
+    main()

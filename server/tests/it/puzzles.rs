@@ -1,0 +1,126 @@
+//! The puzzle page: every shipped puzzle (`server/web/puzzles.json`, as the server sends
+//! it) has exactly one answer, checked again with the engine's puzzle module over the
+//! rules; and a signed-in player's solved puzzles are kept (`/api/me/puzzles`).
+
+use std::collections::BTreeSet;
+
+use punct_engine::puzzle::{self, Goal};
+use punct_protocol::ErrorCode;
+use punct_rules::{Game, Turn, Variant};
+use punct_server::Config;
+use punct_testing::{Database, Endpoint, TestServer, api_error};
+use serde::Deserialize;
+
+/// The file of puzzles.
+#[derive(Deserialize)]
+struct Puzzles {
+    puzzles: Vec<Puzzle>,
+}
+
+/// One puzzle, as `punct rules puzzles` writes it.
+#[derive(Deserialize)]
+struct Puzzle {
+    id: String,
+    goal: String,
+    variant: String,
+    turns: Vec<String>,
+    answer: String,
+}
+
+#[tokio::test]
+async fn every_shipped_puzzle_has_exactly_one_answer() {
+    let server = TestServer::start().await;
+    let (status, json) = server.http("GET", "/assets/puzzles.json", "").await;
+    assert_eq!(status, 200);
+    let file: Puzzles = serde_json::from_str(&json).expect("puzzles.json reads");
+    let (status, page) = server.http("GET", "/puzzles", "").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("puzzles.js"));
+
+    assert!((20..=30).contains(&file.puzzles.len()), "a set of 20 to 30");
+    let ids: BTreeSet<&str> = file.puzzles.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids.len(), file.puzzles.len(), "ids are unique");
+    for goal in Goal::ALL {
+        assert!(
+            file.puzzles
+                .iter()
+                .filter(|p| p.goal == goal.name())
+                .count()
+                >= 5,
+            "enough puzzles of {goal}"
+        );
+    }
+    for p in &file.puzzles {
+        let variant: Variant = p.variant.parse().unwrap();
+        let turns: Vec<Turn> = p.turns.iter().map(|t| t.parse().unwrap()).collect();
+        let game = Game::replay(variant, &turns).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let goal: Goal = p.goal.parse().unwrap();
+        let answer: Turn = p.answer.parse().unwrap();
+        assert_eq!(
+            puzzle::solutions(&game, goal),
+            [answer],
+            "{}: exactly one turn solves it",
+            p.id
+        );
+        assert_eq!(
+            puzzle::solution(&game, goal),
+            Some(answer),
+            "{}: and nothing else wins at once",
+            p.id
+        );
+    }
+}
+
+/// The ids of the puzzles `who` has solved.
+async fn solved(who: &Endpoint) -> Vec<String> {
+    let list: serde_json::Value = who.get("/api/me/puzzles").await;
+    serde_json::from_value(list["solved"].clone()).unwrap()
+}
+
+/// `POST /api/me/puzzles` as `who` for puzzle `id`: the status and body.
+async fn solve(who: &Endpoint, id: &str) -> (u16, String) {
+    who.http(
+        "POST",
+        "/api/me/puzzles",
+        &format!(r#"{{"puzzle":"{id}"}}"#),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_players_solved_puzzles_are_kept_with_the_account() {
+    let database = Database::new();
+    let config = || Config {
+        database: Some(database.url()),
+        ..Config::default()
+    };
+    let server = TestServer::with(config()).await;
+    let anna_token = server.register("anna", "a fine password").await;
+    let anna = server.signed_in(&anna_token);
+    let bert = server.signed_in(&server.register("bert", "a fine password").await);
+
+    assert!(solved(&anna).await.is_empty());
+    assert_eq!(solve(&anna, "stop-2").await.0, 204);
+    assert_eq!(solve(&anna, "connect-1").await.0, 204);
+    assert_eq!(
+        solve(&anna, "stop-2").await.0,
+        204,
+        "again: nothing changes"
+    );
+    let (status, body) = solve(&anna, "no-such-puzzle").await;
+    assert_eq!((status, api_error(&body)), (400, ErrorCode::BadRequest));
+    assert_eq!(solve(&server, "stop-1").await.0, 401, "signed in only");
+    assert_eq!(solved(&anna).await, ["connect-1", "stop-2"], "by id");
+    assert!(solved(&bert).await.is_empty(), "each player's own");
+    let export: serde_json::Value = anna.get("/api/me/export").await;
+    assert_eq!(
+        export["puzzles"]["solved"],
+        serde_json::json!(["connect-1", "stop-2"])
+    );
+
+    // Stored: they outlast the server.
+    server.shutdown().await.unwrap();
+    let server = TestServer::with(config()).await;
+    let anna = server.signed_in(&anna_token);
+    assert_eq!(solved(&anna).await, ["connect-1", "stop-2"]);
+}
