@@ -6,7 +6,8 @@
 import { api } from './api.js';
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
-import { cap, outcomeText } from './ui.js';
+import { outcomeText, side, startingText } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = await loadEngine();
@@ -37,7 +38,7 @@ function readFragment(hash) {
   try {
     engine.legal(match[1], line);
   } catch (e) {
-    say(`The link's line does not play: ${e.message}`, 'error');
+    say(t('analysis.bad-link', { why: e.message }), 'error');
     return false;
   }
   Object.assign(state, { variant: match[1], line, at: Math.min(line.length, Number(match[3] ?? line.length)) });
@@ -59,8 +60,8 @@ function render() {
     source: state.cell ? [state.cell] : [],
   });
   $('status').textContent = position.outcome
-    ? `${outcomeText(position.outcome, position.board)} after ${state.at} turns`
-    : `${cap(position.to_move)} to move · ${legal.length} legal turns · after ${state.at} turn${state.at === 1 ? '' : 's'}`;
+    ? t('analysis.over', { outcome: outcomeText(position.outcome, position.board), turns: state.at })
+    : t(state.at === 1 ? 'analysis.status.one' : 'analysis.status', { side: side(position.to_move), legal: legal.length, turns: state.at });
   $('turns').replaceChildren(
     ...state.line.map((turn, i) => {
       const item = document.createElement('li');
@@ -78,7 +79,7 @@ function render() {
   $('choice-list').replaceChildren(
     ...(choices.length ? choices : ['none']).map((turn) =>
       turn === 'none'
-        ? Object.assign(document.createElement('span'), { textContent: 'No legal turn here.' })
+        ? Object.assign(document.createElement('span'), { textContent: t('analysis.no-turn-here') })
         : Object.assign(document.createElement('button'), { textContent: turn, onclick: () => play(turn) }),
     ),
   );
@@ -95,13 +96,13 @@ function render() {
 function play(text) {
   const answer = engine.check(state.variant, played(), text);
   if (answer.why) {
-    say(`${text.trim()} is not legal here: ${answer.why}`, 'refused');
+    say(t('analysis.not-legal', { turn: text.trim(), why: answer.why }), 'refused');
     return false;
   }
   state.line = [...played(), answer.turn];
   state.at = state.line.length;
   state.cell = null;
-  say(`Played ${answer.turn}`);
+  say(t('analysis.played', { turn: answer.turn }));
   render();
   return true;
 }
@@ -117,8 +118,8 @@ async function fromRoom(room, after) {
   state.game = { room, turns: record.turns };
   Object.assign(state, { variant: record.variant, line: [...record.turns] });
   state.at = after === null ? record.turns.length : Math.min(Number(after), record.turns.length);
-  const link = Object.assign(document.createElement('a'), { href: `/room/${encodeURIComponent(room)}`, textContent: 'its room' });
-  $('source').replaceChildren(`From the game in `, link, '.');
+  const link = Object.assign(document.createElement('a'), { href: `/room/${encodeURIComponent(room)}`, textContent: t('analysis.its-room') });
+  $('source').replaceChildren(t('analysis.from-game'), ' ', link, '.');
 }
 
 $('board').addEventListener('click', (event) => {
@@ -150,13 +151,13 @@ $('game-line').onclick = () => {
 };
 $('copy-link').onclick = async () => {
   await navigator.clipboard?.writeText(location.href).catch(() => {});
-  say('The link to this position is copied');
+  say(t('analysis.copied'));
 };
 $('notation').addEventListener('input', (event) => {
   const text = event.target.value.trim().toUpperCase();
   if (!text) return;
   const starting = [...$('completions').options].filter((o) => o.value.startsWith(text)).length;
-  say(starting ? `${starting} legal turn${starting === 1 ? '' : 's'} start${starting === 1 ? 's' : ''} so` : 'No legal turn starts so', starting ? '' : 'refused');
+  say(starting ? startingText(starting) : t('input.none-start'), starting ? '' : 'refused');
 });
 $('notation-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -169,12 +170,12 @@ $('import-form').addEventListener('submit', (event) => {
   try {
     turns = engine.record(variant, $('record').value);
   } catch (e) {
-    say(`The record does not read: ${e.message}`, 'error');
+    say(t('analysis.bad-record', { why: e.message }), 'error');
     return;
   }
   Object.assign(state, { variant, line: turns, at: turns.length, game: null, cell: null });
-  $('source').textContent = 'From an imported record.';
-  say(`Loaded ${turns.length} turns`);
+  $('source').textContent = t('analysis.imported');
+  say(t('analysis.loaded', { turns: turns.length }));
   render();
 });
 
@@ -186,7 +187,7 @@ if (!engine) {
   try {
     if (!readFragment(location.hash) && query.get('room')) await fromRoom(query.get('room'), query.get('after'));
   } catch (e) {
-    say(`That game could not be loaded: ${e.message}`, 'error');
+    say(t('analysis.not-loaded', { why: e.message }), 'error');
   }
   render();
   document.body.dataset.loaded = 'true';

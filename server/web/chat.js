@@ -9,7 +9,8 @@
 // Every line is someone's typing: it reaches the page as text only (`el` fills nodes with
 // text children), never as markup.
 
-import { el, cap, when } from './ui.js';
+import { el, side, when } from './ui.js';
+import { t } from './i18n.js';
 
 /** The longest line the server takes, in characters. */
 export const MAX_CHARS = 300;
@@ -20,8 +21,8 @@ const KEPT = 300;
 /** Who said `line`: a player's name, or their colour when they gave none; a spectator's
  * username when signed in, or "spectator". */
 export function speaker(line) {
-  if (line.channel === 'spectators') return line.name || 'spectator';
-  return line.name || cap(line.color);
+  if (line.channel === 'spectators') return line.name || t('chat.spectator');
+  return line.name || side(line.color);
 }
 
 /**
@@ -77,14 +78,14 @@ export function mountChat(roomId, send) {
   function line(line) {
     const player = line.channel === 'players';
     const mark = player ? line.color : 'spectator';
-    const label = player ? `${cap(line.color)} player` : 'spectator';
+    const label = player ? t(`chat.player.${line.color}`) : t('chat.spectator');
     return el(
       'li',
       { title: when(line.at), dataset: { channel: line.channel, color: line.color ?? '' } },
       el('span', { className: `mark ${mark}`, title: label }),
       el('b', { className: 'who' }, speaker(line)),
       // A spectator who has a name is told apart from the players by a tag.
-      !player && line.name ? el('span', { className: 'tag' }, 'spectator') : null,
+      !player && line.name ? el('span', { className: 'tag' }, t('chat.spectator')) : null,
       ' ',
       el('span', { className: 'text' }, line.text),
     );
@@ -117,16 +118,10 @@ export function mountChat(roomId, send) {
     panel.hidden = !you;
     if (!you) return;
     const me = color();
-    $('chat-title').textContent = me ? "Players' chat" : "Spectators' chat";
-    $('chat-note').textContent = me
-      ? over
-        ? "spectators' lines show too, now the game is over"
-        : 'only you and your opponent see it'
-      : over
-        ? 'the players see it too'
-        : 'the players see it once the game is over';
+    $('chat-title').textContent = me ? t('chat.players') : t('chat.spectators');
+    $('chat-note').textContent = t(me ? (over ? 'chat.note.player-over' : 'chat.note.player') : over ? 'chat.note.spectator-over' : 'chat.note.spectator');
     mute.hidden = !me;
-    mute.textContent = state.muted ? 'Unmute opponent' : 'Mute opponent';
+    mute.textContent = state.muted ? t('chat.unmute') : t('chat.mute');
     mute.setAttribute('aria-pressed', String(state.muted));
     mute.disabled = state.muting !== null || !online;
     $('chat-send').disabled = state.saying !== null || !online;
@@ -140,7 +135,7 @@ export function mountChat(roomId, send) {
     if (!text || state.saying) return;
     const id = send({ type: 'chat', text: input.value });
     if (id === null) {
-      refuse('Offline: the line was not sent.');
+      refuse(t('chat.offline'));
       return;
     }
     state.saying = { id, text: input.value };
@@ -196,7 +191,7 @@ export function mountChat(roomId, send) {
       if (!mine) return false;
       if (state.saying?.id === message.id) state.saying = null;
       if (state.muting?.id === message.id) state.muting = null;
-      refuse(`The server refused: ${message.message}`);
+      refuse(t('notice.refused', { message: message.message }));
       return true;
     },
 

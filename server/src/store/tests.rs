@@ -30,6 +30,7 @@ async fn account(store: &Store, username: &str) -> Account {
         key: crate::accounts::username_key(username),
         lookalike: crate::accounts::lookalike_key(username),
         password: "not a real hash".into(),
+        language: "en".into(),
     };
     assert!(store.create_account(new).await.unwrap());
     Account {
@@ -569,6 +570,7 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         key: crate::accounts::username_key("KRIS"),
         lookalike: crate::accounts::lookalike_key("KRIS"),
         password: "x".into(),
+        language: "de".into(),
     };
     assert!(
         !store.create_account(taken).await.unwrap(),
@@ -756,4 +758,21 @@ async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
         (&claimed[0].notice, &claimed[0].account),
         (&Notice::GameOver, &anna)
     );
+}
+
+#[tokio::test]
+async fn an_account_keeps_the_language_it_registered_with_until_changed() {
+    let store = Store::empty().await;
+    let kris = account(&store, "Kris").await;
+    let key = crate::accounts::username_key("kris");
+    assert_eq!(
+        store.language_by_key(&key).await.unwrap(),
+        Some(Some("en".into()))
+    );
+    store.set_language(&kris.id, "nl").await.unwrap();
+    assert_eq!(
+        store.language_by_key(&key).await.unwrap(),
+        Some(Some("nl".into()))
+    );
+    assert_eq!(store.language_by_key("nobody").await.unwrap(), None);
 }

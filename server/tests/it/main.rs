@@ -27,6 +27,7 @@ mod durability;
 mod game;
 mod hostile;
 mod http;
+mod languages;
 mod lifecycle;
 mod limits;
 mod mail;

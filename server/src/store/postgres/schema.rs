@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to twelfth.
-pub(super) fn migrations() -> [String; 8] {
+/// five migrations, the others its sixth to thirteenth.
+pub(super) fn migrations() -> [String; 9] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -43,6 +43,8 @@ pub(super) fn migrations() -> [String; 8] {
         sql::account_life(&TYPES),
         // 8: who blocks whom.
         sql::blocks(&TYPES),
+        // 9: the language an account's owner reads.
+        sql::LANGUAGES.to_owned(),
     ]
 }
 

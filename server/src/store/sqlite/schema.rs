@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to twelfth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to thirteenth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -69,6 +69,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(ACCOUNT_LIFE.as_str()),
         // 12: who blocks whom.
         M::up(BLOCKS.as_str()),
+        // 13: the language an account's owner reads.
+        M::up(sql::LANGUAGES),
     ])
 }
 
