@@ -19,7 +19,7 @@ use super::auth::{self, By, COOKIE};
 use super::error::ApiError;
 use super::language;
 use super::players::{notifications_of, profile_of};
-use crate::accounts::device;
+use crate::accounts::{device, username_key};
 use crate::i18n::Lang;
 use crate::proxy::ClientAddr;
 use crate::state::AppState;
@@ -144,6 +144,8 @@ struct ExportedAccount {
     username: String,
     /// When it was made, in milliseconds since the Unix epoch.
     created_at: u64,
+    /// The language its owner reads (`en`, `de`, `fr`, `nl`), if one was chosen.
+    language: Option<String>,
 }
 
 /// The mail settings in an export.
@@ -447,6 +449,11 @@ async fn export(
             id: account.id.clone(),
             username: account.username.clone(),
             created_at: profile.created_at,
+            language: store
+                .language_by_key(&username_key(&account.username))
+                .await
+                .map_err(failed)?
+                .flatten(),
         },
         mail: ExportedMail {
             settings: notifications_of(&state, &account).await?,

@@ -493,7 +493,7 @@ pub(crate) const NEXT_DELETED_NUMBER: &str =
 /// name. Changes nothing if it was deleted already.
 pub(crate) const DELETE_ACCOUNT: &str =
     "UPDATE accounts SET username = $4, password = '', email = NULL, notify = 'off',
-            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL,
+            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL, language = NULL,
             deleted_number = $3, deleted_at = $2
      WHERE id = $1 AND deleted_at IS NULL";
 
