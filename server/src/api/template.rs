@@ -7,8 +7,8 @@
 //!   attribute becomes the key's text;
 //! - `<html lang>` names the language, and the catalogue goes into the page for its
 //!   scripts (`i18n.js`), as `<script id="catalogue" type="application/json">`: every
-//!   key but those only the server reads (`error.`, `mail.`) and the prose of the rules
-//!   page (`rules.`), which is in the page already.
+//!   key but those only the server reads and the prose of the rules page, which is in
+//!   the page already ([`NOT_FOR_SCRIPTS`]).
 //!
 //! The source stays a page that reads in English by itself: the English text stands
 //! where the key's text goes.
@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 
 use crate::i18n::Lang;
 
-/// Keys the pages' scripts never ask for: the server's own, and the rules page's prose.
-const NOT_FOR_SCRIPTS: [&str; 3] = ["error.", "mail.", "rules."];
+/// Keys the pages' scripts never ask for: the server's own (refusals, mail, the pages of
+/// the unsubscribe link), and the rules page's prose.
+pub(crate) const NOT_FOR_SCRIPTS: [&str; 4] = ["error.", "mail.", "unsubscribe.", "rules."];
 
 /// Elements that have no end tag.
 const VOID: [&str; 13] = [

@@ -395,7 +395,7 @@ async fn room_page(
 
 #[cfg(test)]
 mod tests {
-    use super::super::template::{Token, is_void, tokens};
+    use super::super::template::{NOT_FOR_SCRIPTS, Token, is_void, tokens};
     use super::{ASSETS, PAGES};
     use crate::i18n::Lang;
 
@@ -488,11 +488,7 @@ mod tests {
         for (module, _, source) in ASSETS.iter().filter(|(name, _, _)| name.ends_with(".js")) {
             let source = std::str::from_utf8(source).expect("modules are UTF-8");
             for (key, prefix) in asked(source) {
-                let given = |found: &str| {
-                    !["error.", "mail.", "rules."]
-                        .iter()
-                        .any(|p| found.starts_with(p))
-                };
+                let given = |found: &str| !NOT_FOR_SCRIPTS.iter().any(|p| found.starts_with(p));
                 let known = if prefix {
                     english.keys().any(|k| k.starts_with(key) && given(k))
                 } else {

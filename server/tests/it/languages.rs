@@ -310,3 +310,31 @@ async fn mail_is_written_in_the_accounts_language() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn the_pages_of_the_unsubscribe_link_speak_the_browsers_language() {
+    let server = TestServer::start().await;
+    let (status, page) = page(
+        &server,
+        "/unsubscribe?token=0123",
+        &[("accept-language", "de")],
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(page.contains("<html lang=de>"), "{page}");
+    assert!(page.contains("<p>Dieser Link ist nicht bekannt."), "{page}");
+    let answer = send(
+        &server,
+        "POST",
+        "/unsubscribe?token=0123",
+        &[("cookie", "punct_lang=nl")],
+        "",
+    )
+    .await;
+    assert_eq!(answer.status, 404);
+    assert!(
+        answer.body.contains("<p>Deze link is niet bekend."),
+        "{}",
+        answer.body
+    );
+}
