@@ -130,10 +130,14 @@ impl Lang {
         text
     }
 
+    /// Its place in [`LANGS`] (and [`SOURCES`]): where tables by language keep its own.
+    pub(crate) fn index(self) -> usize {
+        LANGS.iter().position(|&l| l == self).unwrap_or_default()
+    }
+
     /// Every key and text of this language's catalogue.
     pub(crate) fn catalogue(self) -> &'static HashMap<String, String> {
-        let index = LANGS.iter().position(|&l| l == self).unwrap_or(0);
-        &CATALOGUES[index]
+        &CATALOGUES[self.index()]
     }
 }
 

@@ -335,8 +335,7 @@ async fn page(index: usize, headers: HeaderMap) -> Response {
 /// The page of `languages` in the request's language, said to vary with what chooses it.
 fn in_language(languages: &[Prepared], headers: &HeaderMap) -> Response {
     let lang = language::of(headers);
-    let index = LANGS.iter().position(|&l| l == lang).unwrap_or_default();
-    let mut response = languages[index].answer(headers, "no-cache");
+    let mut response = languages[lang.index()].answer(headers, "no-cache");
     response.headers_mut().insert(
         header::VARY,
         HeaderValue::from_static("accept-encoding, accept-language, cookie"),
