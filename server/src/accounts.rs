@@ -42,6 +42,7 @@ use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use punct_protocol::{ErrorCode, Session};
 
 use crate::clock::now;
+use crate::i18n::Lang;
 use crate::limits::Throttle;
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
@@ -137,11 +138,13 @@ impl Accounts {
         })
     }
 
-    /// Registers `username` with `password`, and signs in to it.
+    /// Registers `username` with `password`, its owner reading `language`, and signs in
+    /// to it.
     pub(crate) async fn register(
         &self,
         username: &str,
         password: &str,
+        language: Lang,
         from: IpAddr,
         user_agent: Option<&str>,
     ) -> Result<Session, Refused> {
@@ -158,6 +161,7 @@ impl Accounts {
             key: username_key(username),
             lookalike: lookalike_key(username),
             password: hash,
+            language: language.code().to_owned(),
         };
         let id = account.id.clone();
         if !self.store.create_account(account).await? {
@@ -172,6 +176,35 @@ impl Accounts {
             username: username.to_owned(),
         };
         self.start_session(account, from, user_agent).await
+    }
+
+    /// The language `account`'s owner reads from now on, for their mail and the pages of
+    /// the devices they sign in on.
+    pub(crate) async fn set_language(
+        &self,
+        account: &Account,
+        language: Lang,
+    ) -> Result<(), Refused> {
+        Ok(self
+            .store
+            .set_language(&account.id, language.code())
+            .await?)
+    }
+
+    /// The language the owner of `username` reads, as they chose it; for an account that
+    /// chose none (it registered before languages), `reading` becomes its language.
+    pub(crate) async fn language(&self, username: &str, reading: Lang) -> Result<Lang, Refused> {
+        let key = username_key(username);
+        match self.store.language_by_key(&key).await? {
+            Some(Some(code)) => Ok(Lang::parse(&code).unwrap_or(reading)),
+            Some(None) => {
+                if let Some((account, _)) = self.store.account_by_key(&key).await? {
+                    self.set_language(&account, reading).await?;
+                }
+                Ok(reading)
+            }
+            None => Ok(reading),
+        }
     }
 
     /// Signs in to `username` with `password`.
@@ -854,7 +887,7 @@ mod tests {
         let accounts = Accounts::new(Store::empty().await, Duration::from_secs(60), 0, 0);
         let from = IpAddr::from([127, 0, 0, 1]);
         accounts
-            .register("Kris_Burm", "a fine password", from, None)
+            .register("Kris_Burm", "a fine password", Lang::En, from, None)
             .await
             .unwrap();
         assert_eq!(accounts.check_name("  Anna  ").await.unwrap(), "Anna");

@@ -21,6 +21,8 @@ use tokio::time::Instant;
 
 use crate::accounts::Refused;
 use crate::cluster::{Closed, ConnId, Reply};
+use crate::errors;
+use crate::i18n::Lang;
 use crate::limits::{Kind, MessageLimits, Verdict};
 use crate::room::{
     Entered, Event, Key, Mismatch, Refusal, Request, RoomHandle, Rooms, Start, Talk,
@@ -100,8 +102,13 @@ impl fmt::Display for End {
 }
 
 /// Serves one upgraded socket until it ends.
-pub(crate) async fn serve<S>(socket: S, id: ConnId, state: AppState, account: Option<Account>)
-where
+pub(crate) async fn serve<S>(
+    socket: S,
+    id: ConnId,
+    state: AppState,
+    account: Option<Account>,
+    lang: Lang,
+) where
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Send + 'static,
 {
     let (sink, mut stream) = socket.split();
@@ -116,6 +123,7 @@ where
         greeted: false,
         legal_turns: true,
         account,
+        lang,
         room: None,
     };
     let end = connection.run(&mut stream).await;
@@ -191,6 +199,8 @@ struct Connection {
     legal_turns: bool,
     /// The account the connection is signed in to, by the upgrade request's session.
     account: Option<Account>,
+    /// The language its messages for people are in: the upgrade request's.
+    lang: Lang,
     /// The room joined, if any.
     room: Option<Membership>,
 }
@@ -248,7 +258,7 @@ impl Connection {
                     }
                 }
                 () = stopping(&mut stop) => {
-                    let _ = self.send(&shutting_down());
+                    let _ = self.send(&shutting_down(self.lang));
                     Err(End::Shutdown)
                 }
             };
@@ -379,7 +389,7 @@ impl Connection {
             ),
             ClientMessage::Join { .. } | ClientMessage::Watch { .. } if self.room.is_some() => {
                 let code = ErrorCode::AlreadyJoined;
-                self.error(Some(request.id()), code, describe(code))
+                self.error(Some(request.id()), code, errors::message(code, self.lang))
             }
             ClientMessage::Join {
                 id,
@@ -392,7 +402,7 @@ impl Connection {
                     (None, Some(account)) => Key::Account(account.id.clone()),
                     (None, None) => {
                         let code = ErrorCode::SignInRequired;
-                        return self.error(Some(id), code, describe(code));
+                        return self.error(Some(id), code, errors::message(code, self.lang));
                     }
                 };
                 self.enter(Some(id), &room, Entry::Seat { key }, since)
@@ -407,6 +417,7 @@ impl Connection {
                     && let Err(Refused(code, message)) =
                         self.state.moderation.may_chat(account).await
                 {
+                    let message = errors::told(code, message, self.lang);
                     return self.error(Some(id), code, &message);
                 }
                 let name = self.account.as_ref().map(|a| a.username.clone());
@@ -427,7 +438,7 @@ impl Connection {
                 let action = other.action().expect("every other request is an action");
                 let Some(membership) = &self.room else {
                     let code = ErrorCode::NotJoined;
-                    return self.error(Some(id), code, describe(code));
+                    return self.error(Some(id), code, errors::message(code, self.lang));
                 };
                 let conn = self.id;
                 let act = |retry| Request::Act {
@@ -453,7 +464,7 @@ impl Connection {
     async fn talk(&mut self, id: RequestId, talk: Talk) -> Result<(), End> {
         let Some(membership) = &self.room else {
             let code = ErrorCode::NotJoined;
-            return self.error(Some(id), code, describe(code));
+            return self.error(Some(id), code, errors::message(code, self.lang));
         };
         let request = Request::Talk {
             conn: self.id,
@@ -476,7 +487,7 @@ impl Connection {
                 id: Some(id),
                 code: refusal.code,
                 rule: refusal.rule,
-                message: refusal.message,
+                message: errors::told(refusal.code, refusal.message, self.lang),
             }),
             Err(Closed) => Err(End::RoomClosed),
         }
@@ -582,10 +593,10 @@ impl Connection {
     fn not_entered(&self, id: Option<RequestId>, code: ErrorCode) -> Result<(), End> {
         match (code, id) {
             (ErrorCode::ShuttingDown, _) => {
-                let _ = self.send(&shutting_down());
+                let _ = self.send(&shutting_down(self.lang));
                 Err(End::Shutdown)
             }
-            (_, Some(id)) => self.error(Some(id), code, describe(code)),
+            (_, Some(id)) => self.error(Some(id), code, errors::message(code, self.lang)),
             (_, None) => Err(End::RoomClosed),
         }
     }
@@ -679,7 +690,7 @@ impl Connection {
             Ok((Ok(Err(_)), _)) => {
                 let _ = self.send(&ServerMessage::Bye {
                     code: ErrorCode::SeatTakenOver,
-                    message: describe(ErrorCode::SeatTakenOver).into(),
+                    message: errors::message(ErrorCode::SeatTakenOver, self.lang).into(),
                 });
                 Err(End::Replaced)
             }
@@ -695,6 +706,7 @@ impl Connection {
         code: ErrorCode,
         message: impl Into<String>,
     ) -> Result<(), End> {
+        let message = errors::told(code, message.into(), self.lang);
         self.send(&ServerMessage::error(id, code, message))
     }
 
@@ -721,11 +733,11 @@ fn follows(last: Seq, seq: Seq) -> bool {
     seq == last + 1 || (seq >> 32 > last >> 32 && seq & u64::from(u32::MAX) == 1)
 }
 
-/// The goodbye of a server that is stopping.
-fn shutting_down() -> ServerMessage {
+/// The goodbye of a server that is stopping, to a reader of `lang`.
+fn shutting_down(lang: Lang) -> ServerMessage {
     ServerMessage::Bye {
         code: ErrorCode::ShuttingDown,
-        message: "the server is restarting or shutting down: reconnect in a moment".into(),
+        message: errors::message(ErrorCode::ShuttingDown, lang).into(),
     }
 }
 
@@ -754,24 +766,6 @@ async fn from_room(
     match room {
         Some(membership) => membership.events.recv().await,
         None => std::future::pending().await,
-    }
-}
-
-/// The message for an error that needs no detail.
-fn describe(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::AlreadyJoined => {
-            "this connection is in a room already; open another connection for another room"
-        }
-        ErrorCode::NotJoined => "join a room with a seat token before playing",
-        ErrorCode::NoSuchRoom => "no room has this id",
-        ErrorCode::BadToken => "this is not a seat token of this room",
-        ErrorCode::SeatTakenOver => "another connection took over this seat with its token",
-        ErrorCode::TooManyRooms => {
-            "the server holds as many rooms as it may; try again when one has closed"
-        }
-        ErrorCode::StorageFailed => "the server could not read this room; try again",
-        _ => "refused",
     }
 }
 
@@ -861,7 +855,13 @@ mod tests {
         let watch = format!(r#"{{"type":"watch","id":2,"room":"{}"}}"#, white.room);
         sam.send(Message::Text(hello.into())).unwrap();
         sam.send(Message::Text(watch.into())).unwrap();
-        let connection = tokio::spawn(serve(StalledSocket { incoming }, 7, state.clone(), None));
+        let connection = tokio::spawn(serve(
+            StalledSocket { incoming },
+            7,
+            state.clone(),
+            None,
+            Lang::En,
+        ));
         while room.status().unwrap().spectators == 0 {
             tokio::task::yield_now().await;
         }
@@ -920,6 +920,7 @@ mod tests {
             greeted: true,
             legal_turns: true,
             account: None,
+            lang: Lang::En,
             limits: MessageLimits::new(1.0, Instant::now()),
             room: Some(Membership {
                 handle: room.clone(),

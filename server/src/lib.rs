@@ -24,6 +24,8 @@
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
 //!   the owner's side of relaying rooms to other nodes over NATS.
+//! - `i18n`: the languages people read (English, German, French, Dutch): a catalogue
+//!   of texts for each, for the pages, refusals and mail.
 //! - `lease`: whether this node may write; always, without a cluster.
 //! - `computer`: the engine that plays a room created against the computer, on a small
 //!   pool of search threads shared by every such room.
@@ -47,6 +49,7 @@ mod computer;
 mod config;
 mod connection;
 mod errors;
+mod i18n;
 mod lease;
 mod limits;
 mod mail;

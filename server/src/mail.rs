@@ -1,7 +1,7 @@
 //! Mail to correspondence players: a message for each move that waits for them (or at
 //! most one digest a day), one when a quarter of a move's days is left to a player who
 //! has not moved (queued by the registry's sweep), and one when their game ends, through
-//! an SMTP server (lettre);
+//! an SMTP server (lettre), each in its player's language;
 //! and the links an account's owner asks for (to confirm an address, to set a new
 //! password).
 //!
@@ -32,6 +32,7 @@ use tokio::task::JoinHandle;
 
 use crate::clock::now;
 use crate::config::Config;
+use crate::i18n::Lang;
 use crate::metrics::MailMetrics;
 use crate::secret::{self, hash_token, uuid_v7};
 use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store, StoredRecord};
@@ -180,6 +181,11 @@ fn host(url: &str) -> &str {
         .rsplit_once(':')
         .map_or(authority, |(host, _)| host);
     if host.is_empty() { "localhost" } else { host }
+}
+
+/// The language of a player who chose `code` (English when they chose none).
+fn reading(code: Option<&str>) -> Lang {
+    code.and_then(Lang::parse).unwrap_or_default()
 }
 
 /// The wait before the next try of a mail that failed `attempts` times.
@@ -337,6 +343,7 @@ impl Postman {
     /// off since it was queued is sent nothing).
     async fn deliver(&self, mail: &Outbound) -> Result<(), Failure> {
         let settings = &mail.settings;
+        let lang = reading(mail.language.as_deref());
         if let Notice::Link { purpose, email } = &mail.notice {
             // Asked for by the account's owner: sent whatever the mail settings, to the
             // address it names, with no unsubscribe link. The secret is made now, and
@@ -353,8 +360,8 @@ impl Postman {
                     });
                 }
             }
-            let (subject, body) = self.link(&mail.account.username, *purpose, &secret);
-            return self.send(&mail.id, email, &subject, body, None).await;
+            let (subject, body) = self.link(lang, &mail.account.username, *purpose, &secret);
+            return self.send(lang, &mail.id, email, &subject, body, None).await;
         }
         let wanted = match mail.notice {
             Notice::YourMove { .. } => settings.mode == NotifyMode::Each,
@@ -370,10 +377,13 @@ impl Postman {
                 turn,
                 number,
                 days,
-            } => self.your_move(&mail.room, opponent, turn, *number, *days),
-            Notice::GameOver => self.game_over(mail).await?,
+            } => self.your_move(lang, &mail.room, opponent, turn, *number, *days),
+            Notice::GameOver => self.game_over(lang, mail).await?,
             Notice::TimeRunningOut { number, deadline } => {
-                match self.time_running_out(mail, *number, *deadline).await? {
+                match self
+                    .time_running_out(lang, mail, *number, *deadline)
+                    .await?
+                {
                     Some(written) => written,
                     None => return Ok(()),
                 }
@@ -381,6 +391,7 @@ impl Postman {
             Notice::Link { .. } => return Ok(()),
         };
         self.send(
+            lang,
             &mail.id,
             email,
             &subject,
@@ -390,36 +401,32 @@ impl Postman {
         .await
     }
 
-    /// The subject and body of a mail to `username` with a link for `purpose`.
-    fn link(&self, username: &str, purpose: LinkPurpose, secret: &str) -> (String, String) {
+    /// The subject and body of a mail to `username`, reading `lang`, with a link for
+    /// `purpose`.
+    fn link(
+        &self,
+        lang: Lang,
+        username: &str,
+        purpose: LinkPurpose,
+        secret: &str,
+    ) -> (String, String) {
         let public = &self.public_url;
-        let (subject, asked, link) = match purpose {
-            LinkPurpose::Confirm => (
-                "Confirm your mail address",
-                "confirm that this is the mail address of your account",
-                format!("{public}/account?confirm={secret}"),
-            ),
-            LinkPurpose::Reset => (
-                "Choose a new password",
-                "choose a new password for your account",
-                format!("{public}/account?reset={secret}"),
-            ),
+        let (kind, link) = match purpose {
+            LinkPurpose::Confirm => ("confirm", format!("{public}/account?confirm={secret}")),
+            LinkPurpose::Reset => ("reset", format!("{public}/account?reset={secret}")),
         };
-        let body = format!(
-            "{username}, to {asked} on PÜNCT, follow this link within an hour (it works              once):
-
-{link}
-
-If you did not ask for it, ignore this mail: nothing              changes.
-"
+        let body = lang.format(
+            &format!("mail.{kind}.body"),
+            &[("username", username), ("link", &link)],
         );
-        (subject.to_owned(), body)
+        (lang.text(&format!("mail.{kind}.subject")).to_owned(), body)
     }
 
-    /// The subject and body of a mail that `opponent` played `turn` (number `number`)
-    /// in `room`, and the player has `days` for the reply.
+    /// The subject and body of a mail, reading `lang`, that `opponent` played `turn`
+    /// (number `number`) in `room`, and the player has `days` for the reply.
     fn your_move(
         &self,
+        lang: Lang,
         room: &str,
         opponent: &str,
         turn: &str,
@@ -427,15 +434,26 @@ If you did not ask for it, ignore this mail: nothing              changes.
         days: u8,
     ) -> (String, String) {
         let days = match days {
-            1 => "a day".to_owned(),
-            days => format!("{days} days"),
+            1 => lang.text("mail.days.one").to_owned(),
+            days => lang.format("mail.days.many", &[("days", &days.to_string())]),
         };
-        let body = format!(
-            "{opponent} played {turn} (turn {number}) in your correspondence game of \
-             PÜNCT. It is your move: you have {days}.\n\n{public}/room/{room}\n",
-            public = self.public_url,
+        let body = lang.format(
+            "mail.your-move.body",
+            &[
+                ("opponent", opponent),
+                ("turn", turn),
+                ("number", &number.to_string()),
+                ("days", &days),
+                ("link", &self.room_link(room)),
+            ],
         );
-        (format!("Your move against {opponent}"), body)
+        let subject = lang.format("mail.your-move.subject", &[("opponent", opponent)]);
+        (subject, body)
+    }
+
+    /// The link to `room`'s page.
+    fn room_link(&self, room: &str) -> String {
+        format!("{}/room/{room}", self.public_url)
     }
 
     /// The record of `mail`'s game, and the seat of `mail`'s player in it.
@@ -468,8 +486,9 @@ If you did not ask for it, ignore this mail: nothing              changes.
         Ok((record, seat))
     }
 
-    /// The subject and body of a mail that `mail`'s game is over, read from its record.
-    async fn game_over(&self, mail: &Outbound) -> Result<(String, String), Failure> {
+    /// The subject and body of a mail, reading `lang`, that `mail`'s game is over, read
+    /// from its record.
+    async fn game_over(&self, lang: Lang, mail: &Outbound) -> Result<(String, String), Failure> {
         let (record, seat) = self.game(mail).await?;
         let Some(outcome) = record.outcome else {
             return Err(Failure {
@@ -478,34 +497,45 @@ If you did not ask for it, ignore this mail: nothing              changes.
             });
         };
         let opponent = record.players[1 - seat].view();
-        let opponent = opponent.name.as_deref().unwrap_or("a guest");
-        // The reason in the rules' words: `winner black (time)`.
+        let opponent = opponent
+            .name
+            .as_deref()
+            .unwrap_or(lang.text("player.guest"));
+        // The reason in the rules' words (`winner black (time)`), as the pages say it.
         let shown = outcome.to_string();
         let reason = shown
             .rsplit_once(" (")
             .map_or("", |(_, reason)| reason.trim_end_matches(')'));
+        let reason = lang.text(&format!("reason.{reason}")).to_owned();
         let result = match outcome {
-            Outcome::Win { winner, .. } if winner as usize == seat => format!("you won ({reason})"),
-            Outcome::Win { .. } => format!("you lost ({reason})"),
-            Outcome::Draw { .. } => format!("a draw ({reason})"),
+            Outcome::Win { winner, .. } if winner as usize == seat => "mail.result.won",
+            Outcome::Win { .. } => "mail.result.lost",
+            Outcome::Draw { .. } => "mail.result.draw",
         };
+        let result = lang.format(result, &[("reason", &reason)]);
         let turns = match record.turns.len() {
-            1 => "1 turn".to_owned(),
-            n => format!("{n} turns"),
+            1 => lang.text("mail.turns.one").to_owned(),
+            n => lang.format("mail.turns.many", &[("count", &n.to_string())]),
         };
-        let body = format!(
-            "Your correspondence game of PÜNCT against {opponent} is over after {turns}: \
-             {result}.\n\n{public}/room/{room}\n",
-            public = self.public_url,
-            room = mail.room,
+        let body = lang.format(
+            "mail.game-over.body",
+            &[
+                ("opponent", opponent),
+                ("turns", &turns),
+                ("result", &result),
+                ("link", &self.room_link(&mail.room)),
+            ],
         );
-        Ok((format!("Your game against {opponent} is over"), body))
+        let subject = lang.format("mail.game-over.subject", &[("opponent", opponent)]);
+        Ok((subject, body))
     }
 
-    /// The subject and body of a mail that the time for turn `number` of `mail`'s game
-    /// runs out at `deadline`; none if the player has moved since, or the game is over.
+    /// The subject and body of a mail, reading `lang`, that the time for turn `number`
+    /// of `mail`'s game runs out at `deadline`; none if the player has moved since, or
+    /// the game is over.
     async fn time_running_out(
         &self,
+        lang: Lang,
         mail: &Outbound,
         number: usize,
         deadline: i64,
@@ -515,20 +545,25 @@ If you did not ask for it, ignore this mail: nothing              changes.
             return Ok(None);
         }
         let opponent = record.players[1 - seat].view();
-        let opponent = opponent.name.as_deref().unwrap_or("a guest");
+        let opponent = opponent
+            .name
+            .as_deref()
+            .unwrap_or(lang.text("player.guest"));
         let deadline = UNIX_EPOCH + Duration::from_millis(u64::try_from(deadline).unwrap_or(0));
-        let body = format!(
-            "A quarter of your time for turn {number} is left in your correspondence game of \
-             PÜNCT against {opponent}: play before {deadline} (UTC), or lose on time.\n\n\
-             {public}/room/{room}\n",
-            deadline = humantime::format_rfc3339_seconds(deadline),
-            public = self.public_url,
-            room = mail.room,
+        let body = lang.format(
+            "mail.time.body",
+            &[
+                ("number", &number.to_string()),
+                ("opponent", opponent),
+                (
+                    "deadline",
+                    &humantime::format_rfc3339_seconds(deadline).to_string(),
+                ),
+                ("link", &self.room_link(&mail.room)),
+            ],
         );
-        Ok(Some((
-            format!("Your time against {opponent} is running out"),
-            body,
-        )))
+        let subject = lang.format("mail.time.subject", &[("opponent", opponent)]);
+        Ok(Some((subject, body)))
     }
 
     /// Mails the digests due: to players who had none for a day and whose move some
@@ -576,28 +611,38 @@ If you did not ask for it, ignore this mail: nothing              changes.
                 return;
             }
         }
-        let mut body = format!(
-            "{}, these games of PÜNCT wait for your move:\n\n",
-            due.account.username
-        );
+        let lang = reading(due.language.as_deref());
+        let mut body = lang.format("mail.digest.body", &[("username", &due.account.username)]);
         for game in &waiting {
             let opponent = game.summary.players.get(game.color.opponent());
-            let opponent = opponent.player.name.as_deref().unwrap_or("a guest");
-            let left = game
-                .time_left_ms
-                .map(|ms| format!(", {} h left", ms / 3_600_000))
-                .unwrap_or_default();
-            body.push_str(&format!(
-                "- against {opponent}{left}: {}/room/{}\n",
-                self.public_url, game.summary.room
-            ));
+            let opponent = opponent
+                .player
+                .name
+                .as_deref()
+                .unwrap_or(lang.text("player.guest"));
+            let link = self.room_link(&game.summary.room);
+            body.push_str(&match game.time_left_ms {
+                Some(ms) => lang.format(
+                    "mail.digest.game.left",
+                    &[
+                        ("opponent", opponent),
+                        ("hours", &(ms / 3_600_000).to_string()),
+                        ("link", &link),
+                    ],
+                ),
+                None => lang.format(
+                    "mail.digest.game",
+                    &[("opponent", opponent), ("link", &link)],
+                ),
+            });
         }
         let subject = match waiting.len() {
-            1 => "A game waits for your move".to_owned(),
-            n => format!("{n} games wait for your move"),
+            1 => lang.text("mail.digest.subject.one").to_owned(),
+            n => lang.format("mail.digest.subject.many", &[("count", &n.to_string())]),
         };
         let sent = self
             .send(
+                lang,
                 &uuid_v7(),
                 &due.email,
                 &subject,
@@ -611,9 +656,10 @@ If you did not ask for it, ignore this mail: nothing              changes.
     }
 
     /// Sends one message, `Message-ID` `<id@domain>`, to `to`, with the link that turns
-    /// mail off.
+    /// mail off, said in `lang`.
     async fn send(
         &self,
+        lang: Lang,
         id: &str,
         to: &str,
         subject: &str,
@@ -623,7 +669,7 @@ If you did not ask for it, ignore this mail: nothing              changes.
         let unsubscribe =
             unsubscribe.map(|secret| format!("{}/unsubscribe?token={secret}", self.public_url));
         if let Some(link) = &unsubscribe {
-            body.push_str(&format!("\nNo more mail from PÜNCT: {link}\n"));
+            body.push_str(&lang.format("mail.unsubscribe", &[("link", link)]));
         }
         let written = |e: &dyn std::fmt::Display| Failure {
             error: format!("writing mail: {e}"),

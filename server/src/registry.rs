@@ -22,6 +22,7 @@ use crate::clock;
 use crate::cluster::{Kind, Limits, NodeTag, Nodes, PlaceError, Placement, Reply};
 use crate::config::Config;
 use crate::errors;
+use crate::i18n::Lang;
 use crate::room::{
     Answer, Context, Fresh, Key, Mismatch, Moderate, Refusal, Request, RoomHandle, Rooms,
 };
@@ -221,7 +222,7 @@ impl Registry {
     /// `moderate`.
     pub(crate) async fn moderate(&self, id: &str, moderate: Moderate) -> Result<(), Refusal> {
         let answer = self.answer(id, Request::Moderate(moderate)).await;
-        let refused = |code| Refusal::new(code, errors::message(code));
+        let refused = |code| Refusal::new(code, errors::message(code, Lang::En));
         let done = answer.and_then(|answer| answer.done().map_err(mismatch));
         done.map_err(refused)?.map(|_| ())
     }

@@ -6,7 +6,8 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { el } from './ui.js';
+import { el, when } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,8 +34,6 @@ function onSubmit(form, work) {
   });
 }
 
-const when = (ms) => new Date(ms).toLocaleString();
-
 async function showSessions() {
   const { sessions } = await api('GET', '/api/me/sessions');
   $('sessions').tBodies[0].replaceChildren(
@@ -45,7 +44,7 @@ async function showSessions() {
         el('td', { title: s.user_agent ?? '' }, s.device),
         el('td', {}, when(s.created_at)),
         el('td', {}, when(s.last_seen_at)),
-        el('td', {}, s.current ? 'this device' : ''),
+        el('td', {}, s.current ? t('account.this-device') : ''),
       ),
     ),
   );
@@ -56,12 +55,12 @@ async function showBlocks() {
   $('no-blocks').hidden = blocks.length > 0;
   $('blocks').replaceChildren(
     ...blocks.map((b) => {
-      const lift = el('button', { type: 'button' }, 'Unblock');
+      const lift = el('button', { type: 'button' }, t('account.unblock'));
       lift.onclick = async () => {
         await api('DELETE', `/api/me/blocks/${encodeURIComponent(b.username)}`);
         await showBlocks();
       };
-      return el('li', { dataset: { username: b.username } }, el('a', { href: `/player/${encodeURIComponent(b.username)}` }, b.username), ` since ${when(b.since)} `, lift);
+      return el('li', { dataset: { username: b.username } }, el('a', { href: `/player/${encodeURIComponent(b.username)}` }, b.username), ' ', t('account.blocked-since', { when: when(b.since) }), ' ', lift);
     }),
   );
 }
@@ -79,7 +78,7 @@ async function main() {
     status.hidden = false;
     try {
       await api('POST', '/api/email/confirm', { token: link.get('confirm') });
-      status.textContent = 'Your mail address is confirmed.';
+      status.textContent = t('account.confirmed');
     } catch (e) {
       status.textContent = e.message;
       status.className = 'error';
@@ -93,14 +92,14 @@ async function main() {
     onSubmit($('reset'), async ({ new_password }) => {
       await api('POST', '/api/password/reset', { token, new_password });
       $('reset-panel').hidden = true;
-      return 'Your password is set: sign in with it.';
+      return t('account.password-set');
     });
   }
   if (!username) {
     $('forgot-panel').hidden = false;
     onSubmit($('forgot'), async ({ email }) => {
       await api('POST', '/api/password/forgot', { email });
-      return 'If an account has this confirmed address, a link is on its way to it. It works for an hour.';
+      return t('account.link-sent-if');
     });
     return;
   }
@@ -108,17 +107,17 @@ async function main() {
   onSubmit($('password'), async (fields) => {
     await api('POST', '/api/me/password', fields);
     await showSessions();
-    return 'Your password is changed; your other devices are signed out.';
+    return t('account.password-changed');
   });
   onSubmit($('email'), async ({ email }) => {
     await api('POST', '/api/me/email', { email });
-    return `A link is on its way to ${email}. It works for an hour.`;
+    return t('account.link-sent', { email });
   });
   onSubmit($('delete'), async ({ password }) => {
-    if (!confirm('Delete your account for good?')) return 'Nothing was deleted.';
+    if (!confirm(t('account.delete.confirm'))) return t('account.delete.kept');
     const { name } = await api('DELETE', '/api/me', { password });
     setTimeout(() => location.assign('/'), 3000);
-    return `Your account is deleted; your games show “${name}”.`;
+    return t('account.deleted', { name });
   });
   $('sign-out-everywhere').onclick = async () => {
     await api('DELETE', '/api/me/sessions').catch(() => {});

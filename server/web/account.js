@@ -3,6 +3,7 @@
 
 import { currentUser, signIn, signOut } from './api.js';
 import { el, playerHref } from './ui.js';
+import { t } from './i18n.js';
 
 /** Fills `container` (`#account` in the header) and returns the username the page is
  * signed in as, or null. `changed(username)` runs after signing in or out; by default
@@ -16,7 +17,7 @@ export async function mountAccount(container, changed = () => location.reload())
 
   async function show(username) {
     if (username) {
-      const out = el('button', { id: 'sign-out', type: 'button' }, 'Sign out');
+      const out = el('button', { id: 'sign-out', type: 'button' }, t('account.sign-out'));
       out.onclick = async () => {
         out.disabled = true;
         await signOut().catch(() => {});
@@ -24,15 +25,15 @@ export async function mountAccount(container, changed = () => location.reload())
         changed(null);
       };
       container.replaceChildren(
-        el('span', { id: 'signed-in' }, 'signed in as ', el('a', { id: 'me', href: playerHref(username) }, username)),
+        el('span', { id: 'signed-in' }, t('account.signed-in-as'), ' ', el('a', { id: 'me', href: playerHref(username) }, username)),
         ' ',
-        el('a', { id: 'my-account', href: '/account' }, 'account'),
+        el('a', { id: 'my-account', href: '/account' }, t('page.account')),
         ' ',
         out,
       );
     } else {
       const open = (create) => {
-        const button = el('button', { id: create ? 'sign-up' : 'sign-in', type: 'button' }, create ? 'Sign up' : 'Sign in');
+        const button = el('button', { id: create ? 'sign-up' : 'sign-in', type: 'button' }, create ? t('account.sign-up') : t('account.sign-in'));
         button.onclick = () => dialog.open(create);
         return button;
       };
@@ -55,14 +56,14 @@ function accountDialog(done) {
   const hint = el('p', { className: 'hint' });
   const error = el('p', { className: 'error', id: 'account-error', hidden: true });
   const submit = el('button', { id: 'account-submit', type: 'submit' });
-  const cancel = el('button', { type: 'button' }, 'Cancel');
+  const cancel = el('button', { type: 'button' }, t('room.cancel-pick'));
   const form = el(
     'form',
     { id: 'account-form' },
     title,
-    el('label', {}, 'Username', username),
-    el('label', {}, 'Password', password),
-    el('p', { className: 'forgot' }, el('a', { href: '/account' }, 'Forgot your password?')),
+    el('label', {}, t('account.username'), username),
+    el('label', {}, t('account.password'), password),
+    el('p', { className: 'forgot' }, el('a', { href: '/account' }, t('account.forgot'))),
     hint,
     error,
     el('div', { className: 'buttons' }, cancel, submit),
@@ -92,12 +93,12 @@ function accountDialog(done) {
     node,
     open(asNew) {
       create = asNew;
-      title.textContent = create ? 'Create an account' : 'Sign in';
-      submit.textContent = create ? 'Sign up' : 'Sign in';
+      title.textContent = create ? t('account.create') : t('account.sign-in');
+      submit.textContent = create ? t('account.sign-up') : t('account.sign-in');
       password.autocomplete = create ? 'new-password' : 'current-password';
       password.minLength = create ? 8 : 0;
       hint.textContent = create
-        ? 'A username is 3 to 20 letters, digits, - and _, starting with a letter; a password at least 8 characters.'
+        ? t('account.rules')
         : '';
       hint.hidden = !create;
       error.hidden = true;

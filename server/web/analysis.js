@@ -12,7 +12,8 @@ import { api, currentUser, holdsSeat } from './api.js';
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink, evaluationText } from './thinker.js';
-import { cap, installApp, outcomeText } from './ui.js';
+import { installApp, outcomeText, side, startingText } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = await loadEngine();
@@ -47,7 +48,7 @@ function readFragment(hash) {
   try {
     engine.legal(match[1], line);
   } catch (e) {
-    say(`The link's line does not play: ${e.message}`, 'error');
+    say(t('analysis.bad-link', { why: e.message }), 'error');
     return false;
   }
   Object.assign(state, { variant: match[1], line, at: Math.min(line.length, Number(match[3] ?? line.length)) });
@@ -75,8 +76,8 @@ function render() {
     source: state.cell ? [state.cell] : [],
   });
   $('status').textContent = position.outcome
-    ? `${outcomeText(position.outcome, position.board)} after ${state.at} turns`
-    : `${cap(position.to_move)} to move · ${legal.length} legal turns · after ${state.at} turn${state.at === 1 ? '' : 's'}`;
+    ? t('analysis.over', { outcome: outcomeText(position.outcome, position.board), turns: state.at })
+    : t(state.at === 1 ? 'analysis.status.one' : 'analysis.status', { side: side(position.to_move), legal: legal.length, turns: state.at });
   $('turns').replaceChildren(
     ...state.line.map((turn, i) => {
       const item = document.createElement('li');
@@ -94,7 +95,7 @@ function render() {
   $('choice-list').replaceChildren(
     ...(choices.length ? choices : ['none']).map((turn) =>
       turn === 'none'
-        ? Object.assign(document.createElement('span'), { textContent: 'No legal turn here.' })
+        ? Object.assign(document.createElement('span'), { textContent: t('analysis.no-turn-here') })
         : Object.assign(document.createElement('button'), { textContent: turn, onclick: () => play(turn) }),
     ),
   );
@@ -177,13 +178,13 @@ async function refuseHintsInOwnGame(room) {
 function play(text) {
   const answer = engine.check(state.variant, played(), text);
   if (answer.why) {
-    say(`${text.trim()} is not legal here: ${answer.why}`, 'refused');
+    say(t('analysis.not-legal', { turn: text.trim(), why: answer.why }), 'refused');
     return false;
   }
   state.line = [...played(), answer.turn];
   state.at = state.line.length;
   state.cell = null;
-  say(`Played ${answer.turn}`);
+  say(t('analysis.played', { turn: answer.turn }));
   render();
   return true;
 }
@@ -199,8 +200,8 @@ async function fromRoom(room, after) {
   state.game = { room, turns: record.turns };
   Object.assign(state, { variant: record.variant, line: [...record.turns] });
   state.at = after === null ? record.turns.length : Math.min(Number(after), record.turns.length);
-  const link = Object.assign(document.createElement('a'), { href: `/room/${encodeURIComponent(room)}`, textContent: 'its room' });
-  $('source').replaceChildren(`From the game in `, link, '.');
+  const link = Object.assign(document.createElement('a'), { href: `/room/${encodeURIComponent(room)}`, textContent: t('analysis.its-room') });
+  $('source').replaceChildren(t('analysis.from-game'), ' ', link, '.');
 }
 
 $('board').addEventListener('click', (event) => {
@@ -237,13 +238,13 @@ $('engine-form').addEventListener('submit', (event) => {
 $('stop-engine').onclick = clearAnalysis;
 $('copy-link').onclick = async () => {
   await navigator.clipboard?.writeText(location.href).catch(() => {});
-  say('The link to this position is copied');
+  say(t('analysis.copied'));
 };
 $('notation').addEventListener('input', (event) => {
   const text = event.target.value.trim().toUpperCase();
   if (!text) return;
   const starting = [...$('completions').options].filter((o) => o.value.startsWith(text)).length;
-  say(starting ? `${starting} legal turn${starting === 1 ? '' : 's'} start${starting === 1 ? 's' : ''} so` : 'No legal turn starts so', starting ? '' : 'refused');
+  say(starting ? startingText(starting) : t('input.none-start'), starting ? '' : 'refused');
 });
 $('notation-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -256,12 +257,12 @@ $('import-form').addEventListener('submit', (event) => {
   try {
     turns = engine.record(variant, $('record').value);
   } catch (e) {
-    say(`The record does not read: ${e.message}`, 'error');
+    say(t('analysis.bad-record', { why: e.message }), 'error');
     return;
   }
   Object.assign(state, { variant, line: turns, at: turns.length, game: null, cell: null });
-  $('source').textContent = 'From an imported record.';
-  say(`Loaded ${turns.length} turns`);
+  $('source').textContent = t('analysis.imported');
+  say(t('analysis.loaded', { turns: turns.length }));
   render();
 });
 
@@ -281,7 +282,7 @@ if (!engine) {
   } catch (e) {
     // Without the room's data (no server, say), no hints either.
     if (!checked) refuseHints(true);
-    say(`That game could not be loaded: ${e.message}`, 'error');
+    say(t('analysis.not-loaded', { why: e.message }), 'error');
   }
   render();
   document.body.dataset.loaded = 'true';

@@ -5,6 +5,8 @@
 // Presentation only: which turns are legal, who won and the chain that won come from the
 // rules engine (the server's, or its WebAssembly build in the page).
 
+import { t } from './i18n.js';
+
 const COLS = 'ABCDEFGHIJKLMNOPQ';
 const CORNERS = new Set(['A1', 'A9', 'I1', 'I17', 'Q9', 'Q17']);
 /** Distance between the centres of two neighbouring cells, in SVG units. */
@@ -167,12 +169,12 @@ export const CENTRE = CELLS.filter(inCentre);
 
 /** Names of the kinds for people, in reserve order. */
 export const KINDS = {
-  'straight-middle': 'straight, middle PÜNCT',
-  'straight-end': 'straight, end PÜNCT',
-  'angular-corner': 'angular, corner PÜNCT',
-  'angular-left': 'angular, PÜNCT turning left',
-  'angular-right': 'angular, PÜNCT turning right',
-  triangle: 'triangle',
+  'straight-middle': t('kind.straight-middle'),
+  'straight-end': t('kind.straight-end'),
+  'angular-corner': t('kind.angular-corner'),
+  'angular-left': t('kind.angular-left'),
+  'angular-right': t('kind.angular-right'),
+  triangle: t('kind.triangle'),
 };
 
 /** The pieces on a board (a snapshot's `board`), each with its cells and level. */
@@ -243,9 +245,10 @@ function drawPiece(group, piece, extraClass, at = toScreen) {
 
 /** What a cell holds, in words, for its label. */
 function describe(name, stack) {
-  if (!stack) return `${name}, empty`;
+  if (!stack) return t('board.cell.empty', { cell: name });
   const top = stack.dots[0];
-  return `${name}, ${top.color} ${KINDS[top.kind]}${top.punct ? ' (its PÜNCT)' : ''}, level ${top.level}`;
+  const values = { cell: name, colour: t(`colour.${top.color}`), kind: KINDS[top.kind], level: top.level };
+  return t(top.punct ? 'board.cell.punct' : 'board.cell.dot', values);
 }
 
 /**
@@ -290,7 +293,7 @@ export function drawBoard(svg, view) {
       points: hexagon(x, y, STEP / 1.732),
       'data-cell': name,
       role: 'button',
-      'aria-label': describe(name, stacks.get(name)) + (names.includes('target') ? ', a destination' : ''),
+      'aria-label': names.includes('target') ? t('board.cell.target', { cell: describe(name, stacks.get(name)) }) : describe(name, stacks.get(name)),
       tabindex: name === view.focus ? 0 : -1,
     }, cells);
     if (name === view.focus) cursor = polygon;

@@ -11,7 +11,8 @@
 // moderators; a line a moderator removed shows as removed.
 
 import { api } from './api.js';
-import { el, cap, when } from './ui.js';
+import { el, side, when } from './ui.js';
+import { t } from './i18n.js';
 
 /** The longest line the server takes, in characters. */
 export const MAX_CHARS = 300;
@@ -22,8 +23,8 @@ const KEPT = 300;
 /** Who said `line`: a player's name, or their colour when they gave none; a spectator's
  * username when signed in, or "spectator". */
 export function speaker(line) {
-  if (line.channel === 'spectators') return line.name || 'spectator';
-  return line.name || cap(line.color);
+  if (line.channel === 'spectators') return line.name || t('chat.spectator');
+  return line.name || side(line.color);
 }
 
 /**
@@ -79,19 +80,19 @@ export function mountChat(roomId, send) {
   function line(line) {
     const player = line.channel === 'players';
     const mark = player ? line.color : 'spectator';
-    const label = player ? `${cap(line.color)} player` : 'spectator';
+    const label = player ? t(`chat.player.${line.color}`) : t('chat.spectator');
     return el(
       'li',
       { title: when(line.at), dataset: { channel: line.channel, color: line.color ?? '' } },
       el('span', { className: `mark ${mark}`, title: label }),
       el('b', { className: 'who' }, speaker(line)),
       // A spectator who has a name is told apart from the players by a tag.
-      !player && line.name ? el('span', { className: 'tag' }, 'spectator') : null,
+      !player && line.name ? el('span', { className: 'tag' }, t('chat.spectator')) : null,
       ' ',
       line.removed
-        ? el('span', { className: 'text removed' }, 'removed by a moderator')
+        ? el('span', { className: 'text removed' }, t('chat.removed'))
         : el('span', { className: 'text' }, line.text),
-      reportable(line) ? el('button', { type: 'button', className: 'report', title: 'Report this line to the moderators', onclick: () => reporting(line) }, 'Report') : null,
+      reportable(line) ? el('button', { type: 'button', className: 'report', title: t('chat.report.title'), onclick: () => reporting(line) }, t('chat.report')) : null,
     );
   }
 
@@ -103,18 +104,18 @@ export function mountChat(roomId, send) {
 
   /** Opens the form that reports `line`, with a reason, under the list. */
   function reporting(line) {
-    const reason = el('input', { name: 'reason', required: true, maxLength: 500, placeholder: 'Why? (moderators read it)' });
+    const reason = el('input', { name: 'reason', required: true, maxLength: 500, placeholder: t('chat.report-why') });
     const form = el('form', { className: 'report-form', dataset: { line: String(line.line) } },
-      el('span', {}, 'Report ', el('b', {}, speaker(line)), ': '), reason,
-      el('button', { type: 'submit' }, 'Send the report'),
-      el('button', { type: 'button', onclick: () => form.remove() }, 'Cancel'));
+      el('span', {}, t('chat.report-who', { who: speaker(line) }), ' '), reason,
+      el('button', { type: 'submit' }, t('chat.send-report')),
+      el('button', { type: 'button', onclick: () => form.remove() }, t('chat.cancel')));
     form.onsubmit = async (event) => {
       event.preventDefault();
       try {
         await api('POST', '/api/reports', { line: line.line, reason: reason.value });
-        form.replaceChildren(el('span', { className: 'reported' }, 'Reported: a moderator will read it. Thank you.'));
+        form.replaceChildren(el('span', { className: 'reported' }, t('chat.reported')));
       } catch (e) {
-        form.replaceChildren(el('span', { className: 'error' }, e.status === 401 ? 'Sign in to report a line.' : e.message));
+        form.replaceChildren(el('span', { className: 'error' }, e.status === 401 ? t('chat.sign-in-to-report') : e.message));
       }
     };
     panel.querySelector('.report-form')?.remove();
@@ -149,16 +150,10 @@ export function mountChat(roomId, send) {
     panel.hidden = !you;
     if (!you) return;
     const me = color();
-    $('chat-title').textContent = me ? "Players' chat" : "Spectators' chat";
-    $('chat-note').textContent = me
-      ? over
-        ? "spectators' lines show too, now the game is over"
-        : 'only you and your opponent see it'
-      : over
-        ? 'the players see it too'
-        : 'the players see it once the game is over';
+    $('chat-title').textContent = me ? t('chat.players') : t('chat.spectators');
+    $('chat-note').textContent = t(me ? (over ? 'chat.note.player-over' : 'chat.note.player') : over ? 'chat.note.spectator-over' : 'chat.note.spectator');
     mute.hidden = !me;
-    mute.textContent = state.muted ? 'Unmute opponent' : 'Mute opponent';
+    mute.textContent = state.muted ? t('chat.unmute') : t('chat.mute');
     mute.setAttribute('aria-pressed', String(state.muted));
     mute.disabled = state.muting !== null || !online;
     $('chat-send').disabled = state.saying !== null || !online;
@@ -172,7 +167,7 @@ export function mountChat(roomId, send) {
     if (!text || state.saying) return;
     const id = send({ type: 'chat', text: input.value });
     if (id === null) {
-      refuse('Offline: the line was not sent.');
+      refuse(t('chat.offline'));
       return;
     }
     state.saying = { id, text: input.value };
@@ -228,7 +223,7 @@ export function mountChat(roomId, send) {
       if (!mine) return false;
       if (state.saying?.id === message.id) state.saying = null;
       if (state.muting?.id === message.id) state.muting = null;
-      refuse(`The server refused: ${message.message}`);
+      refuse(t('notice.refused', { message: message.message }));
       return true;
     },
 

@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { mountAccount } from './account.js';
 import { el, gameRows, gamesHead, playerHref } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const player = new URLSearchParams(location.search).get('player');
@@ -18,7 +19,7 @@ async function more() {
   try {
     page = await api('GET', `/api/games?${query}`);
   } catch (e) {
-    $('games-error').textContent = e.code === 'no-such-player' ? `No player is called ${player}.` : e.message;
+    $('games-error').textContent = e.code === 'no-such-player' ? t('player.none', { username: player }) : e.message;
     $('games-error').hidden = false;
     return;
   }
@@ -32,8 +33,8 @@ async function more() {
 }
 
 if (player) {
-  document.title = `PÜNCT — games of ${player}`;
-  $('games-title').replaceChildren('Finished games of ', el('a', { href: playerHref(player) }, player));
+  document.title = t('title.games-of', { username: player });
+  $('games-title').replaceChildren(t('games.of'), ' ', el('a', { href: playerHref(player) }, player));
 }
 $('games').replaceChildren(gamesHead(), el('tbody'));
 $('more').onclick = more;

@@ -7,6 +7,7 @@ import { mountAccount } from './account.js';
 import { CENTRE, chainView, drawBoard, kindIcon, KINDS, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { el, outcomeText } from './ui.js';
+import { t } from './i18n.js';
 
 /** How many pieces of each kind a player has (RULES.md section 2), in `KINDS`' order. */
 const COUNTS = { 'straight-middle': 2, 'straight-end': 4, 'angular-corner': 2, 'angular-left': 2, 'angular-right': 2, triangle: 6 };
@@ -59,7 +60,7 @@ async function drawPictures() {
   ]);
   for (const svg of document.querySelectorAll('svg[data-board]')) {
     if (!engine) {
-      svg.replaceWith(el('p', {}, '(The rules engine that draws this picture could not be loaded.)'));
+      svg.replaceWith(el('p', {}, t('picture.no-engine')));
       continue;
     }
     const picture = lessons.pictures[svg.dataset.board];

@@ -3,6 +3,7 @@
 import { createRoom, takeSeat, api, displayName, setDisplayName, holdsSeat } from './api.js';
 import { mountAccount } from './account.js';
 import { el, installApp, playerNode, roomHref, timeControlText } from './ui.js';
+import { t } from './i18n.js';
 
 const REFRESH_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -11,16 +12,16 @@ const $ = (id) => document.getElementById(id);
 let me = null;
 
 function seat(view, color) {
-  if (!view.taken) return el('span', { className: 'seat free' }, `${color}: free`);
+  if (!view.taken) return el('span', { className: 'seat free' }, t('lobby.seat.free', { colour: t(`colour.${color}`) }));
   const state = view.computer || view.connected ? 'online' : 'offline';
   // A player who gave no name is shown by their colour alone.
   const named = view.name || view.account;
   return el(
     'span',
     { className: `seat ${state}`, dataset: { color } },
-    named ? `${color}: ` : color,
+    named ? t('lobby.seat.named', { colour: t(`colour.${color}`) }) : t(`colour.${color}`),
     named ? playerNode(view) : null,
-    view.computer || view.connected ? '' : ' (away)',
+    view.computer || view.connected ? '' : t('lobby.seat.away'),
   );
 }
 
@@ -28,12 +29,12 @@ function row(room) {
   const actions = el('td', { className: 'actions' });
   if (holdsSeat(room, me)) {
     // The game page takes the seat back, by its token or by the account.
-    actions.append(el('a', { className: 'button play', href: roomHref(room.room) }, 'Your seat'), ' ');
+    actions.append(el('a', { className: 'button play', href: roomHref(room.room) }, t('lobby.your-seat')), ' ');
   } else if (room.status === 'open') {
-    const join = el('button', { className: 'join' }, 'Join');
+    const join = el('button', { className: 'join' }, t('lobby.join'));
     if (room.rated && !me) {
       join.disabled = true;
-      join.title = 'Sign in to play a rated game';
+      join.title = t('lobby.join.sign-in');
     }
     join.onclick = async () => {
       try {
@@ -45,18 +46,18 @@ function row(room) {
     };
     actions.append(join, ' ');
   }
-  actions.append(el('a', { className: 'button watch', href: `${roomHref(room.room)}?watch` }, 'Watch'));
+  actions.append(el('a', { className: 'button watch', href: `${roomHref(room.room)}?watch` }, t('lobby.watch')));
   return el(
     'tr',
     { dataset: { room: room.room, status: room.status } },
     // A UUIDv7 begins with its time, the same for rooms made together: show its random end.
     // Each cell names its column too, for a phone's layout, where rows are cards.
-    el('td', { dataset: { label: 'Room' } }, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
-    el('td', { dataset: { label: 'Game' } }, room.variant, room.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
-    el('td', { className: 'clock', dataset: { label: 'Clock' } }, timeControlText(room.clock)),
+    el('td', { dataset: { label: t('lobby.column.room') } }, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
+    el('td', { dataset: { label: t('lobby.column.game') } }, t(`variant.${room.variant}`), room.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null),
+    el('td', { className: 'clock', dataset: { label: t('lobby.column.clock') } }, timeControlText(room.clock)),
     el('td', { className: 'seats' }, seat(room.players.white, 'white'), ' ', seat(room.players.black, 'black')),
-    el('td', { className: 'turns', dataset: { label: 'Move' } }, String(Math.floor(room.turns / 2) + 1)),
-    el('td', { className: 'spectators', dataset: { label: 'Watching' } }, String(room.spectators)),
+    el('td', { className: 'turns', dataset: { label: t('lobby.column.move') } }, String(Math.floor(room.turns / 2) + 1)),
+    el('td', { className: 'spectators', dataset: { label: t('lobby.column.watching') } }, String(room.spectators)),
     actions,
   );
 }
@@ -74,7 +75,7 @@ async function refresh() {
     $('no-correspondence').hidden = slow.length > 0;
     status.textContent = '';
   } catch (e) {
-    status.textContent = `cannot reach the server (${e.message})`;
+    status.textContent = t('lobby.unreachable', { why: e.message });
   }
 }
 
@@ -82,7 +83,7 @@ async function refresh() {
 function showSignedIn() {
   $('name-field').hidden = me !== null;
   $('playing-as').hidden = me === null;
-  $('playing-as').textContent = me ? `You play as ${me}.` : '';
+  $('playing-as').textContent = me ? t('lobby.playing-as', { username: me }) : '';
   $('rated-field').hidden = me === null;
   $('my-games-link').hidden = me === null;
   if (!me) $('rated').checked = false;

@@ -5,6 +5,7 @@
 import { api } from './api.js';
 import { mountAccount } from './account.js';
 import { el, playerNode, roomHref, timeControlText, timeLeftText } from './ui.js';
+import { t } from './i18n.js';
 
 const REFRESH_MS = 30_000;
 const $ = (id) => document.getElementById(id);
@@ -15,17 +16,17 @@ let waiting = null;
 function row(game) {
   const { summary, color } = game;
   const opponent = summary.players[color === 'white' ? 'black' : 'white'];
-  const state = summary.status === 'open' ? 'open' : game.your_move ? 'your move' : 'their move';
+  const state = t(summary.status === 'open' ? 'mine.state.open' : game.your_move ? 'mine.state.yours' : 'mine.state.theirs');
   return el(
     'tr',
     { className: game.your_move ? 'your-move' : '', dataset: { room: summary.room } },
     el('td', { className: 'state' }, state),
-    el('td', {}, opponent.taken ? playerNode(opponent, 'a guest') : 'nobody yet'),
-    el('td', {}, color),
-    el('td', {}, summary.variant),
+    el('td', {}, opponent.taken ? playerNode(opponent, t('player.guest')) : t('mine.nobody-yet')),
+    el('td', {}, t(`colour.${color}`)),
+    el('td', {}, t(`variant.${summary.variant}`)),
     el('td', {}, timeControlText(summary.clock)),
     el('td', { className: 'left' }, game.time_left_ms == null ? '' : timeLeftText(game.time_left_ms)),
-    el('td', {}, el('a', { className: 'button play', href: roomHref(summary.room) }, 'Play')),
+    el('td', {}, el('a', { className: 'button play', href: roomHref(summary.room) }, t('analysis.play'))),
   );
 }
 
@@ -43,10 +44,10 @@ async function refresh() {
   $('no-games').hidden = mine.games.length > 0;
   const now = mine.games.filter((g) => g.your_move).map((g) => g.summary.room);
   // The tab's title counts the games that wait, for a player whose tab is elsewhere.
-  document.title = now.length ? `(${now.length}) your move — PÜNCT` : 'PÜNCT — my games';
+  document.title = now.length ? t('mine.title.waiting', { count: now.length }) : t('title.mine');
   if (waiting !== null && now.some((room) => !waiting.includes(room)) && document.hidden) {
     if ('Notification' in window && Notification.permission === 'granted') {
-      new Notification('PÜNCT: your move', { body: 'A game waits for your move.' });
+      new Notification(t('mine.notification'), { body: t('mine.notification.body') });
     }
   }
   waiting = now;
@@ -68,7 +69,7 @@ $('mail').addEventListener('submit', async (event) => {
   const email = $('email').value.trim();
   try {
     await api('PUT', '/api/me/notifications', { email: email || undefined, mode: $('mode').value });
-    $('mail-status').textContent = 'Saved.';
+    $('mail-status').textContent = t('mine.saved');
   } catch (e) {
     $('mail-status').textContent = e.message;
   }

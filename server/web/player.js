@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { mountAccount } from './account.js';
 import { el, gameRows, gamesHead, ratingText, when } from './ui.js';
+import { lang, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const username = decodeURIComponent(location.pathname.split('/')[2] || '');
@@ -54,7 +55,7 @@ function chart(variant, points) {
     svg('line', { class: 'deviation', x1: x(p.at), x2: x(p.at), y1: y(p.rating + p.deviation), y2: y(p.rating - p.deviation) }),
   );
   // Dates alone when the games span days; with the time when they fall on one day.
-  const day = (at) => new Date(at).toLocaleDateString();
+  const day = (at) => new Date(at).toLocaleDateString(lang);
   const label = day(first) === day(last) ? when : day;
   const grid = ticks(low, high).map((v) =>
     svg(
@@ -68,13 +69,13 @@ function chart(variant, points) {
     const dot = svg(
       'circle',
       { cx: x(p.at), cy: y(p.rating), r: 4, class: p.room ? 'game' : 'start' },
-      svg('title', {}, `${when(p.at)}: ${ratingText(p)} (±${Math.round(p.deviation)})${p.room ? '' : ', the starting rating'}`),
+      svg('title', {}, t(p.room ? 'player.point' : 'player.point.start', { when: when(p.at), rating: ratingText(p), deviation: Math.round(p.deviation) })),
     );
     return p.room ? svg('a', { href: `/room/${encodeURIComponent(p.room)}` }, dot) : dot;
   });
   return svg(
     'svg',
-    { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `${variant} rating over time` },
+    { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('player.chart', { variant: t(`variant.${variant}`) }) },
     svg('defs', {}, svg('clipPath', { id: clip }, svg('rect', { x: left, y: top, width: width - left - right, height: height - top - bottom }))),
     ...grid,
     svg('g', { 'clip-path': `url(#${clip})` }, ...whiskers),
@@ -97,35 +98,36 @@ function ratingPanel(created, { variant, rating, games, history }) {
     el(
       'h2',
       {},
-      `${variant}: `,
+      `${t(`variant.${variant}`)}: `,
       el('span', { className: 'value' }, ratingText(rating)),
       ' ',
-      el('small', {}, `±${Math.round(rating.deviation)}, ${games} rated game${games === 1 ? '' : 's'}${rating.provisional ? ', provisional' : ''}`),
+      el('small', {}, t(`player.rating.${games === 1 ? 'one' : 'many'}${rating.provisional ? '.provisional' : ''}`, { deviation: Math.round(rating.deviation), games })),
     ),
     chart(variant, points),
   );
 }
 
 async function load() {
-  document.title = `PÜNCT — ${username}`;
+  document.title = t('title.player-of', { username });
   $('username').textContent = username;
   let profile;
   try {
     profile = await api('GET', `/api/players/${encodeURIComponent(username)}`);
   } catch (e) {
-    $('profile-error').textContent = e.code === 'no-such-player' ? `No player is called ${username}.` : e.message;
+    $('profile-error').textContent = e.code === 'no-such-player' ? t('player.none', { username }) : e.message;
     $('profile-error').hidden = false;
     return;
   }
   $('username').textContent = profile.username;
-  $('joined').textContent = `Joined ${when(profile.created_at)}`;
+  $('joined').textContent = t('player.joined', { when: when(profile.created_at) });
   const { wins, losses, draws } = profile.results;
   const count = (n, what, id) => el('span', { id }, el('b', {}, String(n)), ` ${what}`);
-  $('results').replaceChildren(count(wins, wins === 1 ? 'win' : 'wins', 'wins'), ', ', count(losses, losses === 1 ? 'loss' : 'losses', 'losses'), ', ', count(draws, draws === 1 ? 'draw' : 'draws', 'draws'));
+  const what = (n, kind) => t(`player.${kind}.${n === 1 ? 'one' : 'many'}`);
+  $('results').replaceChildren(count(wins, what(wins, 'wins'), 'wins'), ', ', count(losses, what(losses, 'losses'), 'losses'), ', ', count(draws, what(draws, 'draws'), 'draws'));
   $('ratings').replaceChildren(
     ...(profile.ratings.length
       ? profile.ratings.map((r) => ratingPanel(profile.created_at, r))
-      : [el('section', { className: 'panel', id: 'unrated' }, 'No rated games yet.')]),
+      : [el('section', { className: 'panel', id: 'unrated' }, t('player.unrated'))]),
   );
   $('recent').replaceChildren(gamesHead(), el('tbody', {}, ...gameRows(profile.recent, profile.username)));
   $('no-games').hidden = profile.recent.length > 0;
@@ -143,7 +145,7 @@ async function mountActions(me, player) {
   const block = $('block');
   let blocked = false;
   const show = () => {
-    block.textContent = blocked ? 'Unblock' : 'Block';
+    block.textContent = blocked ? t('player.unblock') : t('player.block');
     block.setAttribute('aria-pressed', String(blocked));
   };
   try {
@@ -159,7 +161,7 @@ async function mountActions(me, player) {
       await api(blocked ? 'DELETE' : 'PUT', `/api/me/blocks/${encodeURIComponent(player)}`);
       blocked = !blocked;
       show();
-      status(blocked ? `You block ${player}: they cannot join your rooms, and you do not see their chat.` : `You no longer block ${player}.`);
+      status(blocked ? t('player.blocked', { who: player }) : t('player.unblocked', { who: player }));
     } catch (e) {
       status(e.message);
     }
@@ -173,7 +175,7 @@ async function mountActions(me, player) {
     try {
       await api('POST', '/api/reports', { username: player, reason: event.target.reason.value });
       $('report-form').hidden = true;
-      status('Reported: a moderator will read it. Thank you.');
+      status(t('player.reported'));
     } catch (e) {
       status(e.message);
     }

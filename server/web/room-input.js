@@ -11,6 +11,8 @@ import { takeSeat, api, seatToken, setDisplayName } from './api.js';
 import { parseTurn, KINDS, cellTowards, nearestCell } from './board.js';
 import { candidates, clearPick as forget, clickCell as pickAt, emptyPick, rotate as turnPiece } from './pick.js';
 import { myColor } from './room-state.js';
+import { startingText } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -80,7 +82,7 @@ export function createInput(page, view) {
     if (!page.canPlay()) return;
     clearPick();
     ui.pick = { kind };
-    say(`${KINDS[kind]}: pick a lit cell for its PÜNCT`);
+    say(t('input.kind-picked', { kind: KINDS[kind] }));
     page.render();
   }
 
@@ -91,15 +93,15 @@ export function createInput(page, view) {
     // The destination again turns the piece: only Play sends the turn.
     const done = pickAt(ui, page.legal(), page.state.board, myColor(page.state), cell);
     if (done === 'elsewhere') {
-      if (ui.pick) say('No legal turn puts the PÜNCT there', 'refused');
+      if (ui.pick) say(t('input.no-turn-there'), 'refused');
       return;
     }
     if (done === 'destination') {
-      say(ui.options.length > 1 ? 'Click where a minor dot goes (or rotate), then Play' : 'Play it, or pick another cell');
+      say(ui.options.length > 1 ? t('input.orient') : t('input.play-it'));
     } else if (done === 'picked') {
-      say('Pick a lit cell for its PÜNCT');
+      say(t('input.piece-picked'));
     } else if (done === 'frozen') {
-      say('That piece cannot move: it is covered, under a bridge, or has nowhere to go', 'refused');
+      say(t('input.cannot-move'), 'refused');
     }
     page.render();
   }
@@ -125,13 +127,13 @@ export function createInput(page, view) {
   function sendTurn(text) {
     if (!page.canPlay()) return;
     if (!page.legal().includes(text)) {
-      say(`${text} is not a legal turn here${whyNot(text)}`, 'refused');
+      say(t('input.not-legal-here', { turn: text }) + whyNot(text), 'refused');
       return;
     }
     // Numbered, so that the same play sent again after a lost answer is acknowledged
     // rather than refused (protocol/PROTOCOL.md, play).
     ui.pending = page.send({ type: 'play', turn: text, number: page.state.turns.length + 1 });
-    say(`Sent ${text}…`);
+    say(t('input.sent', { turn: text }));
     page.render();
   }
 
@@ -160,17 +162,17 @@ export function createInput(page, view) {
     );
     if (!text || !legal) return;
     const typed = canonical(text);
-    if (legal.includes(typed)) say(`${typed} is legal: Enter sends it`);
-    else if (starting.length) say(`${starting.length} legal turn${starting.length === 1 ? '' : 's'} start${starting.length === 1 ? 's' : ''} so`);
-    else if (page.engine && /:.+,./.test(text)) say(`${typed} is not legal${whyNot(typed)}`, 'refused');
-    else say('No legal turn starts so', 'refused');
+    if (legal.includes(typed)) say(t('input.typed-legal', { turn: typed }));
+    else if (starting.length) say(startingText(starting.length));
+    else if (page.engine && /:.+,./.test(text)) say(t('input.typed-illegal', { turn: typed }) + whyNot(typed), 'refused');
+    else say(t('input.none-start'), 'refused');
   });
 
   $('notation-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const input = $('notation');
     if (!page.canPlay()) {
-      say('It is not your turn', 'refused');
+      say(t('input.not-your-turn'), 'refused');
       return;
     }
     sendTurn(canonical(input.value));
@@ -197,7 +199,7 @@ export function createInput(page, view) {
   $('zoom').onclick = () => {
     const zoomed = $('board-box').classList.toggle('zoomed');
     $('zoom').setAttribute('aria-pressed', String(zoomed));
-    $('zoom').textContent = zoomed ? 'Zoom out' : 'Zoom in';
+    $('zoom').textContent = zoomed ? t('room.zoom-out') : t('room.zoom-in');
   };
   $('pass').onclick = () => sendTurn('pass');
   $('place').onclick = place;
@@ -281,7 +283,7 @@ export function createInput(page, view) {
     if (button.dataset.confirm) act('resign', button);
     else {
       button.dataset.confirm = '1';
-      button.textContent = 'Really resign?';
+      button.textContent = t('room.resign.really');
     }
   };
   $('offer-draw').onclick = (event) => act('offer_draw', event.target);
@@ -315,7 +317,7 @@ export function createInput(page, view) {
     // Two clicks, as for resigning: the room and its link are gone for good.
     if (!button.dataset.confirm) {
       button.dataset.confirm = '1';
-      button.textContent = 'Really cancel?';
+      button.textContent = t('room.cancel.really');
       return;
     }
     const token = seatToken(page.roomId);
@@ -372,11 +374,11 @@ export function createInput(page, view) {
   $('copy-link').onclick = async () => {
     try {
       await navigator.clipboard.writeText($('invite-link').value);
-      $('copy-link').textContent = 'Copied';
+      $('copy-link').textContent = t('room.copied');
     } catch {
       // No clipboard (an insecure origin): select the link for the player to copy.
       $('invite-link').select();
-      $('copy-link').textContent = 'Press Ctrl+C';
+      $('copy-link').textContent = t('room.press-ctrl-c');
     }
   };
 

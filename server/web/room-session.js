@@ -10,6 +10,8 @@
 // as away while gone) and opened again when the page is shown. The session stops for good
 // when the room is gone or another window took the seat over.
 
+import { t } from './i18n.js';
+
 /**
  * Opens the session. `options`:
  * - `roomId`;
@@ -49,7 +51,7 @@ export function openSession(options) {
   }
 
   function connect() {
-    setConnection('connecting', retries ? 'reconnecting…' : 'connecting…');
+    setConnection('connecting', retries ? t('connection.reconnecting') : t('connection.connecting'));
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     socket = new WebSocket(`${scheme}://${location.host}/ws`);
     socket.onopen = () => send({ type: 'hello', version: 1, ...(options.legalTurns ? {} : { legal_turns: false }) });
@@ -57,7 +59,7 @@ export function openSession(options) {
     socket.onclose = () => {
       options.disconnected();
       if (stopped || parked) return;
-      setConnection('offline', 'offline — reconnecting…');
+      setConnection('offline', t('connection.offline'));
       reconnect = setTimeout(connect, Math.min(5000, 250 * 2 ** retries++));
     };
   }
@@ -80,7 +82,7 @@ export function openSession(options) {
       case 'snapshot':
       case 'resumed':
         retries = 0;
-        setConnection('online', 'online');
+        setConnection('online', t('connection.online'));
         break;
       case 'error':
         if (message.id !== undefined && message.id === accountJoin) {
@@ -101,7 +103,7 @@ export function openSession(options) {
       case 'bye':
         if (message.code === 'seat-taken-over') {
           stopped = true;
-          setConnection('closed', 'closed: this seat was taken over by another window');
+          setConnection('closed', t('connection.taken-over'));
         }
         break;
       default:

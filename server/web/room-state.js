@@ -16,7 +16,8 @@
 // new object each time there is news and null once it is stale (the next turn, coming
 // back): the view shows a notice when the object changes.
 
-import { cap } from './ui.js';
+import { side } from './ui.js';
+import { t } from './i18n.js';
 
 /** The messages that are room events: they carry the room's next `seq`. */
 export const ROOM_EVENTS = new Set([
@@ -167,7 +168,7 @@ const HANDLERS = {
 
   error(state, message) {
     if (message.code === 'no-such-room') return { ...state, gone: true };
-    return { ...state, notice: { text: `The server refused: ${message.message}`, kind: 'error' } };
+    return { ...state, notice: { text: t('notice.refused', { message: message.message }), kind: 'error' } };
   },
 
   chat(state, message) {
@@ -219,7 +220,7 @@ const HANDLERS = {
   },
 
   draw_declined(state, message) {
-    return { ...state, drawOffer: null, notice: { text: `${cap(message.by)} declined the draw`, kind: 'info' } };
+    return { ...state, drawOffer: null, notice: { text: t('notice.draw-declined', { side: side(message.by) }), kind: 'info' } };
   },
 
   takeback_offered(state, message) {
@@ -228,7 +229,7 @@ const HANDLERS = {
 
   takeback_declined(state, message) {
     // The player who declined knows it.
-    const notice = message.by === myColor(state) ? state.notice : { text: `${cap(message.by)} declined the takeback`, kind: 'info' };
+    const notice = message.by === myColor(state) ? state.notice : { text: t('notice.takeback-declined', { side: side(message.by) }), kind: 'info' };
     return { ...state, takebackOffer: null, notice };
   },
 
@@ -241,7 +242,7 @@ const HANDLERS = {
       toMove: message.to_move,
       legal: null,
       ...(message.clock ? { clock: message.clock, clockAt: now } : {}),
-      notice: { text: `${cap(message.by)}'s last turn was taken back`, kind: 'info' },
+      notice: { text: t('notice.taken-back', { side: side(message.by) }), kind: 'info' },
     };
   },
 

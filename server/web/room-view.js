@@ -10,7 +10,8 @@
 
 import { api, displayName } from './api.js';
 import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView, slidePiece } from './board.js';
-import { el, playerNode, ratingText, changeText, outcomeText, cap, timeLeftText } from './ui.js';
+import { el, playerNode, ratingText, changeText, outcomeText, side, timeLeftText } from './ui.js';
+import { t } from './i18n.js';
 import { mountChat } from './chat.js';
 import { myColor, myMove, clockNow, turnsOf } from './room-state.js';
 import { flipped } from './room-input.js';
@@ -27,7 +28,7 @@ const $ = (id) => document.getElementById(id);
 
 /** Turn `n` (from 1) as players count it: the move and who played it, `2. Black`. */
 function turnName(n) {
-  return `${Math.ceil(n / 2)}. ${n % 2 ? 'White' : 'Black'}`;
+  return `${Math.ceil(n / 2)}. ${side(n % 2 ? 'white' : 'black')}`;
 }
 
 /** Mounts the view on the page. `page` is the entry module's: `state`, `ui`, `roomId`,
@@ -82,7 +83,7 @@ export function createView(page) {
 
   /** The room does not exist (or no longer does): the page says so instead of a board. */
   function noSuchRoom() {
-    setConnection('closed', 'no such room');
+    setConnection('closed', t('connection.no-room'));
     $('no-room').hidden = false;
     document.querySelector('main').hidden = true;
   }
@@ -94,8 +95,8 @@ export function createView(page) {
     // A rated game's seat is for a signed-in player only, who plays under their username.
     const barred = summary.rated && !page.user;
     $('seat-offer-text').textContent = barred
-      ? 'A seat is free in this rated game: sign in to take it.'
-      : 'A seat is free in this room.';
+      ? t('room.seat-free.rated')
+      : t('room.seat-free');
     $('take-seat').disabled = barred;
     $('seat-name').hidden = page.user !== null;
     $('seat-name-input').value = displayName();
@@ -107,12 +108,12 @@ export function createView(page) {
     const board = ui.view ? ui.view.board : state.board;
     const stack = board.find((s) => s.cell === cell);
     const list = $('inspect').querySelector('ol');
-    $('inspect').querySelector('small').textContent = stack ? `${cell}, top to bottom` : `${cell}: empty`;
+    $('inspect').querySelector('small').textContent = stack ? t('room.stack.cell', { cell }) : t('room.stack.empty', { cell });
     list.replaceChildren(
       ...(stack?.dots ?? []).map((dot) => {
         const li = document.createElement('li');
         li.className = `dot ${dot.color}`;
-        li.textContent = `level ${dot.level}: ${dot.color} ${KINDS[dot.kind]}${dot.punct ? ' — PÜNCT' : ''}`;
+        li.textContent = t(dot.punct ? 'room.stack.punct' : 'room.stack.dot', { level: dot.level, colour: t(`colour.${dot.color}`), kind: KINDS[dot.kind] });
         return li;
       }),
     );
@@ -147,7 +148,7 @@ export function createView(page) {
     if (claimAt !== undefined) {
       const wait = claimAt - now;
       claim.disabled = wait > 0 || ui.pending !== null;
-      claim.textContent = wait > 0 ? `Claim the win (in ${Math.ceil(wait / 1000)} s)` : 'Claim the win';
+      claim.textContent = wait > 0 ? t('room.claim-win.in', { seconds: Math.ceil(wait / 1000) }) : t('room.claim-win');
     }
   }
   setInterval(tick, 250);
@@ -205,7 +206,7 @@ export function createView(page) {
   function alertMyMove() {
     const mine = myMove(page.state);
     if (mine && !wasMyMove && document.hidden) {
-      document.title = `Your move — ${TITLE}`;
+      document.title = t('room.your-move.title', { title: TITLE });
       if (soundOn()) tone(880, 0.4, 0.2);
     } else if (!mine) {
       document.title = TITLE;
@@ -264,17 +265,17 @@ export function createView(page) {
     button.hidden = !me || state.rematch !== null;
     link.hidden = state.rematch === null;
     if (state.rematch) {
-      status.textContent = me ? 'The rematch is ready, with colours swapped.' : 'The players started a rematch.';
-      link.textContent = me ? 'Play the rematch' : 'Watch the rematch';
+      status.textContent = me ? t('room.rematch.ready') : t('room.rematch.started');
+      link.textContent = me ? t('room.rematch.play') : t('room.rematch.watch');
       link.href = `/room/${encodeURIComponent(state.rematch)}`;
     } else if (state.rematchOffer && state.rematchOffer === me) {
-      status.textContent = 'You asked for a rematch; waiting for your opponent…';
+      status.textContent = t('room.rematch.asked');
     } else if (state.rematchOffer) {
-      status.textContent = me ? 'Your opponent asks for a rematch.' : `${cap(state.rematchOffer)} asks for a rematch.`;
+      status.textContent = me ? t('room.rematch.offered') : t('room.rematch.offered-by', { side: side(state.rematchOffer) });
     } else {
       status.textContent = '';
     }
-    button.textContent = state.rematchOffer && state.rematchOffer !== me ? 'Accept the rematch' : 'Rematch';
+    button.textContent = state.rematchOffer && state.rematchOffer !== me ? t('room.rematch.accept') : t('room.rematch');
     button.disabled = ui.pending !== null || state.rematchOffer === me || !page.online();
   }
 
@@ -293,14 +294,14 @@ export function createView(page) {
     for (const color of ['white', 'black']) {
       const panel = $(`reserve-${color}`);
       const counts = reserves[color];
-      panel.querySelector('small').textContent = `${Object.values(counts).reduce((a, b) => a + b, 0)} left`;
+      panel.querySelector('small').textContent = t('room.reserve.left', { count: Object.values(counts).reduce((a, b) => a + b, 0) });
       panel.querySelector('.kinds').replaceChildren(
         ...Object.keys(KINDS).map((kind, i) => {
           const button = document.createElement('button');
           button.className = `kind ${color}`;
           button.dataset.kind = kind;
-          button.title = `${KINDS[kind]} (key ${i + 1})`;
-          button.setAttribute('aria-label', `${cap(color)}'s ${KINDS[kind]}: ${counts[kind]} left`);
+          button.title = t('room.reserve.key', { kind: KINDS[kind], key: i + 1 });
+          button.setAttribute('aria-label', t('room.reserve.kind', { side: side(color), kind: KINDS[kind], count: counts[kind] }));
           button.append(kindIcon(kind, color), ` ×${counts[kind]}`);
           button.disabled = color !== me || !droppable.has(kind);
           button.classList.toggle('picked', page.ui.pick?.kind === kind && color === me);
@@ -377,7 +378,7 @@ export function createView(page) {
     shownChat = state.chat;
     if (!state.players) return;
     const me = myColor(state);
-    $('you').textContent = me ? `You play ${me}` : 'Watching';
+    $('you').textContent = me ? t(`room.you-play.${me}`) : t('room.watching-only');
     $('rated').hidden = !state.rated;
     $('spectators').querySelector('b').textContent = state.spectators;
     for (const color of ['white', 'black']) {
@@ -387,8 +388,8 @@ export function createView(page) {
       // The computer's seat says its level as its presence.
       node.querySelector('.who').replaceChildren(seat.taken && !seat.computer ? playerNode(seat) : '');
       node.querySelector('.presence').textContent = seat.computer
-        ? `computer, level ${seat.computer}`
-        : !seat.taken ? 'seat free' : seat.connected ? 'online' : 'away';
+        ? t('room.presence.computer', { level: seat.computer })
+        : t(!seat.taken ? 'room.presence.free' : seat.connected ? 'room.presence.online' : 'room.presence.away');
     }
     const flip = flipped(page);
     // Black's bar on top when the board shows Black's side nearest.
@@ -396,7 +397,7 @@ export function createView(page) {
     const myTurn = page.canPlay();
     const legal = page.legal();
     $('turn-status').hidden = Boolean(state.outcome);
-    $('turn-status').textContent = `${cap(state.toMove)} to move, move ${Math.floor(state.turns.length / 2) + 1}${myTurn ? ' — your move' : ''}`;
+    $('turn-status').textContent = t(myTurn ? 'room.to-move.yours' : 'room.to-move', { side: side(state.toMove), move: Math.floor(state.turns.length / 2) + 1 });
     const banner = $('banner');
     banner.hidden = !state.outcome;
     if (state.outcome) banner.textContent = outcomeText(state.outcome, finalBoard());
@@ -436,7 +437,7 @@ export function createView(page) {
     renderTurns();
 
     $('viewing').hidden = !ui.view;
-    if (ui.view) $('viewing').querySelector('b').textContent = ui.view.n ? turnName(ui.view.n) : 'the start';
+    if (ui.view) $('viewing').querySelector('b').textContent = ui.view.n ? turnName(ui.view.n) : t('room.the-start');
     const playing = me && !state.outcome;
     $('controls').hidden = !playing;
     $('actions').hidden = !playing;
@@ -452,7 +453,7 @@ export function createView(page) {
     for (const id of ['accept-draw', 'decline-draw', 'accept-takeback', 'decline-takeback']) $(id).disabled = ui.pending !== null;
     // A player may ask once they have played a turn, while no request stands.
     $('takeback').disabled = turnsOf(state, me) === 0 || state.takebackOffer !== null || ui.pending !== null;
-    $('takeback').textContent = state.takebackOffer === me ? 'Takeback asked…' : 'Ask to take back';
+    $('takeback').textContent = state.takebackOffer === me ? t('room.takeback.sent') : t('room.takeback');
     $('record-link').href = `/api/rooms/${encodeURIComponent(page.roomId)}/record.txt`;
     // The analysis board needs the engine; it starts from the position shown.
     $('analysis-link').hidden = !engine;

@@ -19,6 +19,7 @@
 import { seatToken, api } from './api.js';
 import { mountAccount } from './account.js';
 import { timeControlText } from './ui.js';
+import { t } from './i18n.js';
 import { loadEngine } from './engine.js';
 import { initial, apply, withPosition, withNames, myColor } from './room-state.js';
 import { openSession } from './room-session.js';
@@ -187,7 +188,7 @@ let missing = false;
   mountAccount(document.getElementById('account')),
   api('GET', summaryPath)
     .then((summary) => {
-      document.getElementById('time-control').textContent = summary.clock ? timeControlText(summary.clock) : 'no clock';
+      document.getElementById('time-control').textContent = summary.clock ? timeControlText(summary.clock) : t('room.no-clock');
       return summary.players;
     })
     .catch((e) => {

@@ -6,6 +6,7 @@
 // `innerHTML`.
 
 import { centreCount } from './board.js';
+import { lang, t } from './i18n.js';
 
 /** Makes an element. `props` are set as properties (`className`, `href`, `hidden`…),
  * except `dataset`, merged into the element's; `children` are nodes or strings (text). */
@@ -28,7 +29,7 @@ export function playerHref(username) {
 /** A time control (`{base, increment}` or `{days}`) as players read it. */
 export function timeControlText(clock) {
   if (!clock) return '—';
-  if (clock.days) return clock.days === 1 ? '1 day a move' : `${clock.days} days a move`;
+  if (clock.days) return clock.days === 1 ? t('clock.one-day') : t('clock.days', { days: clock.days });
   const minutes = clock.base % 60 === 0 ? `${clock.base / 60} min` : `${clock.base} s`;
   return clock.increment ? `${minutes} + ${clock.increment} s` : minutes;
 }
@@ -36,7 +37,7 @@ export function timeControlText(clock) {
 /** Time left as players read it: days and hours, hours and minutes, or m:ss. */
 export function timeLeftText(ms) {
   const hour = 3_600_000;
-  if (ms >= 24 * hour) return `${Math.floor(ms / (24 * hour))} d ${Math.floor((ms % (24 * hour)) / hour)} h`;
+  if (ms >= 24 * hour) return t('time.days-hours', { days: Math.floor(ms / (24 * hour)), hours: Math.floor((ms % (24 * hour)) / hour) });
   if (ms >= hour) return `${Math.floor(ms / hour)} h ${Math.floor((ms % hour) / 60_000)} min`;
   const seconds = Math.floor(ms / 1000);
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
@@ -48,7 +49,7 @@ export function roomHref(room) {
 
 /** Who plays a seat (`{name?, account?}`): a link to their page when an account holds
  * it, the name they gave otherwise, `fallback` when they gave none. */
-export function playerNode(player, fallback = 'anonymous') {
+export function playerNode(player, fallback = t('player.anonymous')) {
   if (player?.account) {
     return el('a', { className: 'name player-link', href: playerHref(player.account) }, player.name || player.account);
   }
@@ -72,6 +73,16 @@ export function cap(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
+/** A colour (`white`, `black`) as the name of its player: `White`. */
+export function side(color) {
+  return t(`side.${color}`);
+}
+
+/** Why a game ended (`connection`, `time`…), in words. */
+export function reasonText(reason) {
+  return t(`reason.${reason}`);
+}
+
 /** An outcome (`{result, winner?, reason}`) in words; given the final position's
  * `board`, a count of the centre says how many dots each player had there. */
 export function outcomeText(outcome, board) {
@@ -80,17 +91,23 @@ export function outcomeText(outcome, board) {
     const count = centreCount(board);
     if (outcome.result === 'win') {
       const loser = outcome.winner === 'white' ? 'black' : 'white';
-      return `${cap(outcome.winner)} wins the centre count, ${count[outcome.winner]} to ${count[loser]}`;
+      return t('outcome.centre-win', { winner: side(outcome.winner), won: count[outcome.winner], lost: count[loser] });
     }
-    return `Draw: the centre count is ${count.white} to ${count.black}`;
+    return t('outcome.centre-draw', { white: count.white, black: count.black });
   }
-  if (outcome.result === 'win') return `${cap(outcome.winner)} wins (${outcome.reason})`;
-  return `Draw (${outcome.reason})`;
+  if (outcome.result === 'win') return t('outcome.win', { winner: side(outcome.winner), reason: reasonText(outcome.reason) });
+  return t('outcome.draw', { reason: reasonText(outcome.reason) });
 }
 
-/** A date and time in the reader's locale, from milliseconds since the epoch. */
+/** How many legal turns start as typed, said as a sentence (`n` > 0). */
+export function startingText(n) {
+  return n === 1 ? t('input.starting.one') : t('input.starting.many', { count: n });
+}
+
+/** A date and time as the page's language writes them, from milliseconds since the
+ * epoch. */
 export function when(ms) {
-  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(ms).toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** The rows of a list of archived games (`ArchivedGame`), as a table's body. With
@@ -103,24 +120,24 @@ export function gameRows(games, player) {
     let kind = 'other';
     if (mine) {
       kind = game.outcome.result === 'draw' ? 'draw' : game.outcome.winner === mine ? 'win' : 'loss';
-      result = `${{ win: 'Won', loss: 'Lost', draw: 'Drew' }[kind]} (${game.outcome.reason})`;
+      result = t(`result.${kind}`, { reason: reasonText(game.outcome.reason) });
     }
     return el(
       'tr',
       { dataset: { room: game.room } },
       el('td', {}, when(game.finished_at)),
-      el('td', {}, game.variant, game.rated ? el('span', { className: 'rated-mark' }, 'rated') : null),
+      el('td', {}, t(`variant.${game.variant}`), game.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null),
       el('td', { className: 'vs' }, playerNode(game.white), ' – ', playerNode(game.black)),
       el('td', { className: `result ${kind}` }, result),
       el('td', { className: 'turns' }, String(game.turns)),
       el(
         'td',
         { className: 'links' },
-        el('a', { className: 'replay', href: roomHref(game.room) }, 'replay'),
+        el('a', { className: 'replay', href: roomHref(game.room) }, t('games.replay')),
         ' · ',
-        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: '' }, 'record'),
+        el('a', { className: 'record', href: `/api/rooms/${encodeURIComponent(game.room)}/record.txt`, download: '' }, t('games.record')),
         ' · ',
-        el('a', { className: 'analyse', href: `/analysis?room=${encodeURIComponent(game.room)}` }, 'analyse'),
+        el('a', { className: 'analyse', href: `/analysis?room=${encodeURIComponent(game.room)}` }, t('games.analyse')),
       ),
     );
   });
@@ -128,7 +145,7 @@ export function gameRows(games, player) {
 
 /** The head of a table of `gameRows`. */
 export function gamesHead() {
-  return el('thead', {}, el('tr', {}, ...['Ended', 'Game', 'White – Black', 'Result', 'Turns', ''].map((h) => el('th', {}, h))));
+  return el('thead', {}, el('tr', {}, ...['games.ended', 'lobby.column.game', 'games.players', 'games.result', 'games.turns'].map((key) => el('th', {}, t(key))), el('th')));
 }
 
 /** Installs the service worker (sw.js), which keeps the site for use without a network

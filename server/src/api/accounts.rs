@@ -8,7 +8,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{AppendHeaders, IntoResponse, Response};
 use axum::routing::{delete, get, post, put};
 use punct_protocol::{
     ChatLine, Credentials, ErrorCode, Notifications, PlayerProfile, Record, Session, SignedIn,
@@ -17,9 +17,11 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::{self, By, COOKIE};
 use super::error::ApiError;
+use super::language;
 use super::players::{notifications_of, profile_of};
 use super::web::puzzle_ids;
-use crate::accounts::device;
+use crate::accounts::{device, username_key};
+use crate::i18n::Lang;
 use crate::proxy::ClientAddr;
 use crate::secret::hex;
 use crate::state::AppState;
@@ -265,6 +267,8 @@ struct ExportedAccount {
     username: String,
     /// When it was made, in milliseconds since the Unix epoch.
     created_at: u64,
+    /// The language its owner reads (`en`, `de`, `fr`, `nl`), if one was chosen.
+    language: Option<String>,
 }
 
 /// The mail settings in an export.
@@ -368,8 +372,14 @@ pub(super) fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, Ap
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
-/// The answer to registering or signing in: the session, and the cookie that holds it.
-fn session_response(state: &AppState, status: StatusCode, session: Session) -> Response {
+/// The answer to registering or signing in: the session, the cookie that holds it, and
+/// the cookie of the account's language, `lang`.
+fn session_response(
+    state: &AppState,
+    status: StatusCode,
+    session: Session,
+    lang: Lang,
+) -> Response {
     let max_age = state.config.session_lifetime.as_secs();
     let secure = if state.config.insecure_cookies {
         ""
@@ -380,7 +390,10 @@ fn session_response(state: &AppState, status: StatusCode, session: Session) -> R
         "{COOKIE}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}",
         session.token
     );
-    (status, [(header::SET_COOKIE, cookie)], Json(session)).into_response()
+    let lang = language::set_cookie(lang);
+    // Appended: an array of headers would keep only the last of the same name.
+    let cookies = AppendHeaders([(header::SET_COOKIE, cookie), lang]);
+    (status, cookies, Json(session)).into_response()
 }
 
 /// `POST /api/accounts`: registers an account and signs in to it.
@@ -403,7 +416,9 @@ async fn sign_in(
     start_session(&state, peer, &headers, &body, false).await
 }
 
-/// Registers (`new`) or signs in to the account the body names, from `peer`.
+/// Registers (`new`) or signs in to the account the body names, from `peer`. A new
+/// account reads the language of the page it registered on; signing in brings back the
+/// account's language to this device.
 async fn start_session(
     state: &AppState,
     peer: IpAddr,
@@ -416,16 +431,20 @@ async fn start_session(
     let agent = headers
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok());
+    let reading = language::of(headers);
     let (session, status) = if new {
-        let registered = state.accounts.register(username, password, peer, agent);
+        let registered = state
+            .accounts
+            .register(username, password, reading, peer, agent);
         (registered.await, StatusCode::CREATED)
     } else {
         let signed_in = state.accounts.sign_in(username, password, peer, agent);
         (signed_in.await, StatusCode::OK)
     };
     let session = session?;
+    let lang = state.accounts.language(&session.username, reading).await?;
     tracing::info!(username = %session.username, new, "signed in");
-    Ok(session_response(state, status, session))
+    Ok(session_response(state, status, session, lang))
 }
 
 /// `GET /api/session`: who the request is signed in as.
@@ -553,6 +572,11 @@ async fn export(
             id: account.id.clone(),
             username: account.username.clone(),
             created_at: profile.created_at,
+            language: store
+                .language_by_key(&username_key(&account.username))
+                .await
+                .map_err(failed)?
+                .flatten(),
         },
         mail: ExportedMail {
             settings: notifications_of(&state, &account).await?,

@@ -41,16 +41,19 @@ pub(crate) fn presented(headers: &HeaderMap) -> Option<(String, By)> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(|token| (token.trim().to_owned(), By::Bearer));
-    bearer.or_else(|| {
-        headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(name, _)| *name == COOKIE)
-            .map(|(_, token)| (token.to_owned(), By::Cookie))
-    })
+    bearer.or_else(|| cookie(headers, COOKIE).map(|token| (token.to_owned(), By::Cookie)))
+}
+
+/// The value of the cookie `name` a request sends, if it sends it.
+pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(found, _)| *found == name)
+        .map(|(_, value)| value)
 }
 
 /// Whether a browser sent this request from the server's own pages, or no browser sent

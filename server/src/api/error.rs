@@ -1,6 +1,7 @@
 //! The one error type of the HTTP edge: a status, a code and a message, answered as
 //! `{"code": "...", "message": "..."}`. The status and the default message come from the
-//! table in `errors`, which the WebSocket side reads too.
+//! table in `errors`, which the WebSocket side reads too. The message is written in
+//! English here; `language::localize` tells it in the reader's language on the way out.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -9,6 +10,7 @@ use punct_protocol::ErrorCode;
 
 use crate::accounts::Refused;
 use crate::errors;
+use crate::i18n::Lang;
 use crate::store::StoreError;
 
 /// A refused HTTP request.
@@ -51,10 +53,14 @@ impl ApiError {
     }
 }
 
+/// Marks an answer that is an `ApiError` of this code, for `language::localize`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Refusal(pub(crate) ErrorCode);
+
 impl From<ErrorCode> for ApiError {
     /// `code`, with its status and its message.
     fn from(code: ErrorCode) -> ApiError {
-        ApiError::new(code, errors::message(code))
+        ApiError::new(code, errors::message(code, Lang::En))
     }
 }
 
@@ -71,6 +77,9 @@ impl IntoResponse for ApiError {
             code,
             message,
         } = self;
-        (status, Json(punct_protocol::ApiError { code, message })).into_response()
+        let mut response =
+            (status, Json(punct_protocol::ApiError { code, message })).into_response();
+        response.extensions_mut().insert(Refusal(code));
+        response
     }
 }

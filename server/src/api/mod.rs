@@ -8,6 +8,9 @@
 //!   `errors`.
 //! - `auth`: the session cookie and bearer tokens, as the extractors `Session` and
 //!   `SignedIn`.
+//! - `language`: which language a request reads (a cookie, `Accept-Language`), the
+//!   switch that chooses it, and refusals told in it.
+//! - `template`: the pages rendered in each language from their sources.
 //! - routes by resource: `rooms`, `games` (the archive), `accounts` (registering and
 //!   sessions), `players` (player pages, the leaderboard, one's own games and mail),
 //!   `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
@@ -20,16 +23,18 @@ mod auth;
 mod error;
 mod games;
 mod health;
+mod language;
 mod moderation;
 mod players;
 mod rooms;
+mod template;
 mod web;
 mod ws;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::{from_extractor_with_state, map_response};
+use axum::middleware::{from_extractor_with_state, from_fn, map_response};
 use axum::response::Response;
 
 use crate::state::AppState;
@@ -53,6 +58,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(accounts::own_routes())
         .merge(moderation::routes())
         .merge(ws::routes())
+        .merge(language::routes())
         .route_layer(from_extractor_with_state::<auth::Session, AppState>(
             state.clone(),
         ));
@@ -63,6 +69,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(health::routes())
         .merge(web::routes())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(from_fn(language::localize))
         .layer(map_response(move |mut response: Response| {
             response.headers_mut().insert(NODE, node.clone());
             std::future::ready(response)

@@ -6,7 +6,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Html;
 use axum::routing::get;
 use punct_protocol::{
@@ -18,8 +18,10 @@ use serde::Deserialize;
 
 use super::auth::SignedIn;
 use super::error::ApiError;
+use super::language;
 use crate::accounts::{check_email, username_key};
 use crate::clock::now;
+use crate::i18n::Lang;
 use crate::rating::PROVISIONAL_ABOVE;
 use crate::state::AppState;
 use crate::store::{Account, AccountId, MailSettings, StoreError};
@@ -111,38 +113,56 @@ struct UnsubscribeQuery {
     token: String,
 }
 
-/// The page of a link not known (a made-up token).
-const UNKNOWN: &str = "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
-    <p>This link is not known.";
+/// A page of the unsubscribe link in `lang`: `body`, written from its catalogue.
+fn link_page(lang: Lang, body: &str) -> Html<String> {
+    Html(format!(
+        "<!doctype html><html lang={}><meta charset=utf-8><title>PÜNCT</title>{body}",
+        lang.code()
+    ))
+}
 
-/// The page of a database that did not answer.
-const TRY_AGAIN: &str = "<!doctype html><p>Try again in a moment.";
+/// A page of the unsubscribe link that says the text of `key` in `lang`.
+fn link_says(lang: Lang, key: &str) -> Html<String> {
+    link_page(lang, &format!("<p>{}", lang.text(key)))
+}
 
 /// `GET /unsubscribe?token=T`: a page with a button that posts to the same link. It
-/// changes nothing: a link scanner that fetches it unsubscribes no one.
+/// changes nothing: a link scanner that fetches it unsubscribes no one. In the language
+/// of the browser that opened it, as every page.
 async fn unsubscribe_page(
     State(state): State<AppState>,
+    headers: HeaderMap,
     query: Result<Query<UnsubscribeQuery>, QueryRejection>,
 ) -> (StatusCode, Html<String>) {
+    let lang = language::of(&headers);
     let Ok(Query(query)) = query else {
-        return (StatusCode::BAD_REQUEST, Html(UNKNOWN.to_owned()));
+        return (
+            StatusCode::BAD_REQUEST,
+            link_says(lang, "unsubscribe.unknown"),
+        );
     };
     let store = &state.rooms.context().store;
     match store.unsubscribe_known(&query.token).await {
         // Known, so one the server made: hex, safe in the page as it is.
-        Ok(true) => (
-            StatusCode::OK,
-            Html(format!(
-                "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
-                 <form method=post action=\"/unsubscribe?token={}\">\
-                 <p>No more mail from PÜNCT? <button>Turn mail off</button></form>",
-                query.token
-            )),
+        Ok(true) => {
+            let form = format!(
+                "<form method=post action=\"/unsubscribe?token={}\"><p>{} <button>{}</button></form>",
+                query.token,
+                lang.text("unsubscribe.ask"),
+                lang.text("unsubscribe.button"),
+            );
+            (StatusCode::OK, link_page(lang, &form))
+        }
+        Ok(false) => (
+            StatusCode::NOT_FOUND,
+            link_says(lang, "unsubscribe.unknown"),
         ),
-        Ok(false) => (StatusCode::NOT_FOUND, Html(UNKNOWN.to_owned())),
         Err(e) => {
             unavailable(&e);
-            (StatusCode::SERVICE_UNAVAILABLE, Html(TRY_AGAIN.to_owned()))
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                link_says(lang, "unsubscribe.try-again"),
+            )
         }
     }
 }
@@ -152,19 +172,28 @@ async fn unsubscribe_page(
 /// body, `List-Unsubscribe=One-Click`, is not needed to know what is asked).
 async fn unsubscribe(
     State(state): State<AppState>,
+    headers: HeaderMap,
     query: Result<Query<UnsubscribeQuery>, QueryRejection>,
-) -> (StatusCode, Html<&'static str>) {
-    const DONE: &str = "<!doctype html><meta charset=utf-8><title>PÜNCT</title>\
-        <p>No more mail from PÜNCT. Turn it on again from your page when you like.";
+) -> (StatusCode, Html<String>) {
+    let lang = language::of(&headers);
     let Ok(Query(query)) = query else {
-        return (StatusCode::BAD_REQUEST, Html(UNKNOWN));
+        return (
+            StatusCode::BAD_REQUEST,
+            link_says(lang, "unsubscribe.unknown"),
+        );
     };
     match state.rooms.context().store.unsubscribe(&query.token).await {
-        Ok(true) => (StatusCode::OK, Html(DONE)),
-        Ok(false) => (StatusCode::NOT_FOUND, Html(UNKNOWN)),
+        Ok(true) => (StatusCode::OK, link_says(lang, "unsubscribe.done")),
+        Ok(false) => (
+            StatusCode::NOT_FOUND,
+            link_says(lang, "unsubscribe.unknown"),
+        ),
         Err(e) => {
             unavailable(&e);
-            (StatusCode::SERVICE_UNAVAILABLE, Html(TRY_AGAIN))
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                link_says(lang, "unsubscribe.try-again"),
+            )
         }
     }
 }

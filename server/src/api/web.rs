@@ -17,6 +17,9 @@
 //! `/assets/{version}/`, where the version is a hash of every asset: those answers may
 //! be cached for a year, and a new release is seen at once. Every answer is sent
 //! gzipped to a browser that takes it.
+//!
+//! Each page is rendered once in each language (`template`), and served in the
+//! request's (`language`).
 
 use std::io::Write;
 use std::sync::LazyLock;
@@ -32,6 +35,9 @@ use flate2::write::GzEncoder;
 use punct_protocol::ErrorCode;
 use sha2::{Digest, Sha256};
 
+use super::language;
+use super::template;
+use crate::i18n::LANGS;
 use crate::state::AppState;
 
 /// The path of the game page, which is served only for a room that exists.
@@ -183,6 +189,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "ui.js",
         "text/javascript",
         include_bytes!("../../web/ui.js"),
+    ),
+    (
+        "i18n.js",
+        "text/javascript",
+        include_bytes!("../../web/i18n.js"),
     ),
     (
         "chat.js",
@@ -375,13 +386,14 @@ impl Prepared {
 struct Site {
     /// The hash of every asset, in the paths pages load them from.
     version: String,
-    /// By the index of [`PAGES`], each loading its assets from the versioned paths.
-    pages: Vec<Prepared>,
+    /// By the index of [`PAGES`], then of [`LANGS`], each loading its assets from the
+    /// versioned paths.
+    pages: Vec<Vec<Prepared>>,
     /// By the index of [`ASSETS`] (the module that was not built left out).
     assets: Vec<Option<Prepared>>,
-    /// The game page of a room that does not exist: its own title, and the panel that
-    /// says so shown from the start.
-    no_room: Prepared,
+    /// The game page of a room that does not exist, by the index of [`LANGS`]: its own
+    /// title, and the panel that says so shown from the start.
+    no_room: Vec<Prepared>,
     /// The service worker of this release: a new release is a new worker, which the
     /// browser installs in place of the old.
     service_worker: Prepared,
@@ -390,7 +402,9 @@ struct Site {
 }
 
 /// The game page's title, as `room.html` writes it.
-const ROOM_TITLE: &str = "<title>PÜNCT — game</title>";
+const ROOM_TITLE: &str = r#"<title data-i18n="title.room">PÜNCT — game</title>"#;
+/// The title of the game page of a room that does not exist.
+const NO_ROOM_TITLE: &str = r#"<title data-i18n="title.no-room">PÜNCT — no such room</title>"#;
 /// The game page's panel for a room that does not exist, hidden, as `room.html` writes it.
 const NO_ROOM_PANEL: &str = r#"<section id="no-room" class="panel no-room" hidden>"#;
 
@@ -413,12 +427,15 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         .position(|(path, _, _)| *path == ROOM_PAGE)
         .expect("the game page is one of the pages");
     let no_room = pages[room]
-        .replace(ROOM_TITLE, "<title>PÜNCT — no such room</title>")
+        .replace(ROOM_TITLE, NO_ROOM_TITLE)
         .replace(NO_ROOM_PANEL, &NO_ROOM_PANEL.replace(" hidden", ""));
-    let pages = pages
-        .into_iter()
-        .map(|html| Prepared::new("text/html", html.into_bytes()))
-        .collect();
+    let languages = |html: &str| -> Vec<Prepared> {
+        LANGS
+            .iter()
+            .map(|&lang| Prepared::new("text/html", template::render(html, lang).into_bytes()))
+            .collect()
+    };
+    let pages = pages.iter().map(|html| languages(html)).collect();
     let assets: Vec<Option<Prepared>> = ASSETS
         .iter()
         .map(|&(_, media, bytes)| (!bytes.is_empty()).then(|| Prepared::new(media, bytes.to_vec())))
@@ -446,7 +463,7 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         .replace("__PRECACHE__", &precache)
         .replace("__RELEASE__", &version);
     Site {
-        no_room: Prepared::new("text/html", no_room.into_bytes()),
+        no_room: languages(&no_room),
         service_worker: Prepared::new("text/javascript", service_worker.into_bytes()),
         manifest: Prepared::new(
             "application/manifest+json",
@@ -458,10 +475,21 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
     }
 });
 
-/// Page number `index`: checked again on every visit, so that a new release's assets
-/// are loaded at once.
+/// Page number `index` in the request's language: checked again on every visit, so
+/// that a new release's assets are loaded at once.
 async fn page(index: usize, headers: HeaderMap) -> Response {
-    SITE.pages[index].answer(&headers, "no-cache")
+    in_language(&SITE.pages[index], &headers)
+}
+
+/// The page of `languages` in the request's language, said to vary with what chooses it.
+fn in_language(languages: &[Prepared], headers: &HeaderMap) -> Response {
+    let lang = language::of(headers);
+    let mut response = languages[lang.index()].answer(headers, "no-cache");
+    response.headers_mut().insert(
+        header::VARY,
+        HeaderValue::from_static("accept-encoding, accept-language, cookie"),
+    );
+    response
 }
 
 /// The service worker: checked on every visit (as browsers do at most a day apart
@@ -518,7 +546,7 @@ async fn room_page(
 ) -> Response {
     match state.rooms.summary(&id).await {
         Err(ErrorCode::NoSuchRoom) => {
-            let mut page = SITE.no_room.answer(&headers, "no-cache");
+            let mut page = in_language(&SITE.no_room, &headers);
             *page.status_mut() = StatusCode::NOT_FOUND;
             page
         }
@@ -535,7 +563,112 @@ async fn room_page(
 
 #[cfg(test)]
 mod tests {
+    use super::super::template::{NOT_FOR_SCRIPTS, Token, is_void, tokens};
     use super::{ASSETS, PAGES};
+    use crate::i18n::Lang;
+
+    /// Attributes that people read (or hear), each translated by `data-i18n-{name}`.
+    const READ_ATTRIBUTES: [&str; 5] = ["title", "placeholder", "aria-label", "label", "alt"];
+
+    /// Whether `text` has words to translate: two letters in a row, but for the game's
+    /// name.
+    fn has_words(text: &str) -> bool {
+        let text = text.replace("PÜNCT", "");
+        let letters: Vec<bool> = text.chars().map(char::is_alphabetic).collect();
+        letters.windows(2).any(|pair| pair[0] && pair[1])
+    }
+
+    #[test]
+    fn every_text_of_the_pages_is_a_key_of_the_catalogues() {
+        let english = Lang::En.catalogue();
+        for (_, page, html) in PAGES {
+            // For each element open, whether it (or one around it) has its text by key.
+            let mut open: Vec<(String, bool)> = Vec::new();
+            for token in tokens(html) {
+                match &token {
+                    Token::Start { name, .. } => {
+                        let key = token.attribute("data-i18n");
+                        if let Some(key) = key {
+                            assert!(english.contains_key(key), "{page}: no key {key}");
+                        }
+                        for attribute in READ_ATTRIBUTES {
+                            let Some(value) = token.attribute(attribute) else {
+                                continue;
+                            };
+                            match token.attribute(&format!("data-i18n-{attribute}")) {
+                                Some(key) => {
+                                    assert!(english.contains_key(key), "{page}: no key {key}")
+                                }
+                                None => assert!(
+                                    !has_words(value),
+                                    "{page}: <{name} {attribute}=\"{value}\"> has no key"
+                                ),
+                            }
+                        }
+                        let keyed = key.is_some() || open.last().is_some_and(|(_, keyed)| *keyed);
+                        if !is_void(name) {
+                            open.push((name.clone(), keyed));
+                        }
+                    }
+                    Token::End { name, .. } => {
+                        let at = open.iter().rposition(|(open, _)| open == name);
+                        open.truncate(at.unwrap_or(open.len()));
+                    }
+                    Token::Text(text) => {
+                        let keyed = open.last().is_some_and(|(_, keyed)| *keyed);
+                        let script = open.last().is_some_and(|(name, _)| name == "script");
+                        assert!(
+                            keyed || script || !has_words(text),
+                            "{page}: {:?} has no key",
+                            text.trim()
+                        );
+                    }
+                    Token::Other(_) => {}
+                }
+            }
+        }
+    }
+
+    /// The keys a module asks `t` for: `t('key'` whole, `t(`prefix.${…}` as its prefix.
+    fn asked(source: &str) -> Vec<(&str, bool)> {
+        let mut keys = Vec::new();
+        for quote in ['\'', '`'] {
+            for (at, call) in source.match_indices(&format!("t({quote}")) {
+                // `t` itself, not the end of another name (`split('+')`).
+                let before = source[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || "_.$".contains(c)) {
+                    continue;
+                }
+                let rest = &source[at + call.len()..];
+                let key = rest.split(quote).next().unwrap_or("");
+                match key.split_once("${") {
+                    Some((prefix, _)) => keys.push((prefix, true)),
+                    None => keys.push((key, false)),
+                }
+            }
+        }
+        keys
+    }
+
+    #[test]
+    fn every_key_the_modules_ask_for_is_in_the_catalogues_given_to_them() {
+        let english = Lang::En.catalogue();
+        for (module, _, source) in ASSETS.iter().filter(|(name, _, _)| name.ends_with(".js")) {
+            let source = std::str::from_utf8(source).expect("modules are UTF-8");
+            for (key, prefix) in asked(source) {
+                let given = |found: &str| !NOT_FOR_SCRIPTS.iter().any(|p| found.starts_with(p));
+                let known = if prefix {
+                    english.keys().any(|k| k.starts_with(key) && given(k))
+                } else {
+                    english.contains_key(key) && given(key)
+                };
+                assert!(
+                    known,
+                    "{module} asks for {key}, which its page is not given"
+                );
+            }
+        }
+    }
 
     /// The names that follow `prefix` up to `end` in `text`.
     fn references<'a>(text: &'a str, prefix: &str, end: char) -> Vec<&'a str> {
@@ -553,7 +686,7 @@ mod tests {
             .unwrap();
         assert!(room.contains(super::ROOM_TITLE));
         assert!(room.contains(super::NO_ROOM_PANEL));
-        let no_room = std::str::from_utf8(&super::SITE.no_room.plain).unwrap();
+        let no_room = std::str::from_utf8(&super::SITE.no_room[0].plain).unwrap();
         assert!(no_room.contains("<title>PÜNCT — no such room</title>"));
         assert!(no_room.contains(r#"<section id="no-room" class="panel no-room">"#));
     }

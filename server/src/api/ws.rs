@@ -16,6 +16,7 @@ use tracing::Instrument;
 
 use super::auth::Session;
 use super::error::ApiError;
+use super::language;
 use crate::connection;
 use crate::metrics::Refused;
 use crate::proxy::ClientAddr;
@@ -80,6 +81,7 @@ async fn websocket(
     };
     let id = state.next_connection.fetch_add(1, Ordering::Relaxed);
     let max = state.config.max_message_bytes;
+    let lang = language::of(&headers);
     // Small buffers: tungstenite's default of 128 KiB each way would cost 256 KiB per
     // idle connection; requests are at most `max` bytes, and replies go out as soon as
     // they are queued.
@@ -91,7 +93,7 @@ async fn websocket(
         .on_upgrade(move |socket| {
             let span = tracing::info_span!("conn", conn = id, %peer, room = tracing::field::Empty);
             async move {
-                connection::serve(socket, id, state, account).await;
+                connection::serve(socket, id, state, account, lang).await;
                 drop((permit, slot));
             }
             .instrument(span)

@@ -25,7 +25,8 @@ pub(super) async fn create(
         &account.key,
         &account.lookalike,
         &account.password,
-        at
+        at,
+        &account.language
     ];
     match db.execute(sql::INSERT_ACCOUNT, values).await {
         Ok(_) => Ok(true),
@@ -413,6 +414,7 @@ pub(super) async fn digests_due(db: &dyn Conn, since: i64) -> Result<Vec<DigestD
                 account: account(row)?,
                 email: row.get(2)?,
                 unsubscribe: row.get(3)?,
+                language: row.get(4)?,
             })
         })
         .collect()
@@ -429,6 +431,29 @@ pub(super) async fn claim_digest(
         .execute(sql::CLAIM_DIGEST, params![now, account, since])
         .await?
         > 0)
+}
+
+/// Sets `account`'s language to `code`.
+pub(super) async fn set_language(
+    db: &dyn Conn,
+    account: &str,
+    code: &str,
+) -> Result<(), StoreError> {
+    db.execute(sql::SET_LANGUAGE, params![account, code])
+        .await?;
+    Ok(())
+}
+
+/// The language of the account whose username has `key`: `None` without the account,
+/// `Some(None)` when it chose none.
+pub(super) async fn language_by_key(
+    db: &dyn Conn,
+    key: &str,
+) -> Result<Option<Option<String>>, StoreError> {
+    db.query_opt(sql::LANGUAGE_BY_KEY, params![key])
+        .await?
+        .map(|row| row.get(0))
+        .transpose()
 }
 
 /// An account read from its first two columns: id, username.

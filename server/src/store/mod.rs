@@ -483,6 +483,28 @@ impl Store {
             .await
     }
 
+    /// Sets the language account `account` reads to `code`.
+    pub(crate) async fn set_language(&self, account: &str, code: &str) -> Result<(), StoreError> {
+        let (account, code) = (account.to_owned(), code.to_owned());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { accounts::set_language(db, &account, &code).await })
+            })
+            .await
+    }
+
+    /// The language of the account whose username has `key`: `None` without the
+    /// account, `Some(None)` when it chose none.
+    pub(crate) async fn language_by_key(
+        &self,
+        key: &str,
+    ) -> Result<Option<Option<String>>, StoreError> {
+        let key = key.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::language_by_key(db, &key).await }))
+            .await
+    }
+
     /// Whether an account's username has the look-alike key `lookalike` (see
     /// `accounts::lookalike_key`).
     pub(crate) async fn lookalike_taken(&self, lookalike: &str) -> Result<bool, StoreError> {

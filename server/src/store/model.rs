@@ -39,6 +39,8 @@ pub(crate) struct DigestDue {
     pub(crate) email: String,
     /// The secret of the link that turns mail off.
     pub(crate) unsubscribe: Option<String>,
+    /// The language the player reads (`en`, `de`…), if they chose one.
+    pub(crate) language: Option<String>,
 }
 
 /// What a queued mail says, as stored (JSON): what the mailer needs to write it that the
@@ -114,6 +116,8 @@ pub(crate) struct Outbound {
     pub(crate) account: Account,
     /// The player's mail settings.
     pub(crate) settings: MailSettings,
+    /// The language the player reads (`en`, `de`…), if they chose one.
+    pub(crate) language: Option<String>,
 }
 
 /// An account to create.
@@ -129,6 +133,8 @@ pub(crate) struct NewAccount {
     pub(crate) lookalike: String,
     /// Its password, hashed (a PHC string).
     pub(crate) password: String,
+    /// The language its owner reads (`en`, `de`…), as their pages were when registering.
+    pub(crate) language: String,
 }
 
 /// Who plays a seat, beside its token: the name they gave, and their account if they

@@ -71,6 +71,7 @@ pub(super) async fn claim(
                     mode: row.stored(7)?,
                     unsubscribe: row.get(8)?,
                 },
+                language: row.get(9)?,
             })
         })
         .collect()

@@ -142,6 +142,19 @@ pub(crate) fn puzzles_solved(t: &Types) -> String {
     )
 }
 
+/// The migration of accounts' languages (SQLite's fifteenth, PostgreSQL's eleventh): the
+/// language (`en`, `de`, `fr`, `nl`) an account's owner reads, for their mail and for
+/// the pages of each device they sign in on; none until chosen (English mail).
+pub(crate) const LANGUAGES: &str = "ALTER TABLE accounts ADD COLUMN language TEXT";
+
+/// Sets account `$1`'s language to `$2`.
+pub(crate) const SET_LANGUAGE: &str = "UPDATE accounts SET language = $2 WHERE id = $1";
+
+/// The language of the account whose username has key `$1`, unless deleted: a row
+/// whose one column is null when none was chosen; none without the account.
+pub(crate) const LANGUAGE_BY_KEY: &str =
+    "SELECT language FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
+
 /// How a database names the column types of the migrations written once for both.
 pub(crate) struct Types {
     /// Milliseconds since the Unix epoch.
@@ -310,10 +323,10 @@ pub(crate) const CLAIM_MAIL: &str = "UPDATE mail_outbox SET claimed_by = $1, cla
                   ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
 /// The mails claim `$1` holds, oldest first: id, room, notice, tries, then the account's
-/// username, address, mail mode and unsubscribe secret now.
+/// username, address, mail mode, unsubscribe secret and language now.
 pub(crate) const CLAIMED_MAIL: &str =
     "SELECT o.id, o.room, o.notice, o.attempts, a.id, a.username, a.email, a.notify,
-            a.unsubscribe
+            a.unsubscribe, a.language
      FROM mail_outbox o JOIN accounts a ON a.id = o.account
      WHERE o.claimed_by = $1 AND o.done_at IS NULL ORDER BY o.id";
 
@@ -351,8 +364,9 @@ pub(crate) const RELEASE_MAIL: &str =
      WHERE claimed_by = $1 AND done_at IS NULL";
 
 /// The accounts that take a daily digest and had none since `$1`: id, username,
-/// address, unsubscribe secret.
-pub(crate) const DIGESTS_DUE: &str = "SELECT id, username, email, unsubscribe FROM accounts
+/// address, unsubscribe secret, language.
+pub(crate) const DIGESTS_DUE: &str = "SELECT id, username, email, unsubscribe, language
+     FROM accounts
      WHERE notify = 'digest' AND email IS NOT NULL
        AND (last_digest_at IS NULL OR last_digest_at < $1)";
 
@@ -452,10 +466,12 @@ pub(crate) const CANCELLABLE: &str = "SELECT 1 FROM rooms
 /// Forgets room `$1`'s chat (the room is being deleted).
 pub(crate) const DELETE_CHAT: &str = "DELETE FROM chat WHERE room = $1";
 
-/// A new account: id, username, its key, its look-alike key, password hash, when.
+/// A new account: id, username, its key, its look-alike key, password hash, when, its
+/// language.
 pub(crate) const INSERT_ACCOUNT: &str =
-    "INSERT INTO accounts (id, username, username_key, username_lookalike, password, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)";
+    "INSERT INTO accounts (id, username, username_key, username_lookalike, password, created_at,
+                           language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// The account whose username has key `$1`, unless deleted: id, username, password hash.
 pub(crate) const ACCOUNT_BY_KEY: &str =
@@ -502,7 +518,7 @@ pub(crate) const NEXT_DELETED_NUMBER: &str =
 /// name. Changes nothing if it was deleted already.
 pub(crate) const DELETE_ACCOUNT: &str =
     "UPDATE accounts SET username = $4, password = '', email = NULL, notify = 'off',
-            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL,
+            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL, language = NULL,
             deleted_number = $3, deleted_at = $2
      WHERE id = $1 AND deleted_at IS NULL";
 

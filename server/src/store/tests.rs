@@ -30,6 +30,7 @@ async fn account(store: &Store, username: &str) -> Account {
         key: crate::accounts::username_key(username),
         lookalike: crate::accounts::lookalike_key(username),
         password: "not a real hash".into(),
+        language: "en".into(),
     };
     assert!(store.create_account(new).await.unwrap());
     Account {
@@ -687,6 +688,7 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         key: crate::accounts::username_key("KRIS"),
         lookalike: crate::accounts::lookalike_key("KRIS"),
         password: "x".into(),
+        language: "de".into(),
     };
     assert!(
         !store.create_account(taken).await.unwrap(),
@@ -904,4 +906,21 @@ async fn solved_puzzles_are_kept_once_each_per_account_and_go_with_it() {
     store.delete_account(&anna.id).await.unwrap();
     assert!(store.solved_of(&anna.id).await.unwrap().is_empty());
     assert_eq!(store.solved_of(&bert.id).await.unwrap(), ["centre-1"]);
+}
+
+#[tokio::test]
+async fn an_account_keeps_the_language_it_registered_with_until_changed() {
+    let store = Store::empty().await;
+    let kris = account(&store, "Kris").await;
+    let key = crate::accounts::username_key("kris");
+    assert_eq!(
+        store.language_by_key(&key).await.unwrap(),
+        Some(Some("en".into()))
+    );
+    store.set_language(&kris.id, "nl").await.unwrap();
+    assert_eq!(
+        store.language_by_key(&key).await.unwrap(),
+        Some(Some("nl".into()))
+    );
+    assert_eq!(store.language_by_key("nobody").await.unwrap(), None);
 }

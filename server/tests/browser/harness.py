@@ -107,7 +107,7 @@ class Server:
 class Browser:
     """One Chromium window with its own storage, driven by Selenium."""
 
-    def __init__(self, name, shots, phone=False):
+    def __init__(self, name, shots, phone=False, lang=None):
         self.name = name
         self.shots = shots
         self.phone = phone
@@ -122,6 +122,10 @@ class Browser:
             f"--window-size={width},{height}",
         ):
             options.add_argument(arg)
+        if lang:
+            # The browser's language, as it asks for pages in `Accept-Language`.
+            options.add_argument(f"--lang={lang}")
+            options.add_experimental_option("prefs", {"intl.accept_languages": lang})
         if phone:
             # A headless window is at least 500 pixels wide: a phone is emulated.
             options.add_experimental_option(
@@ -324,16 +328,17 @@ def position(base, room, n):
 
 def run(name, scenario):
     """Runs one module's browser tests: starts the server named on the command line and
-    calls `scenario(server, browser)`, where `browser(name, phone=False)` opens a window
-    that saves its screenshots in the folder named there. Every window is closed and the
+    calls `scenario(server, browser)`, where `browser(name, phone=False, lang=None)` opens a
+    window (asking for pages in `lang`, if given) that saves its screenshots in the folder
+    named there. Every window is closed and the
     server stopped however the scenario ends."""
     server_binary, shots = sys.argv[1], sys.argv[2]
     os.makedirs(shots, exist_ok=True)
     server = Server(server_binary)
     browsers = []
 
-    def browser(label, phone=False):
-        browsers.append(Browser(label, shots, phone=phone))
+    def browser(label, phone=False, lang=None):
+        browsers.append(Browser(label, shots, phone=phone, lang=lang))
         return browsers[-1]
 
     try:

@@ -317,12 +317,12 @@ async fn deleting_an_account_keeps_its_games_and_its_opponents_ratings() {
     }
     let held = database
         .query(&format!(
-            "SELECT email, notify, unsubscribe, password FROM accounts WHERE id = '{id}'"
+            "SELECT email, notify, unsubscribe, password, language FROM accounts WHERE id = '{id}'"
         ))
         .await;
     assert_eq!(
         held[0],
-        [None, Some("off".into()), None, Some(String::new())]
+        [None, Some("off".into()), None, Some(String::new()), None]
     );
     let lines = database.query("SELECT text FROM chat").await;
     assert_eq!(lines, [[Some("thanks".to_owned())]]);
@@ -387,6 +387,10 @@ async fn a_player_downloads_everything_stored_about_them() {
     let export: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(export["account"]["username"], "anna");
     assert!(export["account"]["created_at"].as_u64().unwrap() > 0);
+    assert_eq!(
+        export["account"]["language"], "en",
+        "the language it registered in"
+    );
     assert_eq!(export["mail"]["email"], "anna@example.org");
     assert_eq!(export["mail"]["mode"], "digest");
     assert_eq!(export["mail"]["confirmed"], false);

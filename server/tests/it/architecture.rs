@@ -15,6 +15,7 @@ const LAYERS: &[&str] = &[
     "limits",
     "proxy",
     "rating",
+    "i18n",
     "errors",
     "clock",
     "computer",

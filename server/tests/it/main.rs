@@ -28,6 +28,7 @@ mod engine_wasm;
 mod game;
 mod hostile;
 mod http;
+mod languages;
 mod lifecycle;
 mod limits;
 mod mail;

@@ -1,6 +1,7 @@
 // The game page's connection (room-session.js) against a WebSocket made up here: what it
 // says on entering and coming back, how long it waits, and when it stops for good.
 
+import './english.js';
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 

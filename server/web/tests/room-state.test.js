@@ -1,6 +1,7 @@
 // The rules of room-state.js taken one by one (protocol/PROTOCOL.md, "Coming back" and
 // the room events), on small made-up messages.
 
+import './english.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 

@@ -1,6 +1,7 @@
 // The game page's state after the message streams of real games (fixtures/, recorded from
 // the server by record.py): what each player and spectator would be shown.
 
+import './english.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 

@@ -1,5 +1,6 @@
 // The words of a result (ui.js `outcomeText`): a count of the centre says its numbers.
 
+import './english.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 

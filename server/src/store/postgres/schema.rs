@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to fourteenth.
-pub(super) fn migrations() -> [String; 10] {
+/// five migrations, the others its sixth to fifteenth.
+pub(super) fn migrations() -> [String; 11] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -47,6 +47,8 @@ pub(super) fn migrations() -> [String; 10] {
         sql::moderation(&TYPES) + sql::AUDIT_APPEND_ONLY_POSTGRES,
         // 10: the puzzles each account solved.
         sql::puzzles_solved(&TYPES),
+        // 11: the language an account's owner reads.
+        sql::LANGUAGES.to_owned(),
     ]
 }
 

@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to fourteenth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to fifteenth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -73,6 +73,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(MODERATION.as_str()),
         // 14: the puzzles each account solved.
         M::up(PUZZLES_SOLVED.as_str()),
+        // 15: the language an account's owner reads.
+        M::up(sql::LANGUAGES),
     ])
 }
 
