@@ -23,7 +23,7 @@ fn history(players: &[u32], rounds: usize) -> Vec<Round<u32>> {
     let mut rng = fastrand::Rng::with_seed(34);
     let mut history = Vec::new();
     for _ in 0..rounds {
-        let pairing = pair_round(players, &history).expect("a Swiss this short always pairs");
+        let pairing = pair_round(players, &history, &[]).expect("a Swiss this short always pairs");
         let games = pairing.pairs.iter().map(|&pair| Game {
             pair,
             outcome: outcome(&mut rng),
@@ -44,7 +44,7 @@ fn swiss(c: &mut Criterion) {
         let ids: Vec<u32> = (0..players).collect();
         let played = history(&ids, rounds - 1);
         group.bench_function(format!("{players}_players_round_{rounds}"), |b| {
-            b.iter(|| pair_round(black_box(&ids), black_box(&played)))
+            b.iter(|| pair_round(black_box(&ids), black_box(&played), &[]))
         });
     }
     group.finish();
@@ -73,7 +73,7 @@ fn arena(c: &mut Criterion) {
     }
     for _ in 0..5 {
         now += Duration::from_secs(60);
-        for pair in arena.pair(now) {
+        for pair in arena.pair(now, &[]) {
             arena
                 .finish(pair, outcome(&mut rng), now)
                 .expect("in progress");
@@ -84,7 +84,11 @@ fn arena(c: &mut Criterion) {
         arena.pause(p).expect("joined");
     }
     c.bench_function("arena_pool_of_500", |b| {
-        b.iter_batched(|| arena.clone(), |mut a| a.pair(now), BatchSize::LargeInput)
+        b.iter_batched(
+            || arena.clone(),
+            |mut a| a.pair(now, &[]),
+            BatchSize::LargeInput,
+        )
     });
 }
 

@@ -22,13 +22,16 @@
 //!   players who just played each other and are the only two waiting are paired again
 //!   once both have waited [`Arena::rematch_after`]: better a rematch than no game, but
 //!   not before a third player had a fair chance to come back.
+//! - Nobody meets a player they are kept apart from (the caller's `avoid`: one of them
+//!   has blocked the other, say), however long they wait: a player whose only waiting
+//!   partners are kept apart from them waits on.
 //! - A paused player is out of the pool until they come back; a player who pauses
 //!   during a game leaves the pool when it ends.
 //! - White goes to the player who has had fewer whites (counted against blacks), or,
 //!   when they have had as many, to the one first in the pool (higher score, then
 //!   longer waiting).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
@@ -219,8 +222,10 @@ impl<P: Copy + Ord> Arena<P> {
     }
 
     /// Pairs the waiting players (see the module's rules) and returns the new games;
-    /// those players are now playing.
-    pub fn pair(&mut self, now: Duration) -> Vec<Pair<P>> {
+    /// those players are now playing. `avoid` lists the pairs who must never meet, each
+    /// in either order; it is given at each call rather than kept, so that a block made
+    /// during the arena counts from the next pairing on.
+    pub fn pair(&mut self, now: Duration, avoid: &[(P, P)]) -> Vec<Pair<P>> {
         // The pool, highest score first, then longest waiting.
         let mut pool: Vec<(P, u32, Duration)> = self
             .players
@@ -238,9 +243,23 @@ impl<P: Copy + Ord> Arena<P> {
         let just_met = |a: P, b: P| {
             self.players[&a].last_opponent == Some(b) || self.players[&b].last_opponent == Some(a)
         };
+        // The pairs kept apart, as places in the pool, lower first; those not both
+        // waiting do not matter now.
+        let place: BTreeMap<P, usize> = pool
+            .iter()
+            .enumerate()
+            .map(|(i, &(p, ..))| (p, i))
+            .collect();
+        let apart: BTreeSet<(usize, usize)> = avoid
+            .iter()
+            .filter_map(|(a, b)| Some((*place.get(a)?, *place.get(b)?)))
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
         let edges = (0..pool.len())
             .flat_map(|a| (a + 1..pool.len()).map(move |b| (a, b)))
-            .filter(|&(a, b)| rematch || !just_met(pool[a].0, pool[b].0));
+            .filter(|&(a, b)| {
+                !apart.contains(&(a, b)) && (rematch || !just_met(pool[a].0, pool[b].0))
+            });
         let mut matcher = Matcher::new(pool.len(), edges);
         let mut games = Vec::new();
         for a in 0..pool.len() {
