@@ -140,6 +140,32 @@ fn players_kept_apart_are_never_paired_however_long_they_wait() {
 }
 
 #[test]
+fn a_third_player_kept_apart_from_both_does_not_stop_a_rematch() {
+    let mut arena = Arena::new(secs(30));
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let first = arena.pair(secs(0), &[])[0];
+    arena.finish(first, Draw, secs(10)).expect("in progress");
+    // c waits too, but may play neither: a and b are as good as alone.
+    arena.join('c', secs(10));
+    let apart = [('c', 'a'), ('b', 'c')];
+    assert!(arena.pair(secs(39), &apart).is_empty());
+    let again = arena.pair(secs(40), &apart);
+    assert_eq!(again.len(), 1);
+    assert!(again[0].has('a') && again[0].has('b'), "{again:?}");
+    // Kept apart from only one of them, c would play the other instead.
+    let mut arena = Arena::new(secs(30));
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let first = arena.pair(secs(0), &[])[0];
+    arena.finish(first, Draw, secs(10)).expect("in progress");
+    arena.join('c', secs(10));
+    let pairs = arena.pair(secs(40), &[('c', 'a')]);
+    assert_eq!(pairs.len(), 1);
+    assert!(pairs[0].has('b') && pairs[0].has('c'), "{pairs:?}");
+}
+
+#[test]
 fn a_block_moves_a_player_to_the_next_closest_score() {
     let mut arena = Arena::new(secs(30));
     for p in ['a', 'b', 'c', 'd'] {

@@ -356,8 +356,9 @@ proptest! {
     /// Players join, pause, come back and finish games at random, some pairs kept
     /// apart. After every pairing: nobody in two games, no paused player paired, no
     /// pair kept apart paired, nobody paired with the opponent they just played unless
-    /// those two were alone in the pool and had both waited long enough, and no two
-    /// players left waiting who could have been paired. Scores always match a
+    /// those two were alone in the pool (but for players kept apart from both) and had
+    /// both waited long enough, and no two players left waiting who could have been
+    /// paired. Scores always match a
     /// recomputation from the results.
     #[test]
     fn the_arena_pairs_nobody_twice_at_once_nor_with_the_last_opponent_while_others_wait(
@@ -404,8 +405,14 @@ proptest! {
                     };
                     let pool = waiting(&arena);
                     let just_met = |a: u32, b: u32| last.get(&a) == Some(&b) || last.get(&b) == Some(&a);
-                    let rematch = pool.len() == 2
-                        && pool.values().all(|&since| now - since >= rematch_after);
+                    // Two who just met may meet again once both have waited, when
+                    // everyone else waiting is kept apart from both.
+                    let rematch = |a: u32, b: u32| {
+                        [a, b].iter().all(|p| now - pool[p] >= rematch_after)
+                            && pool.keys().all(|&c| {
+                                c == a || c == b || (kept_apart(&avoid, a, c) && kept_apart(&avoid, b, c))
+                            })
+                    };
                     let paired = arena.pair(now, &avoid);
                     let mut busy: BTreeSet<u32> = games.iter().flat_map(|g| [g.white, g.black]).collect();
                     for pair in &paired {
@@ -413,14 +420,17 @@ proptest! {
                             prop_assert!(pool.contains_key(&q), "{q} paired while not waiting");
                             prop_assert!(busy.insert(q), "{q} in two games at once");
                         }
-                        prop_assert!(!just_met(pair.white, pair.black) || rematch, "{pair:?} again, pool {pool:?}");
+                        prop_assert!(
+                            !just_met(pair.white, pair.black) || rematch(pair.white, pair.black),
+                            "{pair:?} again, pool {pool:?}"
+                        );
                         prop_assert!(!kept_apart(&avoid, pair.white, pair.black), "{pair:?} kept apart");
                     }
                     let left: Vec<u32> = waiting(&arena).into_keys().collect();
                     for (i, &a) in left.iter().enumerate() {
                         for &b in &left[i + 1..] {
                             prop_assert!(
-                                kept_apart(&avoid, a, b) || (just_met(a, b) && !rematch),
+                                kept_apart(&avoid, a, b) || (just_met(a, b) && !rematch(a, b)),
                                 "{a} and {b} left waiting"
                             );
                         }
