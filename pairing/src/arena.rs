@@ -21,14 +21,18 @@
 //! - Nobody meets the opponent they just played while anyone else is waiting. Two
 //!   players who just played each other and are the only two waiting are paired again
 //!   once both have waited [`Arena::rematch_after`]: better a rematch than no game, but
-//!   not before a third player had a fair chance to come back.
+//!   not before a third player had a fair chance to come back. A third player kept
+//!   apart from both does not count: they could not play either.
+//! - Nobody meets a player they are kept apart from (the caller's `avoid`: one of them
+//!   has blocked the other, say), however long they wait: a player whose only waiting
+//!   partners are kept apart from them waits on.
 //! - A paused player is out of the pool until they come back; a player who pauses
 //!   during a game leaves the pool when it ends.
 //! - White goes to the player who has had fewer whites (counted against blacks), or,
 //!   when they have had as many, to the one first in the pool (higher score, then
 //!   longer waiting).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
@@ -103,8 +107,8 @@ impl<P: fmt::Debug> std::error::Error for ArenaError<P> {}
 pub struct Arena<P> {
     /// Every player who joined.
     players: BTreeMap<P, ArenaPlayer<P>>,
-    /// How long two players who just met must both have waited, alone in the pool,
-    /// before they are paired again.
+    /// How long two players who just met must both have waited, alone in the pool (but
+    /// for players kept apart from both), before they are paired again.
     rematch_after: Duration,
 }
 
@@ -127,8 +131,8 @@ impl<P: Copy + Ord> Arena<P> {
         }
     }
 
-    /// How long two players who just played each other, alone in the pool, wait before a
-    /// rematch.
+    /// How long two players who just played each other, alone in the pool (but for
+    /// players kept apart from both), wait before a rematch.
     pub fn rematch_after(&self) -> Duration {
         self.rematch_after
     }
@@ -219,8 +223,10 @@ impl<P: Copy + Ord> Arena<P> {
     }
 
     /// Pairs the waiting players (see the module's rules) and returns the new games;
-    /// those players are now playing.
-    pub fn pair(&mut self, now: Duration) -> Vec<Pair<P>> {
+    /// those players are now playing. `avoid` lists the pairs who must never meet, each
+    /// in either order; it is given at each call rather than kept, so that a block made
+    /// during the arena counts from the next pairing on.
+    pub fn pair(&mut self, now: Duration, avoid: &[(P, P)]) -> Vec<Pair<P>> {
         // The pool, highest score first, then longest waiting.
         let mut pool: Vec<(P, u32, Duration)> = self
             .players
@@ -231,16 +237,35 @@ impl<P: Copy + Ord> Arena<P> {
             })
             .collect();
         pool.sort_by_key(|&(p, score, since)| (std::cmp::Reverse(score), since, p));
-        let rematch = pool.len() == 2
-            && pool
-                .iter()
-                .all(|&(_, _, since)| now.saturating_sub(since) >= self.rematch_after);
-        let just_met = |a: P, b: P| {
+        let just_met = |a: usize, b: usize| {
+            let (a, b) = (pool[a].0, pool[b].0);
             self.players[&a].last_opponent == Some(b) || self.players[&b].last_opponent == Some(a)
+        };
+        // The pairs kept apart, as places in the pool, lower first; those not both
+        // waiting do not matter now.
+        let place: BTreeMap<P, usize> = pool
+            .iter()
+            .enumerate()
+            .map(|(i, &(p, ..))| (p, i))
+            .collect();
+        let apart: BTreeSet<(usize, usize)> = avoid
+            .iter()
+            .filter_map(|(a, b)| Some((*place.get(a)?, *place.get(b)?)))
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        let kept_apart = |a: usize, b: usize| apart.contains(&(a.min(b), a.max(b)));
+        let waited = |a: usize| now.saturating_sub(pool[a].2) >= self.rematch_after;
+        // Two who just met, both waited long enough, and nobody else waiting who may
+        // play either of them.
+        let rematch = |a: usize, b: usize| {
+            waited(a)
+                && waited(b)
+                && (0..pool.len())
+                    .all(|c| c == a || c == b || (kept_apart(a, c) && kept_apart(b, c)))
         };
         let edges = (0..pool.len())
             .flat_map(|a| (a + 1..pool.len()).map(move |b| (a, b)))
-            .filter(|&(a, b)| rematch || !just_met(pool[a].0, pool[b].0));
+            .filter(|&(a, b)| !kept_apart(a, b) && (!just_met(a, b) || rematch(a, b)));
         let mut matcher = Matcher::new(pool.len(), edges);
         let mut games = Vec::new();
         for a in 0..pool.len() {

@@ -6,6 +6,8 @@
 //! ([`SwissError::NoPairing`]) rather than bend one.
 //!
 //! - Nobody meets the same opponent twice.
+//! - Nobody meets a player they must be kept apart from (the caller's `avoid`: one of
+//!   them has blocked the other, say). Such a pair is treated as one that has met.
 //! - Nobody gets the same colour three games in a row.
 //! - A player's whites and blacks never differ by more than 2. The first move is worth a
 //!   lot in PÜNCT, so the balance is kept tight.
@@ -35,22 +37,23 @@
 //!
 //! # The search
 //!
-//! Who may meet whom (not met, and a colour for each that keeps the rules) is a graph,
-//! and a round is a perfect matching of it (the bye is one more vertex, joined to those
-//! who may have it). A maximum matching (Edmonds' blossom algorithm) finds whether one
-//! exists, then each choice above is checked to leave a perfect matching of the rest
-//! (`matching`); a second matching, of the score group alone, says which choices keep
-//! the most games within it. So a pairing is found whenever one exists, however far players must
-//! float, in about O(n²) for n players in practice (the searches are short when almost
-//! everyone may meet almost everyone) and O(n⁴) at worst.
+//! Who may meet whom (not met nor kept apart, and a colour for each that keeps the
+//! rules) is a graph, and a round is a perfect matching of it (the bye is one more
+//! vertex, joined to those who may have it). A maximum matching (Edmonds' blossom
+//! algorithm) finds whether one exists, then each choice above is checked to leave a
+//! perfect matching of the rest (`matching`); a second matching, of the score group
+//! alone, says which choices keep the most games within it. So a pairing is found
+//! whenever one exists, however far players must float, in about O(n²) for n players
+//! in practice (the searches are short when almost everyone may meet almost everyone)
+//! and O(n⁴) at worst.
 //!
 //! # When a round cannot be paired
 //!
 //! Only when no pairing keeps the rules, which the tests check by trying every pairing
-//! of up to 10 players. With 8 players or more still in, every round up to half their
-//! number has paired in the property tests; without the colour rules it always would
-//! (an even number of players who may each still meet half the others can all be
-//! paired, by Dirac's theorem).
+//! of up to 10 players, pairs kept apart included. With 8 players or more still in and
+//! none kept apart, every round up to half their number has paired in the property
+//! tests; without the colour rules it always would (an even number of players who may
+//! each still meet half the others can all be paired, by Dirac's theorem).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -64,9 +67,9 @@ use crate::matching::Matcher;
 pub enum SwissError<P> {
     /// A player was listed twice.
     DuplicatePlayer(P),
-    /// No pairing of the players keeps every absolute rule: too many have met, or the
-    /// colours they must have cannot be matched, or (with an odd number) everyone who
-    /// could take the bye has had it.
+    /// No pairing of the players keeps every absolute rule: too many have met or must
+    /// be kept apart, or the colours they must have cannot be matched, or (with an odd
+    /// number) everyone who could take the bye has had it.
     NoPairing,
 }
 
@@ -157,11 +160,14 @@ struct Entrant<P> {
 /// `players` are those to pair: everyone still in the tournament, in their initial
 /// order (best first; ties in score are ranked by it). `rounds` are every round played,
 /// first to last, including games of players who have since withdrawn: the round paired
-/// is the one after them. The pairs are listed from board 1 (the top scores) down.
+/// is the one after them. `avoid` lists the pairs who must never meet, each in either
+/// order (a block between two accounts, whoever blocked whom); pairs naming someone not
+/// in `players` are ignored, so a block with a player who withdrew may stay in the list.
+/// The pairs are listed from board 1 (the top scores) down.
 ///
 /// ```
 /// use punct_pairing::{Game, Outcome, Pair, Round, pair_round};
-/// let first = pair_round(&[1, 2, 3, 4], &[])?;
+/// let first = pair_round(&[1, 2, 3, 4], &[], &[])?;
 /// // Round 1: the top half meets the bottom half, colours alternating down the boards.
 /// assert_eq!(first.pairs, [Pair { white: 1, black: 3 }, Pair { white: 4, black: 2 }]);
 /// let played = Round {
@@ -170,13 +176,19 @@ struct Entrant<P> {
 /// };
 /// // Round 2: the winners (1 and 4) meet, and so do the losers; each gets the other colour
 /// // if they can, and the higher-ranked player has their way when both cannot.
-/// let second = pair_round(&[1, 2, 3, 4], &[played])?;
+/// let rounds = [played];
+/// let second = pair_round(&[1, 2, 3, 4], &rounds, &[])?;
 /// assert_eq!(second.pairs, [Pair { white: 4, black: 1 }, Pair { white: 2, black: 3 }]);
+/// // Had 3 blocked 2, the losers could not meet, nor then the winners: each winner
+/// // meets the loser they have not played.
+/// let apart = pair_round(&[1, 2, 3, 4], &rounds, &[(3, 2)])?;
+/// assert_eq!(apart.pairs, [Pair { white: 2, black: 1 }, Pair { white: 3, black: 4 }]);
 /// # Ok::<_, punct_pairing::SwissError<u32>>(())
 /// ```
 pub fn pair_round<P: Copy + Ord>(
     players: &[P],
     rounds: &[Round<P>],
+    avoid: &[(P, P)],
 ) -> Result<Pairing<P>, SwissError<P>> {
     let mut index = BTreeMap::new();
     for (i, &p) in players.iter().enumerate() {
@@ -194,7 +206,8 @@ pub fn pair_round<P: Copy + Ord>(
             had_bye: false,
         })
         .collect();
-    let mut met = vec![false; n * n];
+    // Who may never be paired: those who have met, and those kept apart.
+    let mut barred = vec![false; n * n];
     for round in rounds {
         for game in &round.games {
             let (white, black) = (index.get(&game.pair.white), index.get(&game.pair.black));
@@ -205,13 +218,19 @@ pub fn pair_round<P: Copy + Ord>(
                 }
             }
             if let (Some(&w), Some(&b)) = (white, black) {
-                met[w * n + b] = true;
-                met[b * n + w] = true;
+                barred[w * n + b] = true;
+                barred[b * n + w] = true;
             }
         }
         if let Some(&i) = round.bye.as_ref().and_then(|p| index.get(p)) {
             entrants[i].score += 2;
             entrants[i].had_bye = true;
+        }
+    }
+    for (a, b) in avoid {
+        if let (Some(&a), Some(&b)) = (index.get(a), index.get(b)) {
+            barred[a * n + b] = true;
+            barred[b * n + a] = true;
         }
     }
 
@@ -221,7 +240,7 @@ pub fn pair_round<P: Copy + Ord>(
 
     let may_meet = |a: usize, b: usize| {
         let (ca, cb) = (entrants[a].colors, entrants[b].colors);
-        !met[a * n + b]
+        !barred[a * n + b]
             && ((ca.allows(Color::White) && cb.allows(Color::Black))
                 || (ca.allows(Color::Black) && cb.allows(Color::White)))
     };

@@ -30,7 +30,7 @@ fn after_two_wins_in_a_row_each_further_win_scores_four_until_a_game_is_not_won(
     let results = ['a', 'a', 'a', 'a', '=', 'a', 'a', 'a', 'b', 'a'];
     let mut scores = Vec::new();
     for (t, result) in results.into_iter().enumerate() {
-        let pairs = arena.pair(secs(t as u64));
+        let pairs = arena.pair(secs(t as u64), &[]);
         assert_eq!(pairs.len(), 1);
         let outcome = if result == '=' {
             Draw
@@ -67,14 +67,14 @@ fn waiting_players_are_paired_with_the_closest_score() {
         arena.join(p, secs(0));
     }
     // a beats b, c beats d: a and c have 2, b and d 0.
-    for pair in arena.pair(secs(0)) {
+    for pair in arena.pair(secs(0), &[]) {
         let winner = if pair.has('a') { 'a' } else { 'c' };
         arena
             .finish(pair, won_by(pair, winner), secs(1))
             .expect("in progress");
     }
     let mut pairs: Vec<(char, char)> = arena
-        .pair(secs(1))
+        .pair(secs(1), &[])
         .iter()
         .map(|p| (p.white.min(p.black), p.white.max(p.black)))
         .collect();
@@ -87,13 +87,13 @@ fn the_opponent_just_played_is_not_met_again_while_someone_else_waits() {
     let mut arena = Arena::new(secs(30));
     arena.join('a', secs(0));
     arena.join('b', secs(0));
-    let first = arena.pair(secs(0))[0];
+    let first = arena.pair(secs(0), &[])[0];
     arena.finish(first, Draw, secs(10)).expect("in progress");
     // a and b wait alone: no rematch before both have waited 30 s.
-    assert!(arena.pair(secs(20)).is_empty());
+    assert!(arena.pair(secs(20), &[]).is_empty());
     // c arrives: one of a and b plays c, the other waits on.
     arena.join('c', secs(25));
-    let pairs = arena.pair(secs(25));
+    let pairs = arena.pair(secs(25), &[]);
     assert_eq!(pairs.len(), 1);
     assert!(pairs[0].has('c'), "{pairs:?}");
 }
@@ -103,10 +103,10 @@ fn two_players_who_just_met_are_paired_again_once_both_have_waited_long_enough()
     let mut arena = Arena::new(secs(30));
     arena.join('a', secs(0));
     arena.join('b', secs(0));
-    let first = arena.pair(secs(0))[0];
+    let first = arena.pair(secs(0), &[])[0];
     arena.finish(first, Draw, secs(10)).expect("in progress");
-    assert!(arena.pair(secs(39)).is_empty());
-    let again = arena.pair(secs(40));
+    assert!(arena.pair(secs(39), &[]).is_empty());
+    let again = arena.pair(secs(40), &[]);
     assert_eq!(again.len(), 1);
     // Colours even out: who had White has Black.
     assert_eq!(
@@ -119,13 +119,83 @@ fn two_players_who_just_met_are_paired_again_once_both_have_waited_long_enough()
 }
 
 #[test]
+fn players_kept_apart_are_never_paired_however_long_they_wait() {
+    // No wait for a rematch, so only the block keeps a and b apart.
+    let mut arena = Arena::new(Duration::ZERO);
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let apart = [('b', 'a')];
+    assert!(arena.pair(secs(0), &apart).is_empty());
+    assert!(arena.pair(secs(3600), &apart).is_empty());
+    // c arrives: a plays c (a has waited as long as b and comes first), and b, whose
+    // only other waiting partner is a, waits on.
+    arena.join('c', secs(3600));
+    let pairs = arena.pair(secs(3600), &apart);
+    assert_eq!(pairs.len(), 1);
+    assert!(pairs[0].has('a') && pairs[0].has('c'), "{pairs:?}");
+    assert_eq!(
+        arena.player('b').map(|p| p.status),
+        Some(Status::Waiting(secs(0)))
+    );
+}
+
+#[test]
+fn a_third_player_kept_apart_from_both_does_not_stop_a_rematch() {
+    let mut arena = Arena::new(secs(30));
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let first = arena.pair(secs(0), &[])[0];
+    arena.finish(first, Draw, secs(10)).expect("in progress");
+    // c waits too, but may play neither: a and b are as good as alone.
+    arena.join('c', secs(10));
+    let apart = [('c', 'a'), ('b', 'c')];
+    assert!(arena.pair(secs(39), &apart).is_empty());
+    let again = arena.pair(secs(40), &apart);
+    assert_eq!(again.len(), 1);
+    assert!(again[0].has('a') && again[0].has('b'), "{again:?}");
+    // Kept apart from only one of them, c would play the other instead.
+    let mut arena = Arena::new(secs(30));
+    arena.join('a', secs(0));
+    arena.join('b', secs(0));
+    let first = arena.pair(secs(0), &[])[0];
+    arena.finish(first, Draw, secs(10)).expect("in progress");
+    arena.join('c', secs(10));
+    let pairs = arena.pair(secs(40), &[('c', 'a')]);
+    assert_eq!(pairs.len(), 1);
+    assert!(pairs[0].has('b') && pairs[0].has('c'), "{pairs:?}");
+}
+
+#[test]
+fn a_block_moves_a_player_to_the_next_closest_score() {
+    let mut arena = Arena::new(secs(30));
+    for p in ['a', 'b', 'c', 'd'] {
+        arena.join(p, secs(0));
+    }
+    // a beats b, c beats d: a and c have 2, b and d 0; a and c are kept apart.
+    for pair in arena.pair(secs(0), &[]) {
+        let winner = if pair.has('a') { 'a' } else { 'c' };
+        arena
+            .finish(pair, won_by(pair, winner), secs(1))
+            .expect("in progress");
+    }
+    let mut pairs: Vec<(char, char)> = arena
+        .pair(secs(1), &[('a', 'c')])
+        .iter()
+        .map(|p| (p.white.min(p.black), p.white.max(p.black)))
+        .collect();
+    pairs.sort();
+    // a, first, would meet b, whom it just played: it meets d, and c meets b.
+    assert_eq!(pairs, [('a', 'd'), ('b', 'c')]);
+}
+
+#[test]
 fn a_paused_player_leaves_the_pool_now_or_after_the_game_and_comes_back_on_joining() {
     let mut arena = Arena::new(Duration::ZERO);
     for p in ['a', 'b', 'c'] {
         arena.join(p, secs(0));
     }
     arena.pause('c').expect("joined");
-    let pair = arena.pair(secs(0))[0];
+    let pair = arena.pair(secs(0), &[])[0];
     assert!(!pair.has('c'));
     // a pauses during the game: when it ends, a is out and b waits.
     arena.pause('a').expect("joined");
@@ -135,9 +205,9 @@ fn a_paused_player_leaves_the_pool_now_or_after_the_game_and_comes_back_on_joini
         arena.player('b').map(|p| p.status),
         Some(Status::Waiting(secs(5)))
     );
-    assert!(arena.pair(secs(6)).is_empty());
+    assert!(arena.pair(secs(6), &[]).is_empty());
     arena.join('c', secs(7));
-    assert_eq!(arena.pair(secs(7)).len(), 1);
+    assert_eq!(arena.pair(secs(7), &[]).len(), 1);
     assert_eq!(arena.player('a').map(|p| p.status), Some(Status::Paused));
 }
 
@@ -147,7 +217,7 @@ fn a_result_only_counts_for_a_game_in_progress_with_those_colours() {
     arena.join('a', secs(0));
     arena.join('b', secs(0));
     assert_eq!(arena.pause('z'), Err(ArenaError::UnknownPlayer('z')));
-    let pair = arena.pair(secs(0))[0];
+    let pair = arena.pair(secs(0), &[])[0];
     let swapped = Pair {
         white: pair.black,
         black: pair.white,

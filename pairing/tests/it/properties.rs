@@ -56,22 +56,42 @@ fn had_bye(history: &[Round<u32>], player: u32) -> bool {
     history.iter().any(|r| r.bye == Some(player))
 }
 
+/// Whether `a` and `b` are a pair the caller keeps apart, in either order.
+fn kept_apart(avoid: &[(u32, u32)], a: u32, b: u32) -> bool {
+    avoid.contains(&(a, b)) || avoid.contains(&(b, a))
+}
+
+/// Random pairs to keep apart among players `0..players`: each pair with a chance of
+/// `percent`, written either way round.
+fn blocks(rng: &mut fastrand::Rng, players: u32, percent: u8) -> Vec<(u32, u32)> {
+    let mut avoid = Vec::new();
+    for a in 0..players {
+        for b in a + 1..players {
+            if rng.u8(..100) < percent {
+                avoid.push(if rng.bool() { (a, b) } else { (b, a) });
+            }
+        }
+    }
+    avoid
+}
+
 /// Whether `a` and `b` may meet next round, with some colours.
-fn may_meet(history: &[Round<u32>], a: u32, b: u32) -> bool {
+fn may_meet(history: &[Round<u32>], avoid: &[(u32, u32)], a: u32, b: u32) -> bool {
     let (ca, cb) = (colors(history, a), colors(history, b));
     !have_met(history, a, b)
+        && !kept_apart(avoid, a, b)
         && [Color::White, Color::Black]
             .into_iter()
             .any(|c| may_take(&ca, c) && may_take(&cb, c.opponent()))
 }
 
 /// Whether any pairing of `players` keeps every rule, by trying them all.
-fn some_pairing_exists(history: &[Round<u32>], players: &[u32]) -> bool {
-    fn search(history: &[Round<u32>], left: &[u32], bye_due: bool) -> bool {
+fn some_pairing_exists(history: &[Round<u32>], avoid: &[(u32, u32)], players: &[u32]) -> bool {
+    fn search(history: &[Round<u32>], avoid: &[(u32, u32)], left: &[u32], bye_due: bool) -> bool {
         let Some((&p, rest)) = left.split_first() else {
             return !bye_due;
         };
-        if bye_due && !had_bye(history, p) && search(history, rest, false) {
+        if bye_due && !had_bye(history, p) && search(history, avoid, rest, false) {
             return true;
         }
         rest.iter().enumerate().any(|(i, &q)| {
@@ -81,15 +101,16 @@ fn some_pairing_exists(history: &[Round<u32>], players: &[u32]) -> bool {
                 .filter(|&(j, _)| j != i)
                 .map(|(_, &o)| o)
                 .collect();
-            may_meet(history, p, q) && search(history, &others, bye_due)
+            may_meet(history, avoid, p, q) && search(history, avoid, &others, bye_due)
         })
     }
-    search(history, players, players.len() % 2 == 1)
+    search(history, avoid, players, players.len() % 2 == 1)
 }
 
 /// Checks a Swiss round against the rules, given the rounds before it.
 fn check_swiss_round(
     history: &[Round<u32>],
+    avoid: &[(u32, u32)],
     players: &[u32],
     pairing: &Pairing<u32>,
 ) -> Result<(), TestCaseError> {
@@ -101,6 +122,10 @@ fn check_swiss_round(
         prop_assert!(
             !have_met(history, pair.white, pair.black),
             "a rematch: {pair:?}"
+        );
+        prop_assert!(
+            !kept_apart(avoid, pair.white, pair.black),
+            "a pair kept apart: {pair:?}"
         );
         prop_assert!(
             may_take(&colors(history, pair.white), Color::White),
@@ -128,6 +153,8 @@ struct SwissPlan {
     /// The chance, per player and round, of withdrawing before it.
     withdraw_percent: u8,
     draw_percent: u8,
+    /// The chance, per pair of players, that they are kept apart.
+    block_percent: u8,
     seed: u64,
 }
 
@@ -137,14 +164,16 @@ fn swiss_plans() -> impl Strategy<Value = SwissPlan> {
         1usize..=12,
         prop_oneof![Just(0u8), 1u8..=10],
         0u8..=60,
+        prop_oneof![Just(0u8), 1u8..=25],
         any::<u64>(),
     )
         .prop_map(
-            |(players, rounds, withdraw_percent, draw_percent, seed)| SwissPlan {
+            |(players, rounds, withdraw_percent, draw_percent, block_percent, seed)| SwissPlan {
                 players,
                 rounds,
                 withdraw_percent,
                 draw_percent,
+                block_percent,
                 seed,
             },
         )
@@ -153,20 +182,23 @@ fn swiss_plans() -> impl Strategy<Value = SwissPlan> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
-    /// Every round: no rematch, the colour rules, one bye at most per player, everyone
-    /// still in paired or given the bye. A round is refused only when no pairing exists
-    /// (tried exhaustively up to 10 players), and never while the round is at most half
-    /// the players still in (from 8 players).
+    /// Every round: no rematch, no pair kept apart, the colour rules, one bye at most
+    /// per player, everyone still in paired or given the bye. A round is refused only
+    /// when no pairing exists (tried exhaustively up to 10 players), and, when nobody is
+    /// kept apart, never while the round is at most half the players still in (from 8
+    /// players).
     #[test]
     fn swiss_rounds_keep_every_rule_and_fail_only_when_they_must(plan in swiss_plans()) {
         let mut rng = fastrand::Rng::with_seed(plan.seed);
+        // Blocks among withdrawn players stay in the list, as the director would keep them.
+        let avoid = blocks(&mut rng, plan.players, plan.block_percent);
         let mut players: Vec<u32> = (0..plan.players).collect();
         let mut history: Vec<Round<u32>> = Vec::new();
         for number in 1..=plan.rounds {
             players.retain(|_| rng.u8(..100) >= plan.withdraw_percent);
-            match pair_round(&players, &history) {
+            match pair_round(&players, &history, &avoid) {
                 Ok(pairing) => {
-                    check_swiss_round(&history, &players, &pairing)?;
+                    check_swiss_round(&history, &avoid, &players, &pairing)?;
                     let games = pairing.pairs.iter().map(|&pair| Game {
                         pair,
                         outcome: outcome(&mut rng, plan.draw_percent),
@@ -176,11 +208,14 @@ proptest! {
                 Err(SwissError::NoPairing) => {
                     let left = players.len();
                     prop_assert!(
-                        left < 8 || number > left / 2,
+                        left < 8 || number > left / 2 || !avoid.is_empty(),
                         "round {number} of {left} players refused"
                     );
                     if left <= 10 {
-                        prop_assert!(!some_pairing_exists(&history, &players), "round {number} refused");
+                        prop_assert!(
+                            !some_pairing_exists(&history, &avoid, &players),
+                            "round {number} refused"
+                        );
                     }
                     break;
                 }
@@ -291,33 +326,46 @@ struct ArenaPlan {
     players: u32,
     steps: usize,
     rematch_after: u64,
+    /// The chance, per pair of players, that they are kept apart.
+    block_percent: u8,
     seed: u64,
 }
 
 fn arena_plans() -> impl Strategy<Value = ArenaPlan> {
-    (2u32..=24, 1usize..=300, 0u64..=20, any::<u64>()).prop_map(
-        |(players, steps, rematch_after, seed)| ArenaPlan {
-            players,
-            steps,
-            rematch_after,
-            seed,
-        },
+    (
+        2u32..=24,
+        1usize..=300,
+        0u64..=20,
+        prop_oneof![Just(0u8), 1u8..=40],
+        any::<u64>(),
     )
+        .prop_map(
+            |(players, steps, rematch_after, block_percent, seed)| ArenaPlan {
+                players,
+                steps,
+                rematch_after,
+                block_percent,
+                seed,
+            },
+        )
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
-    /// Players join, pause, come back and finish games at random. After every pairing:
-    /// nobody in two games, no paused player paired, nobody paired with the opponent
-    /// they just played unless those two were alone in the pool and had both waited
-    /// long enough, and no two players left waiting who could have been paired. Scores
-    /// always match a recomputation from the results.
+    /// Players join, pause, come back and finish games at random, some pairs kept
+    /// apart. After every pairing: nobody in two games, no paused player paired, no
+    /// pair kept apart paired, nobody paired with the opponent they just played unless
+    /// those two were alone in the pool (but for players kept apart from both) and had
+    /// both waited long enough, and no two players left waiting who could have been
+    /// paired. Scores always match a
+    /// recomputation from the results.
     #[test]
     fn the_arena_pairs_nobody_twice_at_once_nor_with_the_last_opponent_while_others_wait(
         plan in arena_plans()
     ) {
         let mut rng = fastrand::Rng::with_seed(plan.seed);
+        let avoid = blocks(&mut rng, plan.players, plan.block_percent);
         let rematch_after = Duration::from_secs(plan.rematch_after);
         let mut arena = Arena::new(rematch_after);
         let mut games: Vec<Pair<u32>> = Vec::new();
@@ -357,21 +405,34 @@ proptest! {
                     };
                     let pool = waiting(&arena);
                     let just_met = |a: u32, b: u32| last.get(&a) == Some(&b) || last.get(&b) == Some(&a);
-                    let rematch = pool.len() == 2
-                        && pool.values().all(|&since| now - since >= rematch_after);
-                    let paired = arena.pair(now);
+                    // Two who just met may meet again once both have waited, when
+                    // everyone else waiting is kept apart from both.
+                    let rematch = |a: u32, b: u32| {
+                        [a, b].iter().all(|p| now - pool[p] >= rematch_after)
+                            && pool.keys().all(|&c| {
+                                c == a || c == b || (kept_apart(&avoid, a, c) && kept_apart(&avoid, b, c))
+                            })
+                    };
+                    let paired = arena.pair(now, &avoid);
                     let mut busy: BTreeSet<u32> = games.iter().flat_map(|g| [g.white, g.black]).collect();
                     for pair in &paired {
                         for q in [pair.white, pair.black] {
                             prop_assert!(pool.contains_key(&q), "{q} paired while not waiting");
                             prop_assert!(busy.insert(q), "{q} in two games at once");
                         }
-                        prop_assert!(!just_met(pair.white, pair.black) || rematch, "{pair:?} again, pool {pool:?}");
+                        prop_assert!(
+                            !just_met(pair.white, pair.black) || rematch(pair.white, pair.black),
+                            "{pair:?} again, pool {pool:?}"
+                        );
+                        prop_assert!(!kept_apart(&avoid, pair.white, pair.black), "{pair:?} kept apart");
                     }
                     let left: Vec<u32> = waiting(&arena).into_keys().collect();
                     for (i, &a) in left.iter().enumerate() {
                         for &b in &left[i + 1..] {
-                            prop_assert!(just_met(a, b) && !rematch, "{a} and {b} left waiting");
+                            prop_assert!(
+                                kept_apart(&avoid, a, b) || (just_met(a, b) && !rematch(a, b)),
+                                "{a} and {b} left waiting"
+                            );
                         }
                     }
                     games.extend(paired);

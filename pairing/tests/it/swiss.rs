@@ -11,7 +11,7 @@ fn pair<P>(white: P, black: P) -> Pair<P> {
 
 #[test]
 fn round_one_pairs_the_top_half_against_the_bottom_half_with_alternating_colours() {
-    let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8], &[]).expect("a first round");
+    let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8], &[], &[]).expect("a first round");
     assert_eq!(
         pairing.pairs,
         [pair(1, 5), pair(6, 2), pair(3, 7), pair(8, 4)]
@@ -32,7 +32,7 @@ fn players_are_paired_within_their_score_group_and_the_odd_one_floats_down() {
         ],
         Some(9),
     );
-    let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &[first]).expect("a second round");
+    let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &[first], &[]).expect("a second round");
     // The lowest (7) has the bye. 2-point group, ranked 1, 3, 6, 9: 1 would meet 6 (the
     // first of the bottom half), but both had White, and 9 has no colour to want: 1
     // meets 9, 3 meets 6 (and, ranked higher, has the Black both want). 4 and 8 have
@@ -53,7 +53,7 @@ fn nobody_floats_out_of_a_score_group_that_can_pair_within_itself() {
         vec![game(11, 1, Draw), game(2, 4, Draw), game(3, 12, Draw)],
         None,
     )];
-    let pairing = pair_round(&[1, 2, 3, 4, 5, 6], &rounds).expect("a second round");
+    let pairing = pair_round(&[1, 2, 3, 4, 5, 6], &rounds, &[]).expect("a second round");
     assert_eq!(pairing.pairs, [pair(1, 2), pair(4, 3), pair(5, 6)]);
 }
 
@@ -66,7 +66,7 @@ fn nobody_meets_the_same_opponent_twice() {
         round(vec![game(1, 4, Draw), game(2, 3, Draw)], None),
     ];
     assert_eq!(
-        pair_round(&[1, 2, 3, 4], &rounds),
+        pair_round(&[1, 2, 3, 4], &rounds, &[]),
         Err(SwissError::NoPairing)
     );
 }
@@ -82,9 +82,12 @@ fn nobody_has_the_same_colour_three_times_in_a_row() {
         round(vec![game(1, 13, Draw), game(14, 2, Draw)], None),
         round(vec![game(2, 11, Draw)], None),
     ];
-    assert_eq!(pair_round(&[1, 2], &rounds), Err(SwissError::NoPairing));
+    assert_eq!(
+        pair_round(&[1, 2], &rounds, &[]),
+        Err(SwissError::NoPairing)
+    );
     // With a newcomer pair, 1 meets one of them with Black.
-    let pairing = pair_round(&[1, 2, 7, 8], &rounds).expect("a fifth round");
+    let pairing = pair_round(&[1, 2, 7, 8], &rounds, &[]).expect("a fifth round");
     let game = pairing.pairs.iter().find(|p| p.has(1)).expect("paired");
     assert_eq!(game.black, 1, "{pairing:?}");
 }
@@ -100,11 +103,11 @@ fn two_players_who_both_must_have_white_never_meet() {
     // Everyone has met twice already: 1-3, 1-4, 2-4, 2-3. So 1-2 and 3-4 is the only
     // pairing left, and the colours forbid it.
     assert_eq!(
-        pair_round(&[1, 2, 3, 4], &rounds),
+        pair_round(&[1, 2, 3, 4], &rounds, &[]),
         Err(SwissError::NoPairing)
     );
     // With four newcomers, the leaders float down to two of them, with White.
-    let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8], &rounds).expect("a third round");
+    let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8], &rounds, &[]).expect("a third round");
     for leader in [1, 2] {
         let game = pairing
             .pairs
@@ -127,9 +130,12 @@ fn whites_and_blacks_never_differ_by_more_than_two() {
         round(vec![game(13, 1, Draw), game(6, 14, Draw)], None),
         round(vec![game(1, 14, Draw)], None),
     ];
-    assert_eq!(pair_round(&[1, 6], &rounds), Err(SwissError::NoPairing));
+    assert_eq!(
+        pair_round(&[1, 6], &rounds, &[]),
+        Err(SwissError::NoPairing)
+    );
     // With a newcomer pair, 1 meets one of them with Black, and 6 the other.
-    let pairing = pair_round(&[1, 6, 7, 8], &rounds).expect("a fifth round");
+    let pairing = pair_round(&[1, 6, 7, 8], &rounds, &[]).expect("a fifth round");
     let game = pairing.pairs.iter().find(|p| p.has(1)).expect("paired");
     assert_eq!(game.black, 1, "{pairing:?}");
 }
@@ -138,7 +144,7 @@ fn whites_and_blacks_never_differ_by_more_than_two() {
 fn the_bye_goes_to_the_lowest_ranked_player_who_has_not_had_one() {
     // 5 is last, but had the bye in round 1; 4 is next from the bottom.
     let rounds = [round(vec![game(1, 3, Draw), game(4, 2, Draw)], Some(5))];
-    let pairing = pair_round(&[1, 2, 3, 4, 5], &rounds).expect("a second round");
+    let pairing = pair_round(&[1, 2, 3, 4, 5], &rounds, &[]).expect("a second round");
     // Scores: 5 has 2 (the bye), the others 1; ranked 5, 1, 2, 3, 4.
     assert_eq!(pairing.bye, Some(4));
     assert!(pairing.pairs.iter().all(|p| !p.has(4)));
@@ -151,7 +157,10 @@ fn when_everyone_has_had_the_bye_an_odd_round_cannot_be_paired() {
         round(vec![game(1, 3, Draw)], Some(2)),
         round(vec![game(1, 2, Draw)], Some(3)),
     ];
-    assert_eq!(pair_round(&[1, 2, 3], &rounds), Err(SwissError::NoPairing));
+    assert_eq!(
+        pair_round(&[1, 2, 3], &rounds, &[]),
+        Err(SwissError::NoPairing)
+    );
 }
 
 #[test]
@@ -161,7 +170,7 @@ fn a_withdrawn_player_is_not_paired_but_their_games_still_count() {
         vec![game(1, 4, WhiteWins), game(2, 3, WhiteWins)],
         None,
     )];
-    let pairing = pair_round(&[1, 2, 3], &rounds).expect("a second round");
+    let pairing = pair_round(&[1, 2, 3], &rounds, &[]).expect("a second round");
     assert_eq!(pairing.bye, Some(3));
     assert_eq!(pairing.pairs.len(), 1);
     assert!(
@@ -171,9 +180,43 @@ fn a_withdrawn_player_is_not_paired_but_their_games_still_count() {
 }
 
 #[test]
+fn players_kept_apart_are_never_paired_as_if_they_had_met() {
+    // Round 1 would pair 1 with 3 (the Dutch order); kept apart, 1 meets 4 and 2 meets 3.
+    let pairing = pair_round(&[1, 2, 3, 4], &[], &[(3, 1)]).expect("a first round");
+    assert_eq!(pairing.pairs, [pair(1, 4), pair(3, 2)]);
+    // A block with a player not in the list (one who withdrew) changes nothing.
+    assert_eq!(
+        pair_round(&[1, 2, 3, 4], &[], &[(9, 1)]),
+        pair_round(&[1, 2, 3, 4], &[], &[])
+    );
+}
+
+#[test]
+fn the_bye_goes_to_whoever_keeps_the_pairs_kept_apart_apart() {
+    // 3, the lowest, would have the bye; but 1 may meet neither 2 nor 3, so 1 has it.
+    let pairing = pair_round(&[1, 2, 3], &[], &[(1, 2), (3, 1)]).expect("a first round");
+    assert_eq!(pairing.bye, Some(1));
+    assert_eq!(pairing.pairs, [pair(2, 3)]);
+}
+
+#[test]
+fn a_round_that_cannot_be_paired_without_a_pair_kept_apart_is_refused() {
+    assert_eq!(
+        pair_round(&[1, 2], &[], &[(2, 1)]),
+        Err(SwissError::NoPairing)
+    );
+    // 1 has met 2 and is kept apart from 3 and 4: nobody is left for 1 to meet.
+    let rounds = [round(vec![game(1, 2, Draw), game(3, 4, Draw)], None)];
+    assert_eq!(
+        pair_round(&[1, 2, 3, 4], &rounds, &[(1, 3), (1, 4)]),
+        Err(SwissError::NoPairing)
+    );
+}
+
+#[test]
 fn a_player_listed_twice_is_refused() {
     assert_eq!(
-        pair_round(&[1, 2, 1], &[]),
+        pair_round(&[1, 2, 1], &[], &[]),
         Err(SwissError::DuplicatePlayer(1))
     );
 }
@@ -182,7 +225,7 @@ fn a_player_listed_twice_is_refused() {
 fn an_empty_history_of_rounds_with_no_games_is_a_first_round() {
     let empty: Round<u8> = Round::default();
     assert_eq!(
-        pair_round(&[7, 8], &[empty]).map(|p| p.pairs),
+        pair_round(&[7, 8], &[empty], &[]).map(|p| p.pairs),
         Ok(vec![pair(7, 8)])
     );
 }
@@ -197,7 +240,7 @@ fn large_events_pair_every_round() {
         let ids: Vec<u32> = (0..players).collect();
         let mut history: Vec<Round<u32>> = Vec::new();
         for _ in 0..rounds {
-            let pairing = pair_round(&ids, &history).expect("a round");
+            let pairing = pair_round(&ids, &history, &[]).expect("a round");
             assert_eq!(pairing.pairs.len(), ids.len() / 2);
             let games = pairing.pairs.iter().map(|&pair| Game {
                 pair,
