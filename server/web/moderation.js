@@ -8,9 +8,26 @@
 import { api } from './api.js';
 import { mountAccount } from './account.js';
 import { el, playerHref, roomHref, when } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const path = location.pathname.split('/').filter(Boolean);
+
+/** The text of `key` as nodes, each `{name}` in it replaced by `values[name]` (a node or
+ * a string): a sentence with links in it, in the page's language. */
+function sentence(key, values) {
+  return t(key)
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = part.match(/^\{(\w+)\}$/)?.[1];
+      return name && name in values ? values[name] : part;
+    });
+}
+
+/** An action's name in the page's language. */
+function actionName(action) {
+  return t(`mod.action.${action}`);
+}
 
 function say(text, kind = '') {
   $('message').textContent = text;
@@ -21,13 +38,13 @@ function say(text, kind = '') {
 async function act(action, fields, after) {
   const reason = fields.reason || $('reason').value.trim();
   if (!reason) {
-    say('Give a reason first: it is kept in the audit log.', 'error');
+    say(t('mod.need-reason'), 'error');
     $('reason').focus();
     return;
   }
   try {
     await api('POST', '/api/mod/actions', { action, ...fields, reason });
-    say(`Done: ${action.replace('_', ' ')}.`, 'ok');
+    say(t('mod.done', { action: actionName(action) }), 'ok');
     await after();
   } catch (e) {
     say(e.message, 'error');
@@ -35,42 +52,43 @@ async function act(action, fields, after) {
 }
 
 function playerLink(username) {
-  return username ? el('a', { href: `/mod/players/${encodeURIComponent(username)}` }, username) : 'a player without an account';
+  return username ? el('a', { href: `/mod/players/${encodeURIComponent(username)}` }, username) : t('mod.anonymous');
 }
 
 /** One report, with what a moderator may do about it; `after` shows the page again. */
 function reportItem(report, after) {
   const line = report.line
-    ? el('blockquote', { className: 'mod-line' }, report.text || '(removed)')
+    ? el('blockquote', { className: 'mod-line' }, report.text || t('mod.removed'))
     : null;
   const buttons = [];
   if (!report.resolved_at) {
-    buttons.push(el('button', { type: 'button', onclick: () => act('dismiss', { report: report.id }, after) }, 'Dismiss'));
+    buttons.push(el('button', { type: 'button', onclick: () => act('dismiss', { report: report.id }, after) }, t('mod.dismiss')));
     if (report.line && report.text) {
-      buttons.push(el('button', { type: 'button', onclick: () => act('remove_line', { line: report.line, report: report.id }, after) }, 'Remove the line'));
+      buttons.push(el('button', { type: 'button', onclick: () => act('remove_line', { line: report.line, report: report.id }, after) }, t('mod.remove-line')));
     }
     if (report.reported) {
-      buttons.push(el('button', { type: 'button', onclick: () => act('warn', { username: report.reported, report: report.id }, after) }, 'Warn'));
+      buttons.push(el('button', { type: 'button', onclick: () => act('warn', { username: report.reported, report: report.id }, after) }, t('mod.warn')));
     }
   }
   return el('li', { className: 'mod-report', dataset: { report: report.id } },
-    el('p', {}, playerLink(report.reporter), ' reported ', playerLink(report.reported), ` on ${when(report.at)}`,
-      report.room ? [' in ', el('a', { href: roomHref(report.room) }, 'this room')] : null),
+    el('p', {}, ...sentence('mod.report-head', { reporter: playerLink(report.reporter), reported: playerLink(report.reported), when: when(report.at) }),
+      report.room ? [' ', el('a', { href: roomHref(report.room) }, t('mod.this-room'))] : null),
     line,
     el('p', { className: 'mod-reason' }, report.reason),
-    report.resolved_at ? el('p', {}, `Resolved ${when(report.resolved_at)}${report.resolved_by ? ` by ${report.resolved_by}` : ''}`) : null,
+    report.resolved_at ? el('p', {}, report.resolved_by ? t('mod.resolved-by', { when: when(report.resolved_at), who: report.resolved_by }) : t('mod.resolved', { when: when(report.resolved_at) })) : null,
     el('div', { className: 'mod-buttons' }, buttons));
 }
 
 function entryItem(entry) {
-  const what = [entry.action.replace('_', ' ')];
+  const what = [];
   if (entry.account) what.push(' ', playerLink(entry.account));
-  if (entry.role) what.push(` as ${entry.role}`);
-  if (entry.until) what.push(` until ${when(entry.until)}`);
-  if (entry.room) what.push(' in ', el('a', { href: roomHref(entry.room) }, 'a room'));
-  if (entry.line) what.push(` (line ${entry.line})`);
-  return el('li', { className: 'mod-entry', dataset: { entry: entry.id } },
-    el('p', {}, `${when(entry.at)}: ${entry.moderator ?? 'the operator'} — `, ...what),
+  if (entry.role) what.push(' ', t('mod.entry-as', { role: entry.role }));
+  if (entry.until) what.push(' ', t('mod.entry-until', { when: when(entry.until) }));
+  if (entry.room) what.push(' ', el('a', { href: roomHref(entry.room) }, t('mod.entry-room')));
+  if (entry.line) what.push(' ', t('mod.entry-line', { line: entry.line }));
+  const head = t('mod.entry', { when: when(entry.at), who: entry.moderator ?? t('mod.operator'), action: actionName(entry.action) });
+  return el('li', { className: 'mod-entry', dataset: { entry: entry.id, action: entry.action } },
+    el('p', {}, head, ...what),
     el('p', { className: 'mod-reason' }, entry.reason));
 }
 
@@ -79,7 +97,7 @@ async function showQueue() {
   const { reports } = await api('GET', '/api/mod/reports');
   $('reports').replaceChildren(...(reports.length
     ? reports.map((report) => reportItem(report, showQueue))
-    : [el('li', {}, 'No open reports.')]));
+    : [el('li', {}, t('mod.no-reports'))]));
 }
 
 async function showRecord(username) {
@@ -88,20 +106,20 @@ async function showRecord(username) {
   $('record').hidden = false;
   $('record-name').replaceChildren(el('a', { href: playerHref(record.username) }, record.username));
   const state = [];
-  if (record.role) state.push(`Role: ${record.role}.`);
-  if (record.banned_at) state.push(`Banned since ${when(record.banned_at)}.`);
-  if (record.muted_until) state.push(`Muted until ${when(record.muted_until)}.`);
-  if (record.barred_from_rated) state.push('Barred from rated games.');
-  $('record-state').textContent = state.join(' ') || 'No sanction stands.';
+  if (record.role) state.push(t('mod.state.role', { role: record.role }));
+  if (record.banned_at) state.push(t('mod.state.banned', { when: when(record.banned_at) }));
+  if (record.muted_until) state.push(t('mod.state.muted', { when: when(record.muted_until) }));
+  if (record.barred_from_rated) state.push(t('mod.state.barred'));
+  $('record-state').textContent = state.join(' ') || t('mod.state.none');
   $('record-reports').replaceChildren(...record.reports.map((report) => reportItem(report, again)));
   $('record-actions').replaceChildren(...record.actions.map(entryItem));
   $('record-chat').replaceChildren(...record.chat.map((line) => el('li', { className: 'mod-chat' },
-    `${when(line.at)} `, el('a', { href: roomHref(line.room) }, 'room'), ': ',
-    line.removed ? el('em', {}, '(removed) ') : null, line.text,
-    !line.removed ? el('button', { type: 'button', onclick: () => act('remove_line', { line: line.line }, again) }, 'Remove') : null)));
+    `${when(line.at)} `, el('a', { href: roomHref(line.room) }, t('mod.room')), ': ',
+    line.removed ? el('em', {}, t('mod.removed'), ' ') : null, line.text,
+    !line.removed ? el('button', { type: 'button', onclick: () => act('remove_line', { line: line.line }, again) }, t('mod.remove')) : null)));
   $('record-games').replaceChildren(...record.games.map((game) => el('li', {},
-    el('a', { href: roomHref(game.room) }, `${game.variant} game, ${game.status}`),
-    game.status !== 'over' ? el('button', { type: 'button', onclick: () => act('close_room', { room: game.room }, again) }, 'Close the room') : null)));
+    el('a', { href: roomHref(game.room) }, t('mod.game', { variant: game.variant, status: game.status })),
+    game.status !== 'over' ? el('button', { type: 'button', onclick: () => act('close_room', { room: game.room }, again) }, t('mod.close-room')) : null)));
   $('record-addresses').replaceChildren(...record.addresses.map((address) => el('li', {},
     el('code', {}, address.hash), ` ${when(address.first_at)} – ${when(address.last_at)}`)));
   $('action').onsubmit = (event) => {

@@ -81,12 +81,12 @@ def scenario(server, browser):
     # The player's record, and a warning.
     mona.go(base + "/mod/players/bert")
     wait_until("Bert's record", lambda: mona.text("#record-name") == "bert")
-    assert "remove line" in mona.text("#record-actions"), mona.text("#record-actions")
+    assert "line removed" in mona.text("#record-actions"), mona.text("#record-actions")
     assert mona.text("#record-addresses"), "the hashed addresses"
     mona.driver.find_element("css selector", "#action select").send_keys("Warn")
     mona.type("#action input[name=reason]", "<b>mind</b> your words")
     mona.click("#action button")
-    wait_until("the warning in the record", lambda: "warn" in mona.text("#record-actions"))
+    wait_until("the warning in the record", lambda: "warning" in mona.text("#record-actions"))
     mona.screenshot("moderation-record.png")
     mona.go(base + "/mod/log")
     wait_until("the audit log", lambda: "insulting the table" in mona.text("#entries"))
