@@ -12,7 +12,7 @@ use crate::cluster::cluster;
 const PASSWORD: &str = "a fine password";
 
 /// A server on `database` that does not limit the rate of chat.
-async fn server_on(database: &Database) -> TestServer {
+pub(crate) async fn server_on(database: &Database) -> TestServer {
     TestServer::with(Config {
         database: Some(database.url()),
         message_rate_scale: 0.0,

@@ -5,22 +5,14 @@
 use punct_protocol::{ErrorCode, ServerMessage};
 use punct_rules::{Color, DrawReason, Outcome, WinReason};
 use punct_server::{Config, Console};
-use punct_testing::{Database, Endpoint, TestServer, api_error};
+use punct_testing::{Client, Database, Endpoint, TestServer, api_error};
 use serde_json::{Value, json};
+
+use crate::blocks::server_on;
 
 const PASSWORD: &str = "a fine password";
 /// Two legal turns of the standard game, White's then Black's.
 const OPENING: [&str; 2] = ["B2:B1,B3", "A3:A2,A4"];
-
-/// A server on `database` that does not limit the rate of chat.
-async fn server_on(database: &Database) -> TestServer {
-    TestServer::with(Config {
-        database: Some(database.url()),
-        message_rate_scale: 0.0,
-        ..Config::default()
-    })
-    .await
-}
 
 /// The operator's `action` on `username`, as `punct-server admin` does it.
 async fn operator(database: &Database, username: &str, action: Console) -> String {
@@ -45,6 +37,21 @@ async fn act(who: &Endpoint, action: Value) -> (u16, Option<ErrorCode>) {
 async fn log(moderator: &Endpoint) -> Vec<Value> {
     let log: Value = moderator.get("/api/mod/log").await;
     log["entries"].as_array().unwrap().clone()
+}
+
+/// Black's win when White is banned mid-game.
+const BLACK_BY_ABANDONMENT: Outcome = Outcome::Win {
+    winner: Color::Black,
+    reason: WinReason::Abandonment,
+};
+
+/// How the game `player` plays ends, as the room tells it.
+async fn game_over(player: &mut Client) -> Outcome {
+    loop {
+        if let ServerMessage::GameOver { outcome, .. } = player.next_news().await {
+            return outcome;
+        }
+    }
 }
 
 /// A server with a moderator (`mona`) and two players (`anna`, `bert`), signed in.
@@ -359,18 +366,7 @@ async fn a_ban_signs_out_forfeits_the_running_games_and_keeps_the_name() {
 
     let ban = json!({"action": "ban", "username": "anna", "reason": "threats"});
     assert_eq!(act(&mona, ban).await, (204, None));
-    let over = loop {
-        if let ServerMessage::GameOver { outcome, .. } = black.next_news().await {
-            break outcome;
-        }
-    };
-    assert_eq!(
-        over,
-        Outcome::Win {
-            winner: Color::Black,
-            reason: WinReason::Abandonment
-        }
-    );
+    assert_eq!(game_over(&mut black).await, BLACK_BY_ABANDONMENT);
     let (status, _) = server
         .http("GET", &format!("/api/rooms/{waiting}"), "")
         .await;
@@ -459,13 +455,8 @@ async fn a_closed_room_ends_its_game_drawn_and_unrated() {
     black.play(OPENING[1]).await.unwrap();
     let close = json!({"action": "close_room", "room": room, "reason": "abusive names"});
     assert_eq!(act(&mona, close.clone()).await, (204, None));
-    let over = loop {
-        if let ServerMessage::GameOver { outcome, .. } = white.next_news().await {
-            break outcome;
-        }
-    };
     assert_eq!(
-        over,
+        game_over(&mut white).await,
         Outcome::Draw {
             reason: DrawReason::Closed
         }
@@ -595,18 +586,7 @@ async fn a_moderator_on_one_node_acts_on_rooms_and_players_on_the_others() {
     // Banned through node 2: the game on node 0 is forfeited, Bert on node 2 told.
     let ban = json!({"action": "ban", "username": "anna", "reason": "again"});
     assert_eq!(act(&mona, ban).await, (204, None));
-    let over = loop {
-        if let ServerMessage::GameOver { outcome, .. } = black.next_news().await {
-            break outcome;
-        }
-    };
-    assert_eq!(
-        over,
-        Outcome::Win {
-            winner: Color::Black,
-            reason: WinReason::Abandonment
-        }
-    );
+    assert_eq!(game_over(&mut black).await, BLACK_BY_ABANDONMENT);
     let (status, _) = nodes[0]
         .signed_in(&anna_token)
         .http("GET", "/api/me/sessions", "")
