@@ -30,6 +30,8 @@ fn main() {
         "engine/Cargo.toml",
         "engine-wasm/src",
         "engine-wasm/Cargo.toml",
+        "wasm-text/src",
+        "wasm-text/Cargo.toml",
         "Cargo.toml",
         "Cargo.lock",
     ] {

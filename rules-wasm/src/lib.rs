@@ -24,8 +24,6 @@
 //!
 //! Any request that cannot be answered gets `{"error": "…"}`.
 
-use std::cell::RefCell;
-
 use punct_protocol::PositionView;
 use punct_rules::{Chain, Color, Game, Outcome, Turn, Variant, WinReason};
 use serde::Serialize;
@@ -143,46 +141,4 @@ impl ChainView {
     }
 }
 
-thread_local! {
-    /// The request the page writes, and the answer it reads: the module runs on one
-    /// thread, and the page copies each answer out before it asks again.
-    static BUFFERS: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
-}
-
-/// Makes room for a request of `len` bytes and answers where the page writes it.
-#[allow(
-    unsafe_code,
-    reason = "an export must keep its name for the page to find it"
-)]
-#[unsafe(no_mangle)]
-pub extern "C" fn input(len: usize) -> *mut u8 {
-    BUFFERS.with_borrow_mut(|(request, _)| {
-        request.clear();
-        request.resize(len, 0);
-        request.as_mut_ptr()
-    })
-}
-
-/// Answers the request written at [`input`]; answers the answer's length in bytes.
-#[allow(
-    unsafe_code,
-    reason = "an export must keep its name for the page to find it"
-)]
-#[unsafe(no_mangle)]
-pub extern "C" fn answer() -> usize {
-    BUFFERS.with_borrow_mut(|(request, answer)| {
-        let text = String::from_utf8_lossy(request);
-        *answer = respond(&text).into_bytes();
-        answer.len()
-    })
-}
-
-/// Where the last answer is.
-#[allow(
-    unsafe_code,
-    reason = "an export must keep its name for the page to find it"
-)]
-#[unsafe(no_mangle)]
-pub extern "C" fn output() -> *const u8 {
-    BUFFERS.with_borrow(|(_, answer)| answer.as_ptr())
-}
+punct_wasm_text::text_module!(respond);
