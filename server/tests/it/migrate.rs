@@ -128,7 +128,7 @@ async fn a_sqlite_server_moves_to_postgresql_with_its_games_accounts_ratings_cha
         String::from_utf8_lossy(&migrated.stderr)
     );
     assert!(said.starts_with("copied "), "{said}");
-    assert!(said.contains(" rows of 12 tables (5 games) in "), "{said}");
+    assert!(said.contains(" rows of 16 tables (5 games) in "), "{said}");
 
     // Values that read the same as text in both: ids, times, counts, ratings.
     for sql in [
@@ -197,7 +197,10 @@ async fn a_database_that_holds_data_is_not_migrated_into() {
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        said.contains("already holds data: accounts (1 rows), sessions (1 rows)"),
+        said.contains(
+            "already holds data: server_keys (1 rows), accounts (1 rows), sign_ins (1 rows), \
+             sessions (1 rows)"
+        ),
         "{said}"
     );
     let usernames = postgres.query("SELECT username FROM accounts").await;
