@@ -88,7 +88,7 @@ async function main() {
         const finished = done().add(lesson.id);
         localStorage.setItem(DONE_KEY, JSON.stringify([...finished]));
         $('next').hidden = false;
-        $('next').textContent = t(current + 1 < lessons.length ? 'learn.next' : 'learn.finished');
+        $('next').textContent = current + 1 < lessons.length ? t('learn.next') : t('learn.finished');
         $('next').disabled = current + 1 >= lessons.length;
         renderSteps();
       }
