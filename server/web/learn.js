@@ -1,31 +1,15 @@
-// The tutorial, `/learn`: short lessons (tutorial.json), each a position in which the
-// learner makes one turn on a practice board. The rules engine in the page offers only
-// legal turns; the lesson's goal says which are right. A wrong turn is taken back with a
-// hint, a right one stays with a word on what it did. Lessons done are remembered in this
-// browser.
+// The tutorial, `/learn`: short lessons (tutorial.json, their words in the catalogues as
+// `learn.lesson.{id}.*`), each a position in which the learner makes one turn on a
+// practice board. The rules engine in the page offers only legal turns; the lesson's goal
+// says which are right. A wrong turn is taken back with a hint, a right one stays with a
+// word on what it did. Lessons done are remembered in this browser.
 
 import { mountAccount } from './account.js';
 import { loadEngine } from './engine.js';
 import { parseTurn } from './board.js';
 import { practiceBoard } from './practice.js';
+import { t } from './i18n.js';
 import { el } from './ui.js';
-
-/** Every sentence of the page but the lessons' own (which are in tutorial.json). */
-const STRINGS = {
-  title: 'PÜNCT — learn to play',
-  heading: 'learn to play',
-  lobby: 'Lobby',
-  rules: 'How to play',
-  puzzles: 'Puzzles',
-  noEngine: 'The tutorial needs the rules engine, which this server was built without (or this browser cannot run WebAssembly).',
-  play: 'Play',
-  cancel: 'Start again',
-  next: 'Next lesson',
-  finished: 'That was the last lesson. Try the puzzles, or play a game!',
-  step: (n, title) => `Lesson ${n}: ${title}`,
-  chosen: (turn) => `${turn}: press Play, or click a lit cell to turn it`,
-  board: 'The lesson\'s board: pick a piece, then a lit cell',
-};
 
 const $ = (id) => document.getElementById(id);
 /** Where this browser keeps the lessons done. */
@@ -41,14 +25,24 @@ function say(text, kind = '') {
 function accepts(engine, lesson, turn) {
   const { goal } = lesson;
   if (goal.cells) {
-    const t = parseTurn(turn);
-    const cells = [t.punct, ...t.minors];
-    return t.from === (goal.from ?? null) && cells.length === goal.cells.length && goal.cells.every((c) => cells.includes(c));
+    const placed = parseTurn(turn);
+    const cells = [placed.punct, ...placed.minors];
+    return placed.from === (goal.from ?? null) && cells.length === goal.cells.length && goal.cells.every((c) => cells.includes(c));
   }
   if (goal.turns) return goal.turns.includes(turn);
   const mover = engine.position(lesson.variant, lesson.turns).to_move;
   const { outcome } = engine.position(lesson.variant, [...lesson.turns, turn]);
   return outcome?.result === 'win' && outcome.winner === mover && outcome.reason === goal.wins;
+}
+
+/** What `lesson` says as its `part`: `title`, `text`, `hint` or `success`. */
+function said(lesson, part) {
+  return t(`learn.lesson.${lesson.id}.${part}`);
+}
+
+/** The name of lesson number `index` (from 0). */
+function step(index, lesson) {
+  return t('learn.step', { n: index + 1, title: said(lesson, 'title') });
 }
 
 function done() {
@@ -60,9 +54,6 @@ function done() {
 }
 
 async function main() {
-  document.title = STRINGS.title;
-  for (const node of document.querySelectorAll('[data-text]')) node.textContent = STRINGS[node.dataset.text];
-  $('board').setAttribute('aria-label', STRINGS.board);
   mountAccount($('account'));
   const [engine, tutorial] = await Promise.all([
     loadEngine(),
@@ -84,20 +75,20 @@ async function main() {
       place: $('place'),
       cancel: $('cancel'),
       say,
-      chosen: (turn) => say(STRINGS.chosen(turn)),
+      chosen: (turn) => say(t('practice.chosen', { turn })),
     },
     (turn) => {
       const lesson = lessons[current];
       const right = accepts(engine, lesson, turn);
       $('feedback').hidden = false;
       $('feedback').dataset.kind = right ? 'success' : 'hint';
-      $('feedback').textContent = right ? lesson.success : lesson.hint;
+      $('feedback').textContent = said(lesson, right ? 'success' : 'hint');
       say('');
       if (right) {
         const finished = done().add(lesson.id);
         localStorage.setItem(DONE_KEY, JSON.stringify([...finished]));
         $('next').hidden = false;
-        $('next').textContent = current + 1 < lessons.length ? STRINGS.next : STRINGS.finished;
+        $('next').textContent = current + 1 < lessons.length ? t('learn.next') : t('learn.finished');
         $('next').disabled = current + 1 >= lessons.length;
         renderSteps();
       }
@@ -110,8 +101,8 @@ async function main() {
     $('steps').replaceChildren(
       ...lessons.map((lesson, i) => {
         const button = el('button', { type: 'button', className: finished.has(lesson.id) ? 'done' : '', dataset: { lesson: lesson.id } }, String(i + 1));
-        button.title = STRINGS.step(i + 1, lesson.title);
-        button.setAttribute('aria-label', STRINGS.step(i + 1, lesson.title));
+        button.title = step(i, lesson);
+        button.setAttribute('aria-label', step(i, lesson));
         if (i === current) button.setAttribute('aria-current', 'step');
         button.onclick = () => open(i);
         return el('li', {}, button);
@@ -122,8 +113,8 @@ async function main() {
   function open(index) {
     current = index;
     const lesson = lessons[index];
-    $('title').textContent = STRINGS.step(index + 1, lesson.title);
-    $('text').textContent = lesson.text;
+    $('title').textContent = step(index, lesson);
+    $('text').textContent = said(lesson, 'text');
     $('feedback').hidden = true;
     $('next').hidden = true;
     say('');

@@ -6,17 +6,8 @@
 
 import { chainView, drawBoard, kindIcon, KINDS, parseTurn } from './board.js';
 import { candidates, clearPick, clickCell as pickAt, emptyPick } from './pick.js';
+import { t } from './i18n.js';
 import { el } from './ui.js';
-
-/** Every sentence the board says, in one place for translation. */
-const STRINGS = {
-  pickCell: (kind) => `${kind}: pick a lit cell for its PÜNCT`,
-  pickMove: 'Pick a lit cell for its PÜNCT',
-  frozen: 'That piece cannot move: it is covered, under a bridge, or has nowhere to go',
-  notYours: 'Pick one of your own pieces, or a piece from your reserve',
-  nowhere: 'No legal turn puts the PÜNCT there',
-  kindLeft: (kind, n) => `${kind}: ${n} left`,
-};
 
 /**
  * Wires a practice board. `parts`: the board's `svg`, the `reserve` element for the
@@ -49,8 +40,8 @@ export function practiceBoard(engine, parts, judge) {
       marked: task.marked,
       chain: chainView(shown.chain),
       last: last?.punct ? { from: last.from, to: [last.punct, ...last.minors] } : null,
-      targets: ui.dest ? [] : [...new Set(picked.map((t) => t.punct))],
-      minors: ui.dest ? [...new Set(ui.options.flatMap((t) => t.minors))] : [],
+      targets: ui.dest ? [] : [...new Set(picked.map((turn) => turn.punct))],
+      minors: ui.dest ? [...new Set(ui.options.flatMap((turn) => turn.minors))] : [],
       source: ui.pick?.cells ?? [],
       ghost: chosen ? { ...chosen, color: mover() } : null,
     });
@@ -66,7 +57,7 @@ export function practiceBoard(engine, parts, judge) {
           disabled: Boolean(solved) || !droppable.has(kind),
           dataset: { kind },
         });
-        button.setAttribute('aria-label', STRINGS.kindLeft(KINDS[kind], counts[kind]));
+        button.setAttribute('aria-label', t('practice.kind-left', { kind: KINDS[kind], count: counts[kind] }));
         button.append(kindIcon(kind, mover()), ` ×${counts[kind]}`);
         return button;
       }),
@@ -84,9 +75,9 @@ export function practiceBoard(engine, parts, judge) {
     if (!task || solved) return;
     const done = pickAt(ui, task.legal, task.position.board, mover(), cell);
     if (['rotated', 'oriented', 'destination'].includes(done)) parts.chosen(ui.options[ui.option].text);
-    else if (done === 'picked') parts.say(STRINGS.pickMove);
-    else if (done === 'frozen') parts.say(STRINGS.frozen, 'refused');
-    else parts.say(ui.pick ? STRINGS.nowhere : STRINGS.notYours, 'refused');
+    else if (done === 'picked') parts.say(t('input.piece-picked'));
+    else if (done === 'frozen') parts.say(t('input.cannot-move'), 'refused');
+    else parts.say(ui.pick ? t('input.no-turn-there') : t('practice.not-yours'), 'refused');
     render();
   }
 
@@ -95,7 +86,7 @@ export function practiceBoard(engine, parts, judge) {
     if (!kind || solved) return;
     clearPick(ui);
     ui.pick = { kind };
-    parts.say(STRINGS.pickCell(KINDS[kind]));
+    parts.say(t('input.kind-picked', { kind: KINDS[kind] }));
     render();
   });
   parts.svg.addEventListener('click', (event) => {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Browser tests of the languages: a browser that asks for German gets the pages in German
-(what the server writes and what the scripts build), and the switch in the header turns
-them French and keeps them so from page to page, the game page too.
+(what the server writes and what the scripts build: the tutorial's lessons, the puzzles
+and the colour switch too), and the switch in the header turns them French and keeps
+them so from page to page, the game page too.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -30,6 +31,21 @@ def german_from_the_browser(base, b):
     b.go(base + "/how-to-play")
     assert b.text("#goal h2") == "Das Ziel"
     wait_until("the kinds in German", lambda: "gewinkelt, PÜNCT in der Ecke" in b.text("#kind-list"))
+    # The tutorial: the page's words and the lesson's, from the catalogue.
+    b.go(base + "/learn#drop")
+    assert b.js("return document.title;") == "PÜNCT — spielen lernen"
+    wait_until("a lesson in German", lambda: b.text("#title") == "Lektion 1: Einen Stein einsetzen")
+    assert b.text("#text").startswith("Du spielst Weiß und bist am Zug."), b.text("#text")
+    assert b.text("#place") == "Spielen"
+    # The puzzles, and the colour switch that theme.js builds from the page's catalogue.
+    b.go(base + "/puzzles#connect-1")
+    assert b.js("return document.title;") == "PÜNCT — Rätsel"
+    wait_until("a puzzle in German", lambda: b.text("#title") == "Rätsel 1: verbinden")
+    assert b.text("#text").startswith("Schwarz am Zug: Verbinde"), b.text("#text")
+    assert b.text("#keeping") == "Melde dich an, damit deine gelösten Rätsel gespeichert werden."
+    options = b.js("return [...document.querySelectorAll('#theme option')].map(o => o.textContent);")
+    assert options == ["Farben des Systems", "Hell", "Dunkel"], options
+    assert b.js("return document.getElementById('theme').title;") == "Helle oder dunkle Farben"
 
 
 def french_from_the_switch(base, b):

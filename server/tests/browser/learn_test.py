@@ -18,8 +18,15 @@ with open(os.path.join(WEB, "tutorial.json")) as f:
     LESSONS = {lesson["id"]: lesson for lesson in json.load(f)["lessons"]}
 with open(os.path.join(WEB, "puzzles.json")) as f:
     PUZZLES = json.load(f)["puzzles"]
+with open(os.path.join(WEB, "i18n", "en.json")) as f:
+    ENGLISH = json.load(f)
 
 PASSWORD = "a fine password"
+
+
+def said(lesson, part):
+    """What `lesson` says in English as its `part`: title, text, hint or success."""
+    return ENGLISH[f"learn.lesson.{lesson['id']}.{part}"]
 
 
 def main():
@@ -86,27 +93,27 @@ def feedback(b):
 def a_lesson_wrong_then_right(server, b, lesson, shot):
     b.go(f"{server.base}/learn#{lesson['id']}")
     wait_until(f"{b.name}: the lesson", lambda: b.js("return document.body.dataset.loaded") == "true")
-    assert lesson["title"] in b.text("#title"), b.text("#title")
-    assert b.text("#text") == lesson["text"]
+    assert said(lesson, "title") in b.text("#title"), b.text("#title")
+    assert b.text("#text") == said(lesson, "text")
     if lesson["goal"].get("cells"):
         marked = b.js("return [...document.querySelectorAll('#board polygon.marked')].map(p => p.dataset.cell).sort();")
         assert marked == sorted(lesson["goal"]["cells"]), marked
     assert not b.wide(), b.wide()
 
     play(b, lesson["wrong"][0])
-    wait_until(f"{b.name}: the hint", lambda: feedback(b) == ["hint", lesson["hint"]])
+    wait_until(f"{b.name}: the hint", lambda: feedback(b) == ["hint", said(lesson, "hint")])
     assert not b.visible("#next"), "no next lesson after a wrong try"
     # The wrong turn is taken back: the position is the lesson's again.
     assert not b.js("return document.querySelector('#board .piece.ghost') !== null && document.getElementById('board').dataset.ghost !== '';")
 
     play(b, lesson["right"])
-    wait_until(f"{b.name}: the success", lambda: feedback(b) == ["success", lesson["success"]])
+    wait_until(f"{b.name}: the success", lambda: feedback(b) == ["success", said(lesson, "success")])
     assert b.visible("#next")
     done = b.js("return [...document.querySelectorAll('#steps button.done')].map(e => e.dataset.lesson);")
     assert lesson["id"] in done, done
     b.screenshot(shot)
     b.click("#next")
-    wait_until(f"{b.name}: the next lesson", lambda: feedback(b) is None and b.text("#text") != lesson["text"])
+    wait_until(f"{b.name}: the next lesson", lambda: feedback(b) is None and b.text("#text") != said(lesson, "text"))
 
 
 def sign_up(b, base, username):

@@ -1,9 +1,10 @@
 //! The tutorial's lessons (`server/web/tutorial.json`, as the server sends it): each is a
 //! position the rules reach by legal turns, its goal accepts the right answer and only
 //! turns that do what the lesson teaches, and its wrong examples are legal turns the goal
-//! refuses. The goal is judged here as the page judges it (`learn.js`, `accepts`).
+//! refuses; what each says reaches the page in its catalogue. The goal is judged here as
+//! the page judges it (`learn.js`, `accepts`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use punct_engine::puzzle::{self, Goal as PuzzleGoal};
 use punct_rules::{Cell, Color, Game, Outcome, PIECES_PER_PLAYER, Turn, Variant, WinReason};
@@ -20,10 +21,6 @@ struct Tutorial {
 #[derive(Deserialize)]
 struct Lesson {
     id: String,
-    title: String,
-    text: String,
-    hint: String,
-    success: String,
     variant: String,
     turns: Vec<String>,
     goal: Goal,
@@ -101,6 +98,13 @@ async fn every_lesson_is_reached_by_legal_turns_and_accepts_what_it_teaches() {
     let (status, page) = server.http("GET", "/learn", "").await;
     assert_eq!(status, 200);
     assert!(page.contains("learn.js"), "the page runs the lessons");
+    let catalogue = page
+        .split(r#"<script id="catalogue" type="application/json">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the page holds its catalogue");
+    let catalogue: HashMap<String, String> =
+        serde_json::from_str(catalogue).expect("the catalogue reads");
     let (_, rules) = server.http("GET", "/how-to-play", "").await;
     assert!(
         rules.contains(r#"href="/learn""#),
@@ -116,8 +120,10 @@ async fn every_lesson_is_reached_by_legal_turns_and_accepts_what_it_teaches() {
     );
     for lesson in &tutorial.lessons {
         let name = &lesson.id;
-        for text in [&lesson.title, &lesson.text, &lesson.hint, &lesson.success] {
-            assert!(!text.trim().is_empty(), "{name} says something");
+        for part in ["title", "text", "hint", "success"] {
+            let key = format!("learn.lesson.{name}.{part}");
+            let text = catalogue.get(&key).map_or("", String::as_str);
+            assert!(!text.trim().is_empty(), "{name} says its {part} ({key})");
         }
         let game = lesson.game();
         assert!(!game.is_over(), "{name}: the learner has a turn to make");
