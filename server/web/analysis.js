@@ -13,7 +13,7 @@ import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink, evaluationText } from './thinker.js';
 import { installApp, outcomeText, side, startingText } from './ui.js';
-import { t } from './i18n.js';
+import { lang, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = await loadEngine();
@@ -126,18 +126,18 @@ async function analyse() {
   const turns = played();
   const { to_move: toMove, outcome } = engine.position(state.variant, turns);
   if (outcome) {
-    $('engine-eval').textContent = 'The game is over.';
+    $('engine-eval').textContent = t('analysis.engine-over');
     return;
   }
   analysis.key = key;
-  $('engine-eval').textContent = 'Thinking…';
+  $('engine-eval').textContent = t('analysis.thinking');
   $('stop-engine').hidden = false;
   const started = performance.now();
   let answer;
   try {
     answer = await thinker.think(state.variant, turns, 5, $('engine-limit').value);
   } catch (e) {
-    if (analysis.key === key && e.message !== 'stopped') $('engine-eval').textContent = `The engine failed: ${e.message}`;
+    if (analysis.key === key && e.message !== 'stopped') $('engine-eval').textContent = t('analysis.engine-failed', { why: e.message });
     return;
   } finally {
     if (analysis.key === key) $('stop-engine').hidden = true;
@@ -145,10 +145,10 @@ async function analyse() {
   if (analysis.key !== key) return;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   $('engine-eval').textContent = evaluationText(answer, toMove);
-  $('engine-stats').textContent = `${answer.depth} turns deep · ${answer.nodes.toLocaleString('en')} positions · ${seconds} s`;
+  $('engine-stats').textContent = t('analysis.engine-stats', { depth: answer.depth, nodes: answer.nodes.toLocaleString(lang), seconds });
   $('engine-line').replaceChildren(
     ...answer.line.map((turn, i) => {
-      const button = Object.assign(document.createElement('button'), { textContent: turn, title: 'Play the line to here' });
+      const button = Object.assign(document.createElement('button'), { textContent: turn, title: t('analysis.play-line') });
       button.onclick = () => {
         const line = [...played(), ...answer.line.slice(0, i + 1)];
         Object.assign(state, { line, at: line.length, cell: null });

@@ -7,7 +7,8 @@
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink } from './thinker.js';
-import { cap, installApp, outcomeText } from './ui.js';
+import { installApp, outcomeText, side } from './ui.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const rules = await loadEngine();
@@ -50,10 +51,10 @@ function render() {
   });
   Object.assign($('board').dataset, { turns: String(game.turns.length), myTurn: String(mine), over: String(Boolean(position.outcome)) });
   $('status').textContent = position.outcome
-    ? `${outcomeText(position.outcome, position.board)} after ${game.turns.length} turns`
+    ? t('offline.over', { outcome: outcomeText(position.outcome, position.board), count: game.turns.length })
     : mine
-      ? `Your turn (${position.to_move}) · level ${game.level}`
-      : `${cap(position.to_move)}: the computer is thinking…`;
+      ? t('offline.your-turn', { side: side(position.to_move), level: game.level })
+      : t('offline.thinking', { side: side(position.to_move) });
   $('turns').replaceChildren(
     ...game.turns.map((turn, i) => Object.assign(document.createElement('li'), { textContent: `${i % 2 ? '●' : '○'} ${turn}` })),
   );
@@ -62,7 +63,7 @@ function render() {
   $('choice-list').replaceChildren(
     ...(choices.length
       ? choices.map((turn) => Object.assign(document.createElement('button'), { textContent: turn, onclick: () => play(turn) }))
-      : [Object.assign(document.createElement('span'), { textContent: mine ? 'No legal turn here.' : 'Not your turn.' })]),
+      : [Object.assign(document.createElement('span'), { textContent: mine ? t('analysis.no-turn-here') : t('offline.not-your-turn') })]),
   );
   $('completions').replaceChildren(...legal.slice(0, 400).map((turn) => Object.assign(document.createElement('option'), { value: turn })));
   $('notation').disabled = !mine;
@@ -73,13 +74,13 @@ function render() {
 function play(text) {
   const checked = rules.check(game.variant, game.turns, text);
   if (checked.why) {
-    say(`${text.trim()} is not legal here: ${checked.why}`, 'refused');
+    say(t('offline.not-legal', { turn: text.trim(), why: checked.why }), 'refused');
     return false;
   }
   game.turns.push(checked.turn);
   cell = null;
   keep();
-  say(`You played ${checked.turn}`);
+  say(t('offline.you-played', { turn: checked.turn }));
   render();
   return true;
 }
@@ -94,7 +95,7 @@ async function answer() {
   try {
     choice = await thinker.think(asked.variant, turns, asked.level, BUDGET);
   } catch (e) {
-    if (e.message !== 'stopped') say(`The computer failed: ${e.message}`, 'error');
+    if (e.message !== 'stopped') say(t('offline.computer-failed', { why: e.message }), 'error');
     return;
   } finally {
     if (thinking === search) thinking = null;
@@ -102,7 +103,7 @@ async function answer() {
   if (asked !== game || game.turns.length !== turns.length) return;
   game.turns.push(choice.turn);
   keep();
-  say(`The computer played ${choice.turn}`);
+  say(t('offline.computer-played', { turn: choice.turn }));
   render();
 }
 
@@ -138,7 +139,7 @@ if (!rules || !canThink()) {
     Object.assign($('variant'), { value: game.variant });
     Object.assign($('color'), { value: game.you });
     Object.assign($('level'), { value: String(game.level) });
-    say(`Your game of ${game.turns.length} turns goes on`);
+    say(t('offline.goes-on', { count: game.turns.length }));
     render();
   } else {
     start('standard', 'white', 3);

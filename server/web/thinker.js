@@ -3,6 +3,9 @@
 // ending its worker, since a module busy searching reads no messages; the next question
 // starts a fresh one (the module loads from the browser's cache).
 
+import { t } from './i18n.js';
+import { side } from './ui.js';
+
 /** Whether this browser can run the engine at all. */
 export function canThink() {
   return typeof Worker === 'function' && typeof WebAssembly === 'object';
@@ -59,10 +62,10 @@ export class Thinker {
 export function evaluationText(answer, toMove) {
   const white = toMove === 'white' ? 1 : -1;
   if (answer.end_in !== undefined) {
-    const winner = answer.end_in * white > 0 ? 'White' : 'Black';
+    const winner = side(answer.end_in * white > 0 ? 'white' : 'black');
     const plies = Math.abs(answer.end_in);
-    return `${winner} wins in ${plies} turn${plies === 1 ? '' : 's'}`;
+    return plies === 1 ? t('engine.wins-in-one', { side: winner }) : t('engine.wins-in', { side: winner, count: plies });
   }
   const score = answer.score * white;
-  return `${score > 0 ? '+' : ''}${score} for White`;
+  return t('engine.score', { score: `${score > 0 ? '+' : ''}${score}` });
 }

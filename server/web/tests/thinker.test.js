@@ -1,6 +1,7 @@
 // The engine's answer in words (thinker.js): its score and forced results are for the
 // side to move, and the page tells them from White's side.
 
+import './english.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
