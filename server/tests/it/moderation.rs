@@ -45,6 +45,17 @@ const BLACK_BY_ABANDONMENT: Outcome = Outcome::Win {
     reason: WinReason::Abandonment,
 };
 
+/// White (signed in through `white`) and Black (through `black`) enter `room`, where
+/// both hold seats, and play one turn each; answers their connections.
+async fn one_turn_each(white: &Endpoint, black: &Endpoint, room: &str) -> (Client, Client) {
+    let (mut white, mut black) = (white.client().await, black.client().await);
+    white.join_as(room, None).await;
+    black.join_as(room, None).await;
+    white.play(OPENING[0]).await.unwrap();
+    black.play(OPENING[1]).await.unwrap();
+    (white, black)
+}
+
 /// How the game `player` plays ends, as the room tells it.
 async fn game_over(player: &mut Client) -> Outcome {
     loop {
@@ -357,12 +368,7 @@ async fn a_ban_signs_out_forfeits_the_running_games_and_keeps_the_name() {
     let room = anna.create_room(r#"{"color":"white"}"#).await.room;
     bert.take_seat(&room).await;
     let waiting = anna.create_room(r#"{"color":"white"}"#).await.room;
-    let mut white = anna.client().await;
-    let mut black = bert.client().await;
-    white.join_as(&room, None).await;
-    black.join_as(&room, None).await;
-    white.play(OPENING[0]).await.unwrap();
-    black.play(OPENING[1]).await.unwrap();
+    let (_white, mut black) = one_turn_each(&anna, &bert, &room).await;
 
     let ban = json!({"action": "ban", "username": "anna", "reason": "threats"});
     assert_eq!(act(&mona, ban).await, (204, None));
@@ -447,12 +453,7 @@ async fn a_closed_room_ends_its_game_drawn_and_unrated() {
         .await
         .room;
     bert.take_seat(&room).await;
-    let mut white = anna.client().await;
-    let mut black = bert.client().await;
-    white.join_as(&room, None).await;
-    black.join_as(&room, None).await;
-    white.play(OPENING[0]).await.unwrap();
-    black.play(OPENING[1]).await.unwrap();
+    let (mut white, _black) = one_turn_each(&anna, &bert, &room).await;
     let close = json!({"action": "close_room", "room": room, "reason": "abusive names"});
     assert_eq!(act(&mona, close.clone()).await, (204, None));
     assert_eq!(
@@ -557,12 +558,8 @@ async fn a_moderator_on_one_node_acts_on_rooms_and_players_on_the_others() {
         .await
         .room;
     nodes[0].signed_in(&bert_token).take_seat(&room).await;
-    let mut white = nodes[1].signed_in(&anna_token).client().await;
-    let mut black = nodes[2].signed_in(&bert_token).client().await;
-    white.join_as(&room, None).await;
-    black.join_as(&room, None).await;
-    white.play(OPENING[0]).await.unwrap();
-    black.play(OPENING[1]).await.unwrap();
+    let white = nodes[1].signed_in(&anna_token);
+    let (_white, mut black) = one_turn_each(&white, &nodes[2].signed_in(&bert_token), &room).await;
 
     // A line said on node 1 in the room on node 0, removed through node 2.
     let (mut carl, _) = nodes[1].spectator(&room).await;
