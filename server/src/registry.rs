@@ -341,16 +341,27 @@ impl Registry {
     }
 
     /// When nodes die, takes over the rooms with a timer (a clock or the computer) they
-    /// ran, which nobody would otherwise enter. (A single server's nodes never change.)
+    /// ran, which nobody would otherwise enter, and gives back the mail they claimed and
+    /// did not send. (A single server's nodes never change.)
     async fn take_over_timers(self) {
         let mut live = self.nodes().live();
         let mut known = live.borrow().clone();
         while live.changed().await.is_ok() {
             let now = live.borrow_and_update().clone();
-            let died = known.difference(&now).count();
+            let died: Vec<_> = known.difference(&now).copied().collect();
             known = now;
-            if died == 0 {
+            if died.is_empty() {
                 continue;
+            }
+            for node in died {
+                match self.context().store.release_mail_of(node).await {
+                    Ok(0) => {}
+                    Ok(mails) => tracing::info!(node, mails, "mail of a dead node given back"),
+                    Err(e) => {
+                        let error: &dyn std::error::Error = &e;
+                        tracing::warn!(error, node, "giving back a dead node's mail: it lapses");
+                    }
+                }
             }
             match self.restore().await {
                 Ok(0) => {}

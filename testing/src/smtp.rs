@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 pub enum Behaviour {
     /// Takes every message.
     Accept,
+    /// Takes one message a session, then hangs up without a word, as a mail server that
+    /// closes sessions it thinks idle does: each message needs a session of its own.
+    AcceptOnce,
     /// Refuses every sender (`550`).
     Refuse,
     /// Refuses every sender for now (`451`): try again later.
@@ -204,6 +207,10 @@ fn serve(
                 to: std::mem::take(&mut to),
                 data,
             });
+            if *lock(behaviour) == Behaviour::AcceptOnce {
+                out.write_all(b"250 OK queued\r\n")?;
+                return Ok(());
+            }
             b"250 OK queued\r\n"
         } else if command == "QUIT" {
             out.write_all(b"221 bye\r\n")?;

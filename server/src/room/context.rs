@@ -29,7 +29,7 @@ impl Context {
     pub(crate) fn new(config: &Config, store: Store, node: u32) -> Context {
         let metrics = Metrics::new(store.commit_times(), node);
         Context {
-            mail: Mailer::start(config, store.clone(), metrics.mail()),
+            mail: Mailer::start(config, store.clone(), metrics.mail(), node),
             metrics,
             store,
             timings: Timings {

@@ -6,8 +6,8 @@ use punct_rules::Color;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
 use super::model::{
-    Account, AccountId, Block, DELETED_PLAYER, DigestDue, LinkPurpose, MailSettings, NewAccount,
-    Notice, SessionRow, text,
+    Account, AccountId, Block, DELETED_PLAYER, LinkPurpose, MailSettings, NewAccount, Notice,
+    SessionRow, text,
 };
 use super::sql;
 use crate::secret::{TokenHash, uuid_v7};
@@ -406,31 +406,32 @@ pub(super) async fn unsubscribe(db: &dyn Conn, secret: &str) -> Result<bool, Sto
 }
 
 /// The accounts that take a daily digest and had none since `since`.
-pub(super) async fn digests_due(db: &dyn Conn, since: i64) -> Result<Vec<DigestDue>, StoreError> {
+pub(super) async fn digests_due(db: &dyn Conn, since: i64) -> Result<Vec<Account>, StoreError> {
     let rows = db.query(sql::DIGESTS_DUE, params![since]).await?;
-    rows.iter()
-        .map(|row| {
-            Ok(DigestDue {
-                account: account(row)?,
-                email: row.get(2)?,
-                unsubscribe: row.get(3)?,
-                language: row.get(4)?,
-            })
-        })
-        .collect()
+    rows.iter().map(account).collect()
 }
 
-/// Marks `account`'s digest sent at `now` if it had none since `since`; false if it had.
-pub(super) async fn claim_digest(
+/// Queues `account`'s digest at `now` if it had none since `since`; false if it had.
+pub(super) async fn queue_digest(
     db: &dyn Conn,
     account: &str,
     since: i64,
     now: i64,
 ) -> Result<bool, StoreError> {
-    Ok(db
+    if db
         .execute(sql::CLAIM_DIGEST, params![now, account, since])
         .await?
-        > 0)
+        == 0
+    {
+        return Ok(false);
+    }
+    let json = serde_json::to_string(&Notice::Digest).expect("a notice serialises");
+    db.execute(
+        sql::QUEUE_ACCOUNT_MAIL,
+        params![uuid_v7(), account, json, now],
+    )
+    .await?;
+    Ok(true)
 }
 
 /// Sets `account`'s language to `code`.

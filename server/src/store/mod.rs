@@ -50,10 +50,10 @@ use crate::rating::Standing;
 use crate::secret::TokenHash;
 
 pub(crate) use model::{
-    Account, AccountId, AccountState, ArchiveCursor, Block, DELETED_PLAYER, DigestDue, Entry,
-    LinkPurpose, MailSettings, NewAccount, NewEntry, NewReport, NewRoom, Notice, Outbound, Player,
-    PlayerRecord, Rated, Report, Role, RoomRow, RunningOut, Sanction, SessionRow, SignIn, Stale,
-    StoredLine, StoredRecord, StoredRoom, time_control, to_move,
+    Account, AccountId, AccountState, ArchiveCursor, Block, DELETED_PLAYER, Entry, LinkPurpose,
+    MailSettings, NewAccount, NewEntry, NewReport, NewRoom, Notice, Outbound, Player, PlayerRecord,
+    Rated, Report, Role, RoomRow, RunningOut, Sanction, SessionRow, SignIn, Stale, StoredLine,
+    StoredRecord, StoredRoom, time_control, to_move,
 };
 
 use driver::{Answer, Conn};
@@ -393,8 +393,10 @@ impl Store {
     /// queued at an earlier sweep); answers whether it queued it.
     pub(crate) async fn remind(&self, due: RunningOut) -> Result<bool, StoreError> {
         let at = now();
+        // Under the lock every node takes, so that two nodes sweeping at once cannot both
+        // find the reminder missing and queue it twice.
         self.db
-            .run(move |db| {
+            .exclusive(move |db| {
                 Box::pin(async move {
                     outbox::queue_once(db, &due.room, due.color, &due.notice, at).await
                 })
@@ -915,15 +917,15 @@ impl Store {
     }
 
     /// The accounts that take a daily digest and had none since `since`.
-    pub(crate) async fn digests_due(&self, since: i64) -> Result<Vec<DigestDue>, StoreError> {
+    pub(crate) async fn digests_due(&self, since: i64) -> Result<Vec<Account>, StoreError> {
         self.db
             .run(move |db| Box::pin(accounts::digests_due(db, since)))
             .await
     }
 
-    /// Marks `account`'s digest sent at `now` if it had none since `since`; false if it
-    /// had (another node sent it).
-    pub(crate) async fn claim_digest(
+    /// Queues `account`'s digest ([`Notice::Digest`]) at `now` if it had none since
+    /// `since`, in one transaction; false if it had (another node queued it).
+    pub(crate) async fn queue_digest(
         &self,
         account: &str,
         since: i64,
@@ -931,8 +933,8 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let account = account.to_owned();
         self.db
-            .run(move |db| {
-                Box::pin(async move { accounts::claim_digest(db, &account, since, now).await })
+            .atomic(move |db| {
+                Box::pin(async move { accounts::queue_digest(db, &account, since, now).await })
             })
             .await
     }
@@ -992,6 +994,14 @@ impl Store {
             }
             Db::Postgres(_) => Ok(()),
         }
+    }
+
+    /// Gives back the mail that node `node` (its tag), now dead, claimed and did not
+    /// send, for the living to send at once; answers how many.
+    pub(crate) async fn release_mail_of(&self, node: u32) -> Result<u64, StoreError> {
+        self.db
+            .run(move |db| Box::pin(outbox::release_of(db, node)))
+            .await
     }
 
     /// How many mails of the outbox are not done yet, and when the oldest was queued.

@@ -30,19 +30,6 @@ pub(crate) struct MailSettings {
     pub(crate) unsubscribe: Option<String>,
 }
 
-/// An account whose daily digest is due, claimed for sending.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct DigestDue {
-    /// The account.
-    pub(crate) account: Account,
-    /// Where the digest goes.
-    pub(crate) email: String,
-    /// The secret of the link that turns mail off.
-    pub(crate) unsubscribe: Option<String>,
-    /// The language the player reads (`en`, `de`…), if they chose one.
-    pub(crate) language: Option<String>,
-}
-
 /// What a queued mail says, as stored (JSON): what the mailer needs to write it that the
 /// database does not keep elsewhere.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -70,6 +57,9 @@ pub(crate) enum Notice {
         /// When the player's time runs out, in milliseconds since the Unix epoch.
         deadline: i64,
     },
+    /// The day's digest: the games that wait for the player's move when it is written
+    /// (nothing is sent if none does by then).
+    Digest,
     /// A link for the account's owner, sent to `email` whatever the mail settings; it
     /// works once and for an hour. Its secret is made as the mail is written, and only
     /// its hash is kept (the link's row in `mail_links` has the mail's id): the database
@@ -385,7 +375,7 @@ pub(crate) struct Stale {
 
 /// A correspondence game whose player to move has a quarter of the move's days left or
 /// less.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct RunningOut {
     /// Its room.
     pub(crate) room: String,

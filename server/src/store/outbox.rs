@@ -113,6 +113,12 @@ pub(super) async fn backlog(db: &dyn Conn) -> Result<(usize, Option<i64>), Store
     Ok((row.get(0)?, row.get(1)?))
 }
 
+/// Gives back the claims of node `node` (its tag) on mail not done yet.
+pub(super) async fn release_of(db: &dyn Conn, node: u32) -> Result<u64, StoreError> {
+    db.execute(sql::RELEASE_MAIL_OF, params![format!("{node}-%")])
+        .await
+}
+
 /// Gives back every claim on mail not done yet.
 pub(super) async fn release_all(db: &dyn Conn) -> Result<(), StoreError> {
     db.execute(sql::RELEASE_ALL_MAIL, &[]).await?;

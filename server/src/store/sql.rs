@@ -353,6 +353,11 @@ pub(crate) const MAIL_FAILED: &str =
 pub(crate) const MAIL_BACKLOG: &str =
     "SELECT COUNT(*), MIN(queued_at) FROM mail_outbox WHERE done_at IS NULL";
 
+/// Gives back the claims on mail not done yet whose names match `$1` (a dead node's).
+pub(crate) const RELEASE_MAIL_OF: &str =
+    "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL
+     WHERE claimed_by LIKE $1 AND done_at IS NULL";
+
 /// Gives back every claim on mail not done yet.
 pub(crate) const RELEASE_ALL_MAIL: &str =
     "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL
@@ -363,15 +368,14 @@ pub(crate) const RELEASE_MAIL: &str =
     "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL, due_at = $2
      WHERE claimed_by = $1 AND done_at IS NULL";
 
-/// The accounts that take a daily digest and had none since `$1`: id, username,
-/// address, unsubscribe secret, language.
-pub(crate) const DIGESTS_DUE: &str = "SELECT id, username, email, unsubscribe, language
+/// The accounts that take a daily digest and had none since `$1`: id, username.
+pub(crate) const DIGESTS_DUE: &str = "SELECT id, username
      FROM accounts
      WHERE notify = 'digest' AND email IS NOT NULL
        AND (last_digest_at IS NULL OR last_digest_at < $1)";
 
-/// Marks account `$2`'s digest sent at `$1`, if it had none since `$3`: a digest claimed
-/// by one node is not sent by another.
+/// Marks account `$2`'s digest queued at `$1`, if it had none since `$3`: a digest
+/// queued by one node is not queued by another.
 pub(crate) const CLAIM_DIGEST: &str = "UPDATE accounts SET last_digest_at = $1
      WHERE id = $2 AND (last_digest_at IS NULL OR last_digest_at < $3)";
 

@@ -727,13 +727,23 @@ async fn accounts_sessions_and_mail_settings_read_back() {
         store.mail_settings(&kris.id).await.unwrap(),
         Some(settings.clone())
     );
-    let due = store.digests_due(now()).await.unwrap();
-    assert_eq!(due.iter().map(|d| &d.account).collect::<Vec<_>>(), [&kris]);
-    assert!(store.claim_digest(&kris.id, now(), now()).await.unwrap());
-    assert!(
-        !store.claim_digest(&kris.id, 0, now()).await.unwrap(),
-        "claimed once"
+    assert_eq!(
+        store.digests_due(now()).await.unwrap(),
+        std::slice::from_ref(&kris)
     );
+    assert!(store.queue_digest(&kris.id, now(), now()).await.unwrap());
+    assert!(
+        !store.queue_digest(&kris.id, 0, now()).await.unwrap(),
+        "queued once"
+    );
+    assert!(store.digests_due(0).await.unwrap().is_empty());
+    // The digest waits in the outbox, to be written as it is sent.
+    let queued = store
+        .claim_mail("node", std::time::Duration::from_secs(60), 10)
+        .await
+        .unwrap();
+    let notices: Vec<_> = queued.iter().map(|m| (&m.notice, &m.account)).collect();
+    assert_eq!(notices, [(&Notice::Digest, &kris)]);
     // A change keeps the secret: links already mailed still work.
     let each = MailSettings {
         mode: punct_protocol::NotifyMode::Each,
@@ -886,6 +896,22 @@ async fn mail_is_queued_with_its_turn_claimed_once_and_given_back_unsent() {
     store.mail_done(&claimed[0].id, None).await.unwrap();
     assert_eq!(store.mail_backlog().await.unwrap().0, 0);
     assert_eq!(store.prune_mail(now() + 1).await.unwrap(), 1, "the end's");
+
+    // Two nodes sweeping at once queue a reminder once (on PostgreSQL, over two
+    // connections of the pool).
+    for number in 2..22 {
+        let due = RunningOut {
+            room: "r".into(),
+            color: Color::Black,
+            notice: Notice::TimeRunningOut {
+                number,
+                deadline: 1,
+            },
+        };
+        let (a, b) = tokio::join!(store.remind(due.clone()), store.remind(due));
+        assert!(a.unwrap() ^ b.unwrap(), "turn {number}: queued once");
+    }
+    assert_eq!(store.mail_backlog().await.unwrap().0, 20);
 }
 
 #[tokio::test]

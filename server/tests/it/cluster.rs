@@ -15,7 +15,7 @@ use crate::games::{WHITE_CONNECTED, white_connects};
 use crate::process::Process;
 
 /// The lease the nodes run with: short, so that a failover takes seconds.
-const LEASE: &str = "2s";
+pub(crate) const LEASE: &str = "2s";
 
 /// Three nodes of one cluster.
 pub(crate) fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {

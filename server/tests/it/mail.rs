@@ -1,16 +1,21 @@
 //! The mail outbox through the real server: mail queued with the turn that causes it is
 //! sent after a restart, tried again while the mail server fails, sent over one SMTP
 //! session, and carries a `Message-ID`; the unsubscribe link that a scanner's GET leaves
-//! alone; the mail that a game is over, and that time is running out; the backlog and the mail given up on `/metrics`.
+//! alone; the mail that a game is over, and that time is running out; the backlog and the
+//! mail given up on `/metrics`; a digest through the outbox; the mail a dead node of a
+//! cluster claimed.
 //! (Mail for each move and digests: `correspondence.rs`.)
 
 use std::collections::HashSet;
 use std::time::Duration;
 
-use punct_protocol::{ClientMessage, Notifications, NotifyMode, SeatGranted, ServerMessage};
+use punct_protocol::{
+    ClientMessage, NodeView, Notifications, NotifyMode, SeatGranted, ServerMessage,
+};
 use punct_testing::smtp::{Behaviour, Received, Sink};
-use punct_testing::{Database, Endpoint, TestServer, on_postgres};
+use punct_testing::{Database, Endpoint, Nats, TestServer, on_postgres};
 
+use crate::cluster::LEASE;
 use crate::correspondence::{exactly, mailing, player_with_mail, seated};
 use crate::process::Process;
 
@@ -62,13 +67,7 @@ async fn mail_queued_before_a_sigterm_is_all_sent_after_the_restart_over_one_ses
     let _server = mailing_process(&database, &sink);
     let mail = exactly(&sink, 8).await;
     assert_eq!(mail.len(), 8, "8 of 8 mails delivered after the restart");
-    // lettre gives a connection back to its pool on a task of its own: now and then the
-    // next mail comes first and opens another session.
-    assert!(
-        sink.sessions() <= 2,
-        "the batch shares its SMTP session: {} sessions for 8 mails",
-        sink.sessions()
-    );
+    assert_eq!(sink.sessions(), 1, "the batch shares its SMTP session");
     let ids: HashSet<String> = mail.iter().map(message_id).collect();
     assert_eq!(ids.len(), 8, "each mail its own Message-ID");
     for (mail, room) in mail.iter().zip(&rooms) {
@@ -95,6 +94,51 @@ async fn mail_queued_before_a_kill_is_sent_after_the_restart() {
     let sink = Sink::start(Behaviour::Accept);
     let _server = mailing_process(&database, &sink);
     assert_eq!(exactly(&sink, 3).await.len(), 3 - waiting);
+}
+
+#[tokio::test]
+async fn a_mail_server_that_hangs_up_after_each_message_is_sent_every_mail_at_the_first_try() {
+    let sink = Sink::start(Behaviour::AcceptOnce);
+    let database = Database::new();
+    let server = TestServer::with(punct_server::Config {
+        database: Some(database.url()),
+        smtp_url: Some(sink.url()),
+        ..punct_server::Config::default()
+    })
+    .await;
+    // Queued one by one as the turns are played, the mails go over sessions kept open:
+    // each time the mail server has hung up on it, the next mail opens another.
+    turns_for_bert(&server, 5).await;
+    let mail = exactly(&sink, 5).await;
+    assert_eq!(mail.len(), 5);
+    assert_eq!(sink.sessions(), 5, "a session a message");
+    let tries = database
+        .query("SELECT MAX(attempts) FROM mail_outbox")
+        .await;
+    assert_eq!(tries[0][0].as_deref(), Some("0"), "no mail failed once");
+}
+
+#[tokio::test]
+async fn a_digest_the_mail_server_defers_is_sent_once_it_takes_mail_not_the_next_day() {
+    let sink = Sink::start(Behaviour::Defer);
+    let server = mailing(&sink, Duration::from_millis(100)).await;
+    let anna = player_with_mail(&server, "anna", "each").await;
+    let bert = player_with_mail(&server, "bert", "digest").await;
+    let (mut at_board, white, _) = seated(&anna, &bert, 3).await;
+    at_board.play("C4:C5,D5").await.unwrap();
+    // The day's digest is queued, and refused for now.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(sink.received().is_empty());
+    sink.set(Behaviour::Accept);
+    let mail = exactly(&sink, 1).await;
+    assert_eq!(mail.len(), 1, "sent once, as soon as the server takes it");
+    assert_eq!(mail[0].to, ["bert@example.org"]);
+    assert_eq!(
+        mail[0].header("Subject"),
+        Some("A game waits for your move")
+    );
+    assert!(mail[0].body().contains(&white.room));
+    message_id(&mail[0]);
 }
 
 #[tokio::test]
@@ -307,4 +351,57 @@ async fn a_player_away_with_a_quarter_of_the_move_s_days_left_is_told_once() {
     // Swept again after a restart: still once for this move.
     let _server = TestServer::with(config).await;
     assert_eq!(exactly(&sink, 3).await.len(), 2);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests"]
+async fn mail_a_dead_node_claimed_is_sent_by_the_others_without_waiting_for_its_claim() {
+    let database = Database::postgres();
+    let nats = Nats::start();
+    let hanging = Sink::start(Behaviour::Hang);
+    let (url, sink) = (nats.url(), hanging.url());
+    let flags = [
+        "--cluster",
+        &url,
+        "--cluster-lease",
+        LEASE,
+        "--smtp-url",
+        &sink,
+        "--public-url",
+        "http://punct.test",
+    ];
+    let mut nodes: Vec<Process> = (0..3).map(|_| Process::with(&database, &flags)).collect();
+    let first: NodeView = nodes[0].get("/api/node").await;
+    // Quick turns on the first node: it is told at once of each mail queued, claims what
+    // is due and is stuck sending it to a mail server that never answers.
+    let rooms = turns_for_bert(&nodes[0], 8).await;
+    let claimed = format!(
+        "SELECT COUNT(*) FROM mail_outbox WHERE claimed_by LIKE '{}-%'",
+        first.node
+    );
+    let held = database.query(&claimed).await;
+    let held: usize = held[0][0].as_deref().unwrap().parse().unwrap();
+    assert!(held > 0, "the first node holds mail when it dies");
+
+    nodes.remove(0).kill();
+    hanging.set(Behaviour::Accept);
+    // Its claims would hold for 5 minutes; the living give them back once they see it
+    // dead. (Sessions the others had hanging give up after 10 s, and their mail goes
+    // again a second later.)
+    let mail = tokio::task::spawn_blocking(move || {
+        hanging.await_messages(8, Duration::from_secs(60));
+        std::thread::sleep(Duration::from_secs(1));
+        hanging.received()
+    })
+    .await
+    .unwrap();
+    assert_eq!(mail.len(), 8, "8 of 8 mails, each once");
+    let ids: HashSet<String> = mail.iter().map(message_id).collect();
+    assert_eq!(ids.len(), 8);
+    for room in &rooms {
+        let about = mail
+            .iter()
+            .filter(|m| m.body().contains(&format!("/room/{room}")));
+        assert_eq!(about.count(), 1, "{room}");
+    }
 }

@@ -8,24 +8,24 @@
 //! A mail is queued in the database's outbox by the write that causes it, in its
 //! transaction, so a mail is never lost with a turn that was stored, nor sent for one
 //! that was not. One task per server sends: it claims what is due, sends it over one
-//! SMTP session (lettre's pool keeps it open between messages), and marks each done. A
+//! SMTP session (`smtp`), and marks each done. A
 //! failure is tried again later, waiting longer each time; a mail server that refuses
 //! a message for good, or many tries that failed, give it up. The room only wakes the
 //! task: a slow, refusing or hanging mail server never costs a turn or its time.
 //!
 //! A claim lasts [`CLAIM`]: in a cluster, each mail is sent by the one node that claimed
 //! it. A server that stops gives back what it claimed and did not send; one that dies
-//! holding a claim leaves it to lapse. A mail sent but not marked (the process died
+//! holding a claim leaves it to the other nodes, which give it back once they see the
+//! node dead (or it lapses). A mail sent but not marked (the process died
 //! between the two) is sent again, with the same `Message-ID`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, UNIX_EPOCH};
 
+use lettre::Message;
 use lettre::message::Mailbox;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
-use lettre::transport::smtp::Error as SmtpError;
-use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
-use punct_protocol::NotifyMode;
+use punct_protocol::{MyGame, NotifyMode};
 use punct_rules::Outcome;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -35,7 +35,11 @@ use crate::config::Config;
 use crate::i18n::Lang;
 use crate::metrics::MailMetrics;
 use crate::secret::{self, hash_token, uuid_v7};
-use crate::store::{DigestDue, LinkPurpose, Notice, Outbound, Store, StoredRecord};
+use crate::store::{Account, LinkPurpose, Notice, Outbound, Store, StoredRecord};
+
+mod smtp;
+
+use smtp::{Server, Session};
 
 /// The longest a mail server may take over one message.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -84,16 +88,16 @@ struct Shared {
 }
 
 impl Mailer {
-    /// The mailer of a server with `config`: with `--smtp-url`, a task that sends what
-    /// the outbox holds and the daily digests, and keeps `metrics`; none without it.
-    pub(crate) fn start(config: &Config, store: Store, metrics: MailMetrics) -> Mailer {
+    /// The mailer of node `node` (its tag) with `config`: with `--smtp-url`, a task that
+    /// sends what the outbox holds and the daily digests, and keeps `metrics`; none
+    /// without it.
+    pub(crate) fn start(config: &Config, store: Store, metrics: MailMetrics, node: u32) -> Mailer {
         let Some(url) = &config.smtp_url else {
             return Mailer::default();
         };
-        let transport = match transport(url) {
-            Ok(transport) => transport,
-            Err(e) => {
-                let error: &dyn std::error::Error = &e;
+        let server = match Server::parse(url) {
+            Ok(server) => server,
+            Err(error) => {
                 tracing::error!(error, "the SMTP URL does not read: no mail is sent");
                 return Mailer::default();
             }
@@ -115,7 +119,7 @@ impl Mailer {
         let wake = Arc::new(Notify::new());
         let (stop, stopped) = watch::channel(false);
         let postman = Postman {
-            transport,
+            session: Session::new(server, SEND_TIMEOUT),
             from,
             domain: host(&public_url).to_owned(),
             public_url,
@@ -123,7 +127,7 @@ impl Mailer {
             wake: Arc::clone(&wake),
             metrics,
         };
-        let task = tokio::spawn(postman.run(stopped, config.digest_check));
+        let task = tokio::spawn(postman.run(stopped, config.digest_check, node));
         Mailer {
             shared: Some(Arc::new(Shared {
                 wake,
@@ -165,13 +169,6 @@ impl Mailer {
     }
 }
 
-/// The SMTP transport of `url`: one session, kept open between messages.
-fn transport(url: &str) -> Result<AsyncSmtpTransport<Tokio1Executor>, SmtpError> {
-    Ok(AsyncSmtpTransport::<Tokio1Executor>::from_url(url)?
-        .timeout(Some(SEND_TIMEOUT))
-        .build())
-}
-
 /// The host of `url` (`https://punct.example.org:8443/x` gives `punct.example.org`), the
 /// right-hand side of every `Message-ID`.
 fn host(url: &str) -> &str {
@@ -205,7 +202,8 @@ struct Failure {
 
 /// The task that sends.
 struct Postman {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
+    /// The mail server, spoken to over one session while there is mail to send.
+    session: Session,
     from: Mailbox,
     /// Links in mail start so.
     public_url: String,
@@ -229,7 +227,7 @@ enum Work {
 impl Postman {
     /// Sends what is due whenever woken, every [`LOOK_EVERY`], and every `digest_check`
     /// the digests, until told to stop (or every [`Mailer`] is gone).
-    async fn run(self, mut stop: watch::Receiver<bool>, digest_check: Duration) {
+    async fn run(mut self, mut stop: watch::Receiver<bool>, digest_check: Duration, node: u32) {
         let mut look = tokio::time::interval(LOOK_EVERY);
         let mut digests = tokio::time::interval(digest_check);
         for timer in [&mut look, &mut digests] {
@@ -239,7 +237,8 @@ impl Postman {
             let error: &dyn std::error::Error = &e;
             tracing::warn!(error, "giving back claims of an earlier run: they lapse");
         }
-        let claim = uuid_v7();
+        // Named after the node, so that the others give it back if the node dies.
+        let claim = format!("{node}-{}", uuid_v7());
         loop {
             let work = tokio::select! {
                 _ = stop.wait_for(|&stopping| stopping) => break,
@@ -248,10 +247,10 @@ impl Postman {
                 _ = digests.tick() => Work::Digests,
             };
             let done = async {
-                match work {
-                    Work::Outbox => self.outbox(&claim).await,
-                    Work::Digests => self.digests().await,
+                if let Work::Digests = work {
+                    self.digests().await;
                 }
+                self.outbox(&claim).await;
             };
             tokio::select! {
                 () = done => {}
@@ -270,8 +269,9 @@ impl Postman {
     }
 
     /// Sends the mail due, then counts what is left for `/metrics`.
-    async fn outbox(&self, claim: &str) {
+    async fn outbox(&mut self, claim: &str) {
         self.send_due(claim).await;
+        self.session.close().await;
         match self.store.mail_backlog().await {
             Ok((queued, oldest)) => self.metrics.backlog(queued, oldest),
             Err(e) => {
@@ -282,7 +282,7 @@ impl Postman {
     }
 
     /// Sends the mail due, a batch at a time, until none is or one fails.
-    async fn send_due(&self, claim: &str) {
+    async fn send_due(&mut self, claim: &str) {
         loop {
             let batch = match self.store.claim_mail(claim, CLAIM, BATCH).await {
                 Ok(batch) => batch,
@@ -301,7 +301,7 @@ impl Postman {
 
     /// Sends `batch`, marking each mail done; false if one failed and could be tried
     /// again: then the rest waits as long (the mail server is likely down for all).
-    async fn batch(&self, claim: &str, batch: Vec<Outbound>) -> bool {
+    async fn batch(&mut self, claim: &str, batch: Vec<Outbound>) -> bool {
         for mail in batch {
             let outcome = match self.deliver(&mail).await {
                 Ok(()) => self.store.mail_done(&mail.id, None).await,
@@ -332,16 +332,13 @@ impl Postman {
                 let error: &dyn std::error::Error = &e;
                 tracing::error!(error, "marking mail done: it may be sent again");
             }
-            // lettre's pool takes the connection back on a task of its own: let it run,
-            // so that the next mail finds the session open instead of opening another.
-            tokio::task::yield_now().await;
         }
         true
     }
 
     /// Writes and sends `mail`, if its player still takes it (a player who turned mail
     /// off since it was queued is sent nothing).
-    async fn deliver(&self, mail: &Outbound) -> Result<(), Failure> {
+    async fn deliver(&mut self, mail: &Outbound) -> Result<(), Failure> {
         let settings = &mail.settings;
         let lang = reading(mail.language.as_deref());
         if let Notice::Link { purpose, email } = &mail.notice {
@@ -366,6 +363,7 @@ impl Postman {
         let wanted = match mail.notice {
             Notice::YourMove { .. } => settings.mode == NotifyMode::Each,
             Notice::GameOver | Notice::TimeRunningOut { .. } => settings.mode != NotifyMode::Off,
+            Notice::Digest => settings.mode == NotifyMode::Digest,
             Notice::Link { .. } => false,
         };
         let Some(email) = settings.email.as_deref().filter(|_| wanted) else {
@@ -388,6 +386,10 @@ impl Postman {
                     None => return Ok(()),
                 }
             }
+            Notice::Digest => match self.digest(lang, mail).await? {
+                Some(written) => written,
+                None => return Ok(()),
+            },
             Notice::Link { .. } => return Ok(()),
         };
         self.send(
@@ -566,8 +568,9 @@ impl Postman {
         Ok(Some((subject, body)))
     }
 
-    /// Mails the digests due: to players who had none for a day and whose move some
-    /// game awaits.
+    /// Queues the digests due: to players who had none for a day and whose move some
+    /// game awaits. Each goes through the outbox, so one queued is sent even if this
+    /// server dies before it could.
     async fn digests(&self) {
         let now = now();
         let since = now - i64::try_from(DIGEST_EVERY.as_millis()).expect("a day fits");
@@ -579,40 +582,51 @@ impl Postman {
                 return;
             }
         };
-        for digest in due {
-            self.digest(digest, since, now).await;
+        for account in due {
+            match self.waiting(&account, now).await {
+                Ok(waiting) if waiting.is_empty() => continue,
+                Ok(_) => {}
+                Err(failure) => {
+                    tracing::error!(error = failure.error, "reading games for a digest");
+                    continue;
+                }
+            }
+            // Marks the day's digest taken, for this node only, with the mail queued.
+            if let Err(e) = self.store.queue_digest(&account.id, since, now).await {
+                let error: &dyn std::error::Error = &e;
+                tracing::error!(error, "queueing a digest");
+            }
         }
     }
 
-    /// Mails one player the games that wait for their move, if any do and no other node
-    /// mailed them since `since`.
-    async fn digest(&self, due: DigestDue, since: i64, now: i64) {
-        let rows = match self.store.games_of(&due.account.id).await {
-            Ok(rows) => rows,
-            Err(e) => {
-                let error: &dyn std::error::Error = &e;
-                tracing::error!(error, "reading games for a digest");
-                return;
-            }
-        };
-        let waiting: Vec<_> = crate::views::my_games_of(&due.account, &rows, now)
+    /// The games of `account` that wait for its move at `now`.
+    async fn waiting(&self, account: &Account, now: i64) -> Result<Vec<MyGame>, Failure> {
+        let rows = self
+            .store
+            .games_of(&account.id)
+            .await
+            .map_err(|e| Failure {
+                error: format!("reading the player's games: {e}"),
+                permanent: false,
+            })?;
+        Ok(crate::views::my_games_of(account, &rows, now)
             .into_iter()
             .filter(|game| game.your_move)
-            .collect();
+            .collect())
+    }
+
+    /// The subject and body of `mail`'s digest, reading `lang`: the games that wait for
+    /// the player's move now; none if none does (they moved since it was queued).
+    async fn digest(
+        &self,
+        lang: Lang,
+        mail: &Outbound,
+    ) -> Result<Option<(String, String)>, Failure> {
+        let waiting = self.waiting(&mail.account, now()).await?;
         if waiting.is_empty() {
-            return;
+            return Ok(None);
         }
-        match self.store.claim_digest(&due.account.id, since, now).await {
-            Ok(true) => {}
-            Ok(false) => return,
-            Err(e) => {
-                let error: &dyn std::error::Error = &e;
-                tracing::error!(error, "claiming a digest");
-                return;
-            }
-        }
-        let lang = reading(due.language.as_deref());
-        let mut body = lang.format("mail.digest.body", &[("username", &due.account.username)]);
+        let mut body = lang.format("mail.digest.body", &[("username", &mail.account.username)]);
         for game in &waiting {
             let opponent = game.summary.players.get(game.color.opponent());
             let opponent = opponent
@@ -640,25 +654,13 @@ impl Postman {
             1 => lang.text("mail.digest.subject.one").to_owned(),
             n => lang.format("mail.digest.subject.many", &[("count", &n.to_string())]),
         };
-        let sent = self
-            .send(
-                lang,
-                &uuid_v7(),
-                &due.email,
-                &subject,
-                body,
-                due.unsubscribe.as_deref(),
-            )
-            .await;
-        if let Err(failure) = sent {
-            tracing::warn!(error = failure.error, "digest not sent");
-        }
+        Ok(Some((subject, body)))
     }
 
     /// Sends one message, `Message-ID` `<id@domain>`, to `to`, with the link that turns
     /// mail off, said in `lang`.
     async fn send(
-        &self,
+        &mut self,
         lang: Lang,
         id: &str,
         to: &str,
@@ -696,16 +698,9 @@ impl Postman {
                 ));
         }
         let message = message.body(body).map_err(|e| written(&e))?;
-        match self.transport.send(message).await {
-            Ok(_) => {
-                tracing::info!(subject, "mail sent");
-                Ok(())
-            }
-            Err(e) => Err(Failure {
-                error: e.to_string(),
-                permanent: e.is_permanent(),
-            }),
-        }
+        self.session.send(&message).await?;
+        tracing::info!(subject, "mail sent");
+        Ok(())
     }
 }
 
