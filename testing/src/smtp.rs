@@ -140,6 +140,11 @@ impl Sink {
         lock(&self.received).clone()
     }
 
+    /// How many messages were received so far.
+    pub fn count(&self) -> usize {
+        lock(&self.received).len()
+    }
+
     /// Waits up to `patience` for at least `count` messages; answers those received.
     pub fn await_messages(&self, count: usize, patience: Duration) -> Vec<Received> {
         let deadline = Instant::now() + patience;
