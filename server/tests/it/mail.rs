@@ -13,7 +13,7 @@ use punct_protocol::{
     ClientMessage, NodeView, Notifications, NotifyMode, SeatGranted, ServerMessage,
 };
 use punct_testing::smtp::{Behaviour, Received, Sink};
-use punct_testing::{Database, Endpoint, Nats, TestServer, on_postgres};
+use punct_testing::{Client, Database, Endpoint, Nats, TestServer, on_postgres};
 
 use crate::cluster::LEASE;
 use crate::correspondence::{exactly, mailing, player_with_mail, seated};
@@ -118,14 +118,26 @@ async fn a_mail_server_that_hangs_up_after_each_message_is_sent_every_mail_at_th
     assert_eq!(tries[0][0].as_deref(), Some("0"), "no mail failed once");
 }
 
-#[tokio::test]
-async fn a_digest_the_mail_server_defers_is_sent_once_it_takes_mail_not_the_next_day() {
-    let sink = Sink::start(Behaviour::Defer);
-    let server = mailing(&sink, Duration::from_millis(100)).await;
+/// A server mailing through `sink`, looking for digests every `digest_check`, where Anna
+/// (at the board) played her first turn of a game of three days a move against Bert,
+/// away, who takes a digest. Answers the server, Anna's connection and White's seat.
+async fn anna_played_against_bert_on_digests(
+    sink: &Sink,
+    digest_check: Duration,
+) -> (TestServer, Client, SeatGranted) {
+    let server = mailing(sink, digest_check).await;
     let anna = player_with_mail(&server, "anna", "each").await;
     let bert = player_with_mail(&server, "bert", "digest").await;
     let (mut at_board, white, _) = seated(&anna, &bert, 3).await;
     at_board.play("C4:C5,D5").await.unwrap();
+    (server, at_board, white)
+}
+
+#[tokio::test]
+async fn a_digest_the_mail_server_defers_is_sent_once_it_takes_mail_not_the_next_day() {
+    let sink = Sink::start(Behaviour::Defer);
+    let (_server, _at_board, white) =
+        anna_played_against_bert_on_digests(&sink, Duration::from_millis(100)).await;
     // The day's digest is queued, and refused for now.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(sink.received().is_empty());
@@ -257,12 +269,9 @@ async fn a_scanner_s_get_of_the_unsubscribe_link_keeps_the_mail_and_one_click_st
 #[tokio::test]
 async fn a_game_over_is_mailed_to_a_player_away_not_to_one_at_the_board() {
     let sink = Sink::start(Behaviour::Accept);
-    let server = mailing(&sink, Duration::from_secs(3600)).await;
-    let anna = player_with_mail(&server, "anna", "each").await;
     // Game-over mail goes to digest players too.
-    let bert = player_with_mail(&server, "bert", "digest").await;
-    let (mut anna_at_board, white, _) = seated(&anna, &bert, 3).await;
-    anna_at_board.play("C4:C5,D5").await.unwrap();
+    let (_server, mut anna_at_board, white) =
+        anna_played_against_bert_on_digests(&sink, Duration::from_secs(3600)).await;
     let resigned = anna_at_board
         .request(|id| ClientMessage::Resign { id })
         .await;
