@@ -170,9 +170,15 @@ pub(crate) async fn player_with_mail(server: &Endpoint, username: &str, mode: &s
 /// The messages `sink` has once `count` arrived, after a moment in which any more would
 /// have arrived too.
 pub(crate) async fn exactly(sink: &Sink, count: usize) -> Vec<Received> {
+    exactly_within(sink, count, Duration::from_secs(10)).await
+}
+
+/// The messages `sink` has once `count` arrived, or `patience` passed, after a moment in
+/// which any more would have arrived too.
+pub(crate) async fn exactly_within(sink: &Sink, count: usize, patience: Duration) -> Vec<Received> {
     let sink = sink.clone();
     tokio::task::spawn_blocking(move || {
-        sink.await_messages(count, Duration::from_secs(10));
+        sink.await_messages(count, patience);
         std::thread::sleep(Duration::from_millis(400));
         sink.received()
     })

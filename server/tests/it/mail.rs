@@ -16,7 +16,7 @@ use punct_testing::smtp::{Behaviour, Received, Sink};
 use punct_testing::{Client, Database, Endpoint, Nats, TestServer, on_postgres};
 
 use crate::cluster::LEASE;
-use crate::correspondence::{exactly, mailing, player_with_mail, seated};
+use crate::correspondence::{exactly, exactly_within, mailing, player_with_mail, seated};
 use crate::process::Process;
 
 /// A server process on `database` that mails through `sink`.
@@ -162,14 +162,7 @@ async fn a_mail_the_mail_server_defers_is_tried_again_and_sent_once() {
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(sink.received().is_empty());
     sink.set(Behaviour::Accept);
-    let sink_ = sink.clone();
-    let mail = tokio::task::spawn_blocking(move || {
-        sink_.await_messages(1, Duration::from_secs(15));
-        std::thread::sleep(Duration::from_millis(400));
-        sink_.received()
-    })
-    .await
-    .unwrap();
+    let mail = exactly_within(&sink, 1, Duration::from_secs(15)).await;
     assert_eq!(mail.len(), 1, "sent once, once the server takes it");
     message_id(&mail[0]);
 }
@@ -397,13 +390,7 @@ async fn mail_a_dead_node_claimed_is_sent_by_the_others_without_waiting_for_its_
     // Its claims would hold for 5 minutes; the living give them back once they see it
     // dead. (Sessions the others had hanging give up after 10 s, and their mail goes
     // again a second later.)
-    let mail = tokio::task::spawn_blocking(move || {
-        hanging.await_messages(8, Duration::from_secs(60));
-        std::thread::sleep(Duration::from_secs(1));
-        hanging.received()
-    })
-    .await
-    .unwrap();
+    let mail = exactly_within(&hanging, 8, Duration::from_secs(60)).await;
     assert_eq!(mail.len(), 8, "8 of 8 mails, each once");
     let ids: HashSet<String> = mail.iter().map(message_id).collect();
     assert_eq!(ids.len(), 8);
