@@ -472,3 +472,34 @@ fn an_envelope_is_a_few_pointers() {
     let size = std::mem::size_of::<crate::cluster::Envelope<Rooms>>();
     assert!(size <= 32, "an envelope takes {size} bytes");
 }
+
+/// Every room holds its live channel's slots from its first moment, so it has only
+/// `LIVE_EVENTS` of them: a member whose connection stops taking events off falls
+/// behind after that many (and gets a fresh snapshot), while a member coming back is
+/// still served from the events the room keeps (256), which take memory only as they
+/// happen.
+#[tokio::test]
+async fn a_member_falls_behind_after_the_live_events_and_comes_back_from_the_kept_ones() {
+    let Table { room, .. } = table(None).await;
+    let since = snapshot(&room, 3).await.seq;
+    let mut stalled = room.watch(4, None).await.unwrap().events;
+    let pairs = LIVE_EVENTS / 2 + 1;
+    for _ in 0..pairs {
+        room.act(1, Action::OfferDraw, false)
+            .await
+            .unwrap()
+            .unwrap();
+        room.act(2, Action::DeclineDraw, false)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    assert!(matches!(
+        stalled.try_recv(),
+        Err(broadcast::error::TryRecvError::Lagged(_))
+    ));
+    match room.watch(5, Some(since)).await.unwrap().start {
+        Start::Resumed { missed, .. } => assert_eq!(missed.len(), 2 * pairs),
+        Start::Snapshot(_) => panic!("every event since is kept"),
+    }
+}
