@@ -69,7 +69,7 @@ pub struct LoadConfig {
     /// 127.0.0.2, …); each can hold about 28,000 connections to one server port.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=250))]
     pub sources: u8,
-    /// Connections opened at once while setting up.
+    /// Connections opened (and rooms created over HTTP) at once while setting up.
     #[arg(long, default_value_t = 64)]
     pub connect_concurrency: usize,
     /// The server's process id, for its memory, with one server; found from the listening

@@ -247,6 +247,10 @@ impl Table {
             visibility: Visibility::Private,
             ..CreateRoom::default()
         };
+        // The HTTP requests count against the same bound as the sockets: every room
+        // asking at once opened a connection per request, and left the server holding
+        // thousands of idle keep-alive connections (a few KiB each) for the whole run.
+        let permit = plan.connecting.acquire().await.expect("never closed");
         let white = plan
             .client()
             .create_room(&request)
@@ -257,6 +261,7 @@ impl Table {
             .take_seat(&white.room)
             .await
             .map_err(|e| format!("take seat: {}", e.chain()))?;
+        drop(permit);
         let room = white.room.clone();
         let tokens = [white.token.clone(), black.token.clone()];
         let mut players = Vec::with_capacity(2);

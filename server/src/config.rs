@@ -48,8 +48,9 @@ pub struct Config {
     /// delaying anyone else.
     #[arg(long, global = true, env = "PUNCT_OUTBOUND_QUEUE", default_value_t = Config::DEFAULT.outbound_queue)]
     pub outbound_queue: usize,
-    /// Room events kept for connections that are behind; one further behind gets a fresh
-    /// snapshot.
+    /// Room events kept for connections that come back (`since`); one further behind
+    /// gets a fresh snapshot. A connection gets one too when it falls more than 32 live
+    /// events behind (or this many, if fewer).
     #[arg(long, global = true, env = "PUNCT_ROOM_EVENT_BUFFER", default_value_t = Config::DEFAULT.room_event_buffer)]
     pub room_event_buffer: usize,
     /// How long a room with nobody in it (and no clock or computer to time) stays in

@@ -16,7 +16,7 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use punct_protocol::{
     ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, Seq, ServerMessage,
 };
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::accounts::Refused;
@@ -112,7 +112,7 @@ pub(crate) async fn serve<S>(
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Send + 'static,
 {
     let (sink, mut stream) = socket.split();
-    let (out, queue) = mpsc::channel(state.config.outbound_queue.max(1));
+    let (out, queue) = outbound::queue(state.config.outbound_queue.max(1));
     let mut writer = tokio::spawn(write(sink, queue));
     tracing::info!("connected");
     let mut connection = Connection {
@@ -173,7 +173,7 @@ pub(crate) async fn serve<S>(
 
 /// Drains the outbound queue into the socket until the queue closes or a close frame has
 /// gone out.
-async fn write<K: Sink<Message> + Unpin>(mut sink: K, mut queue: mpsc::Receiver<Message>) {
+async fn write<K: Sink<Message> + Unpin>(mut sink: K, mut queue: outbound::Receiver) {
     while let Some(message) = queue.recv().await {
         let closing = matches!(message, Message::Close(_));
         if sink.send(message).await.is_err() || closing {
@@ -190,7 +190,7 @@ struct Connection {
     /// The rooms, the limits and the shutdown signal.
     state: AppState,
     /// The writer's queue.
-    out: mpsc::Sender<Message>,
+    out: outbound::Sender,
     /// How fast the client may send.
     limits: MessageLimits,
     /// Whether the client has said `hello` with the right version.
@@ -244,12 +244,15 @@ impl Connection {
         ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut last_heard = Instant::now();
         loop {
+            // What a frame or an event sets off is boxed: entering a room, asking it and
+            // resyncing are futures of kilobytes, and inline they would make every
+            // connection's task that large for its whole life, waiting or not.
             let step = tokio::select! {
                 frame = stream.next() => {
                     last_heard = Instant::now();
-                    self.on_frame(frame).await
+                    Box::pin(self.on_frame(frame)).await
                 }
-                news = from_room(&mut self.room) => self.on_room(news).await,
+                news = from_room(&mut self.room) => Box::pin(self.on_room(news)).await,
                 _ = ping.tick() => {
                     if last_heard.elapsed() > config.idle_timeout {
                         Err(End::Idle)
@@ -718,10 +721,8 @@ impl Connection {
     /// Queues a frame for the writer without waiting.
     fn push(&self, message: Message) -> Result<(), End> {
         self.out.try_send(message).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => End::TooSlow,
-            mpsc::error::TrySendError::Closed(_) => {
-                End::Broken("the socket stopped taking data".into())
-            }
+            outbound::Refused::Full => End::TooSlow,
+            outbound::Refused::Closed => End::Broken("the socket stopped taking data".into()),
         })
     }
 }
@@ -769,6 +770,138 @@ async fn from_room(
     }
 }
 
+/// A connection's queue of frames for its writer, bounded.
+///
+/// Every connection has one, and it is empty most of the time. tokio's channel sets
+/// aside room for 32 frames, about 2 KiB with its own state, from the moment it is
+/// made; this queue holds only the frames waiting, and gives back the room a burst took
+/// once it is drained.
+mod outbound {
+    use std::collections::VecDeque;
+    use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+    use axum::extract::ws::Message;
+    use tokio::sync::Notify;
+
+    /// Room for frames that a drained queue keeps.
+    pub(super) const KEPT: usize = 4;
+
+    /// Why a frame was not queued.
+    #[derive(Debug, PartialEq, Eq)]
+    pub(super) enum Refused {
+        /// As many frames wait as the queue holds.
+        Full,
+        /// The writer is gone.
+        Closed,
+    }
+
+    /// What the two ends share.
+    struct Shared {
+        /// The frames and the ends' state.
+        queue: Mutex<Queue>,
+        /// Wakes the writer: a frame was queued, or the sender is gone.
+        ready: Notify,
+    }
+
+    /// The frames waiting, and which end is gone.
+    struct Queue {
+        /// Oldest first.
+        frames: VecDeque<Message>,
+        /// Most frames waiting at once.
+        capacity: usize,
+        /// The connection let go of its end: the writer ends once the queue is drained.
+        sender_gone: bool,
+        /// The writer ended: nothing more is taken.
+        writer_gone: bool,
+    }
+
+    fn lock(shared: &Shared) -> MutexGuard<'_, Queue> {
+        // No code that holds the lock can panic half-way through a change.
+        shared.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A queue of at most `capacity` frames.
+    pub(super) fn queue(capacity: usize) -> (Sender, Receiver) {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                frames: VecDeque::new(),
+                capacity,
+                sender_gone: false,
+                writer_gone: false,
+            }),
+            ready: Notify::new(),
+        });
+        (Sender(Arc::clone(&shared)), Receiver(shared))
+    }
+
+    /// The connection's end.
+    pub(super) struct Sender(Arc<Shared>);
+
+    impl Sender {
+        /// Queues `frame` without waiting.
+        pub(super) fn try_send(&self, frame: Message) -> Result<(), Refused> {
+            let mut queue = lock(&self.0);
+            if queue.writer_gone {
+                return Err(Refused::Closed);
+            }
+            if queue.frames.len() >= queue.capacity {
+                return Err(Refused::Full);
+            }
+            queue.frames.push_back(frame);
+            drop(queue);
+            self.0.ready.notify_one();
+            Ok(())
+        }
+    }
+
+    impl Drop for Sender {
+        fn drop(&mut self) {
+            lock(&self.0).sender_gone = true;
+            self.0.ready.notify_one();
+        }
+    }
+
+    /// The writer's end.
+    pub(super) struct Receiver(Arc<Shared>);
+
+    impl Receiver {
+        /// The next frame; none once the sender is gone and every frame is taken.
+        pub(super) async fn recv(&mut self) -> Option<Message> {
+            loop {
+                {
+                    let mut queue = lock(&self.0);
+                    if let Some(frame) = queue.frames.pop_front() {
+                        if queue.frames.is_empty() && queue.frames.capacity() > KEPT {
+                            queue.frames.shrink_to(KEPT);
+                        }
+                        return Some(frame);
+                    }
+                    if queue.sender_gone {
+                        return None;
+                    }
+                }
+                // A frame queued since the lock was let go left a permit: no wake-up is
+                // lost.
+                self.0.ready.notified().await;
+            }
+        }
+
+        /// Room set aside for frames (for tests).
+        #[cfg(test)]
+        pub(super) fn room(&self) -> usize {
+            lock(&self.0).frames.capacity()
+        }
+    }
+
+    impl Drop for Receiver {
+        fn drop(&mut self) {
+            let mut queue = lock(&self.0);
+            queue.writer_gone = true;
+            queue.frames.clear();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::pin::Pin;
@@ -776,6 +909,7 @@ mod tests {
 
     use punct_protocol::{CreateRoom, SeatChoice};
     use punct_rules::{Color, Game, Variant};
+    use tokio::sync::mpsc;
 
     use super::*;
     use crate::cluster::Nodes;
@@ -885,6 +1019,69 @@ mod tests {
         drop(sam);
     }
 
+    /// Every connection's task holds its future for its whole life, most of it waiting:
+    /// what a frame or an event sets off is boxed, so that the wait stays small.
+    #[tokio::test]
+    async fn a_connection_task_is_small_while_it_waits() {
+        let (state, _stop, _all_done) =
+            AppState::new(Config::default(), Store::empty().await, Nodes::Alone);
+        let (_client, incoming) = mpsc::unbounded_channel();
+        let task = serve(StalledSocket { incoming }, 7, state, None, Lang::En);
+        let size = std::mem::size_of_val(&task);
+        // Ten kilobytes when the requests' futures were inline (debug build).
+        assert!(size <= 2048, "a connection's future takes {size} bytes");
+    }
+
+    fn text(n: usize) -> Message {
+        Message::Text(n.to_string().into())
+    }
+
+    #[tokio::test]
+    async fn the_writer_gets_every_frame_in_order_then_the_end() {
+        let (out, mut queue) = outbound::queue(8);
+        for n in 0..3 {
+            out.try_send(text(n)).unwrap();
+        }
+        drop(out);
+        for n in 0..3 {
+            assert_eq!(queue.recv().await, Some(text(n)));
+        }
+        assert_eq!(queue.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn a_writer_waiting_wakes_for_the_next_frame() {
+        let (out, mut queue) = outbound::queue(8);
+        let writer = tokio::spawn(async move { queue.recv().await });
+        tokio::task::yield_now().await;
+        out.try_send(text(7)).unwrap();
+        assert_eq!(writer.await.unwrap(), Some(text(7)));
+    }
+
+    #[test]
+    fn a_full_queue_refuses_and_keeps_what_it_has() {
+        let (out, queue) = outbound::queue(2);
+        out.try_send(text(1)).unwrap();
+        out.try_send(text(2)).unwrap();
+        assert_eq!(out.try_send(text(3)), Err(outbound::Refused::Full));
+        drop(queue);
+        assert_eq!(out.try_send(text(4)), Err(outbound::Refused::Closed));
+    }
+
+    #[tokio::test]
+    async fn a_drained_queue_gives_back_the_room_of_a_burst() {
+        let (out, mut queue) = outbound::queue(256);
+        assert_eq!(queue.room(), 0, "nothing set aside before the first frame");
+        for n in 0..200 {
+            out.try_send(text(n)).unwrap();
+        }
+        assert!(queue.room() >= 200);
+        for _ in 0..200 {
+            queue.recv().await.unwrap();
+        }
+        assert!(queue.room() <= outbound::KEPT, "{} kept", queue.room());
+    }
+
     #[test]
     fn an_event_follows_the_last_or_starts_a_later_incarnation() {
         let (first, second) = (1 << 32, 2 << 32);
@@ -912,7 +1109,7 @@ mod tests {
             .unwrap();
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();
-        let (out, mut queue) = mpsc::channel(8);
+        let (out, mut queue) = outbound::queue(8);
         let mut connection = Connection {
             id: 9,
             state: state.clone(),

@@ -24,7 +24,8 @@ use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
 use crate::room::{
-    Answer, Context, Fresh, Key, Mismatch, Moderate, Refusal, Request, RoomHandle, Rooms,
+    Answer, Context, Fresh, Key, LIVE_EVENTS, Mismatch, Moderate, Refusal, Request, RoomHandle,
+    Rooms,
 };
 use crate::secret;
 use crate::secret::hash_token;
@@ -80,7 +81,9 @@ impl Registry {
         let limits = Limits {
             max: config.max_rooms,
             queue: REQUEST_QUEUE,
-            events: config.room_event_buffer,
+            // A relay only passes events on live: its members come back through the
+            // room's own node.
+            events: config.room_event_buffer.min(LIVE_EVENTS),
             patience: config.cluster_lease * 3,
         };
         let rooms = Rooms::new(Context::new(config, store, nodes.tag()));

@@ -22,8 +22,10 @@ use crate::metrics::Refused;
 use crate::proxy::ClientAddr;
 use crate::state::AppState;
 
-/// A WebSocket connection's read buffer: enough for the largest request.
-const READ_BUFFER_BYTES: usize = 4096;
+/// A WebSocket connection's read buffer: every request but the longest chat lines fits
+/// (tungstenite grows it for a larger one). Every connection holds it for its whole
+/// life, so it is kept small.
+const READ_BUFFER_BYTES: usize = 512;
 
 /// The route of the WebSocket endpoint.
 pub(crate) fn routes() -> Router<AppState> {

@@ -115,7 +115,7 @@ impl<K: Kind> Handle<K> {
         }
         let (reply, answer) = oneshot::channel();
         let envelope = Envelope {
-            request,
+            request: Box::new(request),
             reply: Some(reply),
         };
         self.inbox.send(envelope).await.map_err(|_| Closed)?;
@@ -131,7 +131,7 @@ impl<K: Kind> Handle<K> {
     /// actor is busy, and the request is then sent from a task of its own.
     pub(crate) fn tell(&self, request: K::Request) {
         let envelope = Envelope {
-            request,
+            request: Box::new(request),
             reply: None,
         };
         if let Err(mpsc::error::TrySendError::Full(envelope)) = self.inbox.try_send(envelope) {

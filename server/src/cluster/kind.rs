@@ -76,8 +76,10 @@ pub(crate) struct Reply<K: Kind> {
 
 /// A request, and where its answer goes (nowhere when the sender does not wait).
 pub(crate) struct Envelope<K: Kind> {
-    /// What is asked.
-    pub(crate) request: K::Request,
+    /// What is asked. Boxed: an inbox holds room for 32 envelopes from its first moment
+    /// (tokio's block), and every actor and relay has one, mostly empty; a request
+    /// inline would make each block kilobytes.
+    pub(crate) request: Box<K::Request>,
     /// Where the answer goes.
     pub(crate) reply: Option<oneshot::Sender<Reply<K>>>,
 }
@@ -85,7 +87,7 @@ pub(crate) struct Envelope<K: Kind> {
 impl<K: Kind> Envelope<K> {
     /// The request, and where its answer goes.
     pub(crate) fn open(self) -> (K::Request, Asker<K>) {
-        (self.request, Asker(self.reply))
+        (*self.request, Asker(self.reply))
     }
 }
 

@@ -215,7 +215,9 @@ impl<K: Kind> Placement<K> {
         let relayed = handle.relayed_from().is_some();
         tokio::spawn(async move {
             task.await;
-            placement.forget(&id, relayed).await;
+            // Boxed: letting go of a claim in a cluster is a large future, which
+            // inline would weigh on every actor's task for its whole life.
+            Box::pin(placement.forget(&id, relayed)).await;
         });
         handle
     }

@@ -193,6 +193,7 @@ impl<K: Kind> Relay<K> {
         let owner = self.owner.clone();
         let events = self.events.subscribe();
         let Envelope { request, reply } = envelope;
+        let request = *request;
         tokio::spawn(async move {
             match reply {
                 Some(reply) => {

@@ -68,13 +68,15 @@ impl Room {
                         break;
                     }
                 };
+                // Boxed: storing a turn or a seat is a future of kilobytes, and inline it
+                // would make every room's task that large while it waits.
                 match wake {
-                    Wake::Request(envelope) => self.handle(envelope).await,
+                    Wake::Request(envelope) => Box::pin(self.handle(envelope)).await,
                     Wake::FlagFell => {
                         // A failure is logged; the retry waits.
-                        let _ = self.end_if_flagged().await;
+                        let _ = Box::pin(self.end_if_flagged()).await;
                     }
-                    Wake::Chosen(chosen) => self.computer_plays(chosen).await,
+                    Wake::Chosen(chosen) => Box::pin(self.computer_plays(chosen)).await,
                     Wake::Audience => self.tell_audience(),
                     Wake::Retry => {}
                 }

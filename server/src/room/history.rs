@@ -12,13 +12,22 @@ use tokio::sync::broadcast;
 use super::protocol::{Event, Hearers, to_json};
 use crate::cluster::ConnId;
 
+/// How many events a member may fall behind the live ones before it gets a fresh
+/// snapshot instead. Each room (and each node relaying it) holds a slot per event from
+/// its first moment, whether or not anything happens, so this stays small: a member's
+/// connection takes each event off at once into its own queue, and falls this far
+/// behind only when it does not run at all for that long. Members coming back are
+/// served from the events kept (`Config::room_event_buffer`), which grow only as events
+/// happen.
+pub(crate) const LIVE_EVENTS: usize = 32;
+
 /// The room's events: what was published, and what is kept.
 #[derive(Debug)]
 pub(super) struct History {
     /// Sequence number of the last event published: the incarnation in the high half,
     /// the events of this incarnation in the low half.
     seq: Seq,
-    /// The latest events, for members that come back (as many as the broadcast keeps).
+    /// The latest events, for members that come back.
     recent: VecDeque<Arc<Event>>,
     /// How many events `recent` keeps.
     capacity: usize,
@@ -27,10 +36,11 @@ pub(super) struct History {
 }
 
 impl History {
-    /// No events yet in this incarnation; `capacity` are kept.
+    /// No events yet in this incarnation; `capacity` are kept, and members fall at most
+    /// as far behind (and never more than [`LIVE_EVENTS`]).
     pub(super) fn new(incarnation: u32, capacity: usize) -> History {
         let capacity = capacity.max(1);
-        let (events, _) = broadcast::channel(capacity);
+        let (events, _) = broadcast::channel(capacity.min(LIVE_EVENTS));
         History {
             seq: Seq::from(incarnation) << 32,
             recent: VecDeque::new(),

@@ -53,6 +53,7 @@ mod turns;
 mod view;
 
 pub(crate) use context::Context;
+pub(crate) use history::LIVE_EVENTS;
 pub(crate) use kind::Rooms;
 pub(crate) use protocol::{
     Answer, Entered, Event, Key, Mismatch, Moderate, Refusal, Request, Start, Talk,

@@ -442,3 +442,64 @@ async fn the_same_connection_joining_again_replaces_nobody() {
     );
     assert!(table.room.play(1, turn("C4:C5,D5")).await.unwrap().is_ok());
 }
+
+/// Every room's task holds its future while the room is in memory, most of that time
+/// waiting: storing a turn or a seat is boxed, so that the wait stays small.
+#[tokio::test]
+async fn a_room_task_is_small_while_it_waits() {
+    let rooms = Rooms::new(Context::new(&Config::default(), Store::empty().await, 0));
+    let fresh = Fresh::new(
+        Variant::Standard,
+        Visibility::Public,
+        None,
+        [None, None],
+        Default::default(),
+        None,
+        false,
+    );
+    let (_inbox, requests) = tokio::sync::mpsc::channel(1);
+    let started = crate::cluster::Kind::start(&rooms, fresh.setup(), requests);
+    let size = std::mem::size_of_val(&*started.task);
+    // Seven kilobytes when the requests' futures were inline (debug build).
+    assert!(size <= 4096, "a room's future takes {size} bytes");
+}
+
+/// Every room's inbox, and every relay's, sets aside room for 32 requests from its first
+/// moment: a request travels boxed, so that the room is for 32 pointers or so, not 32
+/// requests (over a hundred bytes each).
+#[test]
+fn an_envelope_is_a_few_pointers() {
+    let size = std::mem::size_of::<crate::cluster::Envelope<Rooms>>();
+    assert!(size <= 32, "an envelope takes {size} bytes");
+}
+
+/// Every room holds its live channel's slots from its first moment, so it has only
+/// `LIVE_EVENTS` of them: a member whose connection stops taking events off falls
+/// behind after that many (and gets a fresh snapshot), while a member coming back is
+/// still served from the events the room keeps (256), which take memory only as they
+/// happen.
+#[tokio::test]
+async fn a_member_falls_behind_after_the_live_events_and_comes_back_from_the_kept_ones() {
+    let Table { room, .. } = table(None).await;
+    let since = snapshot(&room, 3).await.seq;
+    let mut stalled = room.watch(4, None).await.unwrap().events;
+    let pairs = LIVE_EVENTS / 2 + 1;
+    for _ in 0..pairs {
+        room.act(1, Action::OfferDraw, false)
+            .await
+            .unwrap()
+            .unwrap();
+        room.act(2, Action::DeclineDraw, false)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    assert!(matches!(
+        stalled.try_recv(),
+        Err(broadcast::error::TryRecvError::Lagged(_))
+    ));
+    match room.watch(5, Some(since)).await.unwrap().start {
+        Start::Resumed { missed, .. } => assert_eq!(missed.len(), 2 * pairs),
+        Start::Snapshot(_) => panic!("every event since is kept"),
+    }
+}
