@@ -53,10 +53,10 @@ use crate::secret::TokenHash;
 
 pub(crate) use model::{
     Account, AccountId, AccountState, ArchiveCursor, Block, DELETED_PLAYER, DigestDue, Entry,
-    LinkPurpose, MailSettings, NewAccount, NewEntry, NewPairing, NewReport, NewRoom,
-    NewTournament, Notice, Outbound, Player, PlayerRecord, Rated, Report, Role, RoomRow,
-    RunningOut, Sanction, SessionRow, SignIn, Stale, StoredEntry, StoredLine, StoredPairing,
-    StoredRecord, StoredRoom, time_control, to_move,
+    LinkPurpose, MailSettings, NewAccount, NewEntry, NewPairing, NewReport, NewRoom, NewTournament,
+    Notice, Outbound, Player, PlayerRecord, Rated, Report, Role, RoomRow, RunningOut, Sanction,
+    SessionRow, SignIn, Stale, StoredEntry, StoredLine, StoredPairing, StoredRecord, StoredRoom,
+    time_control, to_move,
 };
 
 use driver::{Answer, Conn};
@@ -743,7 +743,9 @@ impl Store {
         self.leased()?;
         let (id, at) = (id.to_owned(), now());
         self.db
-            .run(move |db| Box::pin(async move { tournaments::set_state(db, &id, state, at).await }))
+            .run(move |db| {
+                Box::pin(async move { tournaments::set_state(db, &id, state, at).await })
+            })
             .await
     }
 
@@ -752,13 +754,23 @@ impl Store {
         self.leased()?;
         let (id, account, at) = (id.to_owned(), account.to_owned(), now());
         self.db
-            .run(move |db| {
-                Box::pin(async move { tournaments::enter(db, &id, &account, at).await })
-            })
+            .run(move |db| Box::pin(async move { tournaments::enter(db, &id, &account, at).await }))
             .await
     }
 
-    /// Account `account` withdraws from tournament `id` now; false if it was not in it.
+    /// Account `account` leaves tournament `id` before its start: its entry goes, so
+    /// that the entries of a started tournament are the players it started with. False
+    /// if it was not in it.
+    pub(crate) async fn leave(&self, id: &str, account: &str) -> Result<bool, StoreError> {
+        self.leased()?;
+        let (id, account) = (id.to_owned(), account.to_owned());
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::leave(db, &id, &account).await }))
+            .await
+    }
+
+    /// Account `account` withdraws from tournament `id` (started) now: it is paired no
+    /// more, and stays in the standings. False if it was not in it, or had withdrawn.
     pub(crate) async fn withdraw(&self, id: &str, account: &str) -> Result<bool, StoreError> {
         self.leased()?;
         let (id, account, at) = (id.to_owned(), account.to_owned(), now());
@@ -800,14 +812,6 @@ impl Store {
         let id = id.to_owned();
         self.db
             .run(move |db| Box::pin(async move { tournaments::pairings(db, &id).await }))
-            .await
-    }
-
-    /// The tournament whose game room `room` holds, if any.
-    pub(crate) async fn tournament_of(&self, room: &str) -> Result<Option<String>, StoreError> {
-        let room = room.to_owned();
-        self.db
-            .run(move |db| Box::pin(async move { tournaments::of_room(db, &room).await }))
             .await
     }
 

@@ -297,6 +297,8 @@ pub(crate) struct StoredRoom {
     pub(crate) outcome: Option<Outcome>,
     /// The seat the computer plays, and its level.
     pub(crate) computer: Option<(Color, u8)>,
+    /// The tournament whose game this is, if any.
+    pub(crate) tournament: Option<String>,
 }
 
 /// A room as the lobby lists it, read without replaying its game.
@@ -324,6 +326,8 @@ pub(crate) struct RoomRow {
     pub(crate) clock: Option<TimeControl>,
     /// When the last turn was played and both clocks after it, if it was timed.
     pub(crate) last_turn: Option<(i64, [u64; 2])>,
+    /// The tournament whose game this is, if any.
+    pub(crate) tournament: Option<String>,
 }
 
 impl RoomRow {

@@ -403,7 +403,8 @@ pub(crate) const STALE: &str = "SELECT r.id, r.incarnation, r.created_at,
 /// visibility, whether each seat is taken, the computer's colour and level, turns played,
 /// the outcome, whether it is rated, both players (see [`PLAYERS_COLUMNS`]), the time
 /// control (base and increment in milliseconds, days per move), then of the last turn:
-/// when, and both clocks after it. Its caller adds the `WHERE`.
+/// when, and both clocks after it; the tournament whose game it is. Its caller adds the
+/// `WHERE`.
 pub(crate) fn room_rows() -> String {
     format!(
         "SELECT r.id, r.variant, r.visibility,
@@ -412,7 +413,8 @@ pub(crate) fn room_rows() -> String {
             (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome, r.rated,
             {PLAYERS_COLUMNS},
             r.clock_base_ms, r.clock_increment_ms, r.clock_days,
-            lt.played_at, lt.white_ms, lt.black_ms
+            lt.played_at, lt.white_ms, lt.black_ms,
+            (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id)
         FROM rooms r {PLAYERS_JOIN} {LAST_TURN_JOIN}"
     )
 }
@@ -1098,8 +1100,7 @@ pub(crate) const TOURNAMENT_COLUMNS: &str = "t.id, t.name, t.format, t.variant,
          WHERE p.tournament = t.id)";
 
 /// Tournaments `t` with their creators `c`, for [`TOURNAMENT_COLUMNS`].
-pub(crate) const TOURNAMENT_FROM: &str =
-    "FROM tournaments t JOIN accounts c ON c.id = t.creator";
+pub(crate) const TOURNAMENT_FROM: &str = "FROM tournaments t JOIN accounts c ON c.id = t.creator";
 
 /// Tournament `$1`.
 pub(crate) fn tournament() -> String {
@@ -1130,6 +1131,10 @@ pub(crate) const SET_TOURNAMENT_STATE: &str =
 pub(crate) const ENTER: &str = "INSERT INTO tournament_entries (tournament, account, joined_at)
      VALUES ($1, $2, $3)
      ON CONFLICT (tournament, account) DO UPDATE SET withdrawn_at = NULL, joined_at = $3";
+
+/// Account `$2` leaves tournament `$1` before its start: its entry goes.
+pub(crate) const LEAVE: &str =
+    "DELETE FROM tournament_entries WHERE tournament = $1 AND account = $2";
 
 /// Account `$2` withdraws from tournament `$1` at `$3`.
 pub(crate) const WITHDRAW: &str = "UPDATE tournament_entries SET withdrawn_at = $3

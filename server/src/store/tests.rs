@@ -973,6 +973,10 @@ async fn a_tournament_its_entries_and_its_state_read_back() {
     // Entering again after withdrawing undoes the withdrawal.
     store.enter("t1", &bo.id).await.unwrap();
     assert!(store.entries("t1").await.unwrap()[1].withdrawn_at.is_none());
+    // Leaving before the start takes the entry away.
+    assert!(store.leave("t1", &bo.id).await.unwrap());
+    assert!(!store.leave("t1", &bo.id).await.unwrap());
+    assert_eq!(store.entries("t1").await.unwrap().len(), 1);
 
     // Due once its start has come; listed by state.
     assert!(store.tournaments_due(999).await.unwrap().is_empty());
@@ -1008,10 +1012,7 @@ async fn a_round_is_stored_with_its_rooms_once_and_its_results_are_the_rooms() {
         .unwrap();
     let game = |id: &str, white: &Account, black: &Account| NewPairing {
         room: Some(NewRoom {
-            players: [
-                Player::of(white.clone()),
-                Player::of(black.clone()),
-            ],
+            players: [Player::of(white.clone()), Player::of(black.clone())],
             ..new_room(id, [Some(hash_token(id)), Some(hash_token(id))])
         }),
         white: white.id.clone(),
@@ -1037,17 +1038,24 @@ async fn a_round_is_stored_with_its_rooms_once_and_its_results_are_the_rooms() {
     let pairings = store.pairings("t").await.unwrap();
     assert_eq!(pairings.len(), 2);
     assert_eq!(
-        (pairings[0].round, pairings[0].board, pairings[0].room.as_deref()),
+        (
+            pairings[0].round,
+            pairings[0].board,
+            pairings[0].room.as_deref()
+        ),
         (1, 1, Some("g1"))
     );
     assert_eq!(pairings[0].black.as_ref(), Some(&bo));
     assert_eq!(pairings[0].outcome, None);
-    assert_eq!((pairings[1].white.clone(), pairings[1].black.clone()), (cy, None));
-    assert_eq!(store.tournament_of("g1").await.unwrap().as_deref(), Some("t"));
+    assert_eq!(
+        (pairings[1].white.clone(), pairings[1].black.clone()),
+        (cy, None)
+    );
     assert_eq!(store.tournament("t").await.unwrap().unwrap().round, 1);
 
-    // The room's end is the pairing's result.
+    // The room knows its tournament; its end is the pairing's result.
     let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded.tournament.as_deref(), Some("t"));
     let outcome = Outcome::Win {
         winner: Color::Black,
         reason: WinReason::Resignation,

@@ -140,6 +140,11 @@ pub(super) async fn enter(
     Ok(())
 }
 
+/// Account `account` leaves tournament `id`, not started; false if it was not in it.
+pub(super) async fn leave(db: &dyn Conn, id: &str, account: &str) -> Result<bool, StoreError> {
+    Ok(db.execute(sql::LEAVE, params![id, account]).await? > 0)
+}
+
 /// Account `account` withdraws from tournament `id` at `at`; false if it was not in it.
 pub(super) async fn withdraw(
     db: &dyn Conn,
@@ -218,12 +223,4 @@ pub(super) async fn pairings(db: &dyn Conn, id: &str) -> Result<Vec<StoredPairin
             })
         })
         .collect()
-}
-
-/// The tournament whose game room `room` holds.
-pub(super) async fn of_room(db: &dyn Conn, room: &str) -> Result<Option<String>, StoreError> {
-    db.query_opt(sql::TOURNAMENT_OF_ROOM, params![room])
-        .await?
-        .map(|row| row.get(0))
-        .transpose()
 }
