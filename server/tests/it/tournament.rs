@@ -599,6 +599,18 @@ async fn bad_requests_are_refused_with_their_codes_and_change_nothing() {
     let mut odd = swiss(3, 60_000, 8);
     odd["format"] = "knockout".into();
     assert_eq!(refused(odd).await, bad);
+    let mut endless = swiss(3, 60_000, 8);
+    endless["format"] = "arena".into();
+    endless.as_object_mut().unwrap().remove("rounds");
+    endless["clock"] = serde_json::json!({"base": 60});
+    assert_eq!(
+        refused(endless.clone()).await,
+        bad,
+        "an arena without its end"
+    );
+    endless["ends_at"] = (now_ms() + 120_000).into();
+    endless["clock"] = serde_json::json!({"days": 3});
+    assert_eq!(refused(endless).await, bad, "an arena by correspondence");
     let (status, answer) = server
         .http("POST", "/api/tournaments", &swiss(3, 60_000, 8).to_string())
         .await;
@@ -808,4 +820,113 @@ async fn a_follower_hears_the_players_the_rounds_and_their_next_game() {
         punct_testing::error_code(reply),
         ErrorCode::NoSuchTournament
     );
+}
+
+#[tokio::test]
+async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_out() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "arena", 4).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let start = now_ms() + 1000;
+    let body = serde_json::json!({
+        "name": "Blitz arena",
+        "format": "arena",
+        "clock": {"base": 60, "increment": 1},
+        "starts_at": start,
+        "ends_at": start + 10_000,
+        "max_players": 8,
+    });
+    let id = create(&server.signed_in(&entrants[0].1), &body).await;
+    for (_, token) in &entrants[..3] {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let first = until(&server, &id, |v| v.summary.round == 1).await;
+    assert_eq!(first.pairings[0].games.len(), 1, "two of three paired");
+    // A late player comes into the pool and meets the one waiting at once.
+    let late = server.signed_in(&entrants[3].1);
+    assert_eq!(post(&late, &id, "join").await, (200, None));
+    let second = until(&server, &id, |v| v.summary.round == 2).await;
+    let mut dice = Dice(17);
+    let opponent_of = |view: &TournamentView, round: usize, player: &str| {
+        view.pairings[round].games.iter().find_map(|g| {
+            let black = g.black.clone().unwrap();
+            (g.white == player)
+                .then(|| black.clone())
+                .or((black == player).then(|| g.white.clone()))
+        })
+    };
+    for round in [1, 2] {
+        play_round(&server, &id, round, &tokens, &mut dice).await;
+    }
+    // All four back in the pool: nobody meets the opponent just played.
+    let third = until(&server, &id, |v| v.summary.round == 3).await;
+    assert_eq!(third.pairings[2].games.len(), 2);
+    for (name, _) in &entrants {
+        let before = opponent_of(&second, 0, name).or(opponent_of(&second, 1, name));
+        assert_ne!(opponent_of(&third, 2, name), before, "{name}");
+    }
+    // A player pauses during a game: it is played out, not forfeited, and they are
+    // paired no more until they come back.
+    let pausing = third.pairings[2].games[0].white.clone();
+    let session = server.signed_in(&tokens[&pausing]);
+    assert_eq!(post(&session, &id, "withdraw").await, (200, None));
+    play_round(&server, &id, 3, &tokens, &mut dice).await;
+    let fourth = until(&server, &id, |v| v.summary.round == 4).await;
+    assert!(
+        fourth.pairings[3]
+            .games
+            .iter()
+            .all(|g| g.white != pausing && g.black.as_ref() != Some(&pausing))
+    );
+    assert_eq!(post(&session, &id, "join").await, (200, None));
+    assert_eq!(
+        post(&session, &id, "join").await,
+        (409, Some(ErrorCode::AlreadyEntered))
+    );
+
+    // Time up: over, its standings in arena points (2 a win, 4 on a streak, 1 a draw) as
+    // the stored games have them.
+    let over = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    let mut points: HashMap<String, (u32, u32)> = HashMap::new();
+    for round in &over.pairings {
+        for game in &round.games {
+            let record: Record = server
+                .get(&format!(
+                    "/api/rooms/{}/record",
+                    game.room.as_ref().unwrap()
+                ))
+                .await;
+            let Some(outcome) = record.outcome else {
+                continue;
+            };
+            let white = match outcome {
+                Outcome::Win {
+                    winner: Color::White,
+                    ..
+                } => 2,
+                Outcome::Win { .. } => 0,
+                Outcome::Draw { .. } => 1,
+            };
+            for (player, half) in [
+                (&game.white, white),
+                (game.black.as_ref().unwrap(), 2 - white),
+            ] {
+                let (score, streak) = points.entry(player.clone()).or_default();
+                *score += if half == 2 && *streak >= 2 { 4 } else { half };
+                *streak = if half == 2 { *streak + 1 } else { 0 };
+            }
+        }
+    }
+    for row in &over.standings {
+        let score = points.get(&row.player).map_or(0, |p| p.0);
+        assert_eq!(row.score, f64::from(score), "{}", row.player);
+        assert_eq!(row.buchholz, None);
+    }
 }
