@@ -930,3 +930,53 @@ async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_ou
         assert_eq!(row.buchholz, None);
     }
 }
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_swiss_on_a_cluster_is_paired_on_one_node_and_played_on_the_others() {
+    let (database, nats) = (Database::postgres(), punct_testing::Nats::start());
+    let nodes = crate::cluster::cluster(&database, &nats);
+    let mut entrants = Vec::new();
+    for n in 0..4 {
+        let name = format!("node{n}");
+        let token = nodes[n % 3].register(&name, PASSWORD).await;
+        entrants.push((name, token));
+    }
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    // Made on node 0 (its director runs there); joined and followed through the others.
+    let id = create(&nodes[0].signed_in(&entrants[0].1), &swiss(2, 2000, 4)).await;
+    for (n, (_, token)) in entrants.iter().enumerate() {
+        let node = &nodes[1 + n % 2];
+        assert_eq!(post(&node.signed_in(token), &id, "join").await, (200, None));
+    }
+    let mut follower = nodes[2].signed_in(&entrants[1].1).client().await;
+    let tournament = id.clone();
+    follower
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament,
+        })
+        .await;
+    let mut dice = Dice(23);
+    for round in 1..=2u32 {
+        let view = until(&nodes[1], &id, |v| v.summary.round >= round).await;
+        for game in &view.pairings[round as usize - 1].games {
+            // White plays through node 1, Black through node 2; the room runs where it
+            // was first entered, and its end reaches the director on node 0.
+            let white = nodes[1].signed_in(&tokens[&game.white]);
+            let black = nodes[2].signed_in(&tokens[game.black.as_ref().unwrap()]);
+            play(&white, &black, game.room.as_ref().unwrap(), &mut dice).await;
+        }
+        let told = next_of(&mut follower, |m| match m {
+            ServerMessage::TournamentRound { round: r, .. } if r.round == round => Some(r),
+            _ => None,
+        })
+        .await;
+        assert_eq!(told, view.pairings[round as usize - 1]);
+    }
+    let done = until(&nodes[2], &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert!(done.standings.iter().all(|row| row.games == 2));
+}
