@@ -36,6 +36,8 @@ use crate::accounts::Refused;
 use crate::clock::now;
 use crate::cluster::{Limits, PlaceError, Placement};
 use crate::config::Config;
+use crate::errors;
+use crate::i18n::Lang;
 use crate::registry::Registry;
 use crate::room::GameEnded;
 use crate::secret;
@@ -167,7 +169,7 @@ impl Tournaments {
         // Its director runs from now on, to start it on time.
         self.view(&id)
             .await
-            .map_err(|code| Refused(code, String::new()))
+            .map_err(|code| Refused(code, errors::message(code, Lang::En).to_owned()))
     }
 
     /// Every tournament not over, and the latest over.

@@ -70,6 +70,27 @@ fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json::Value {
     })
 }
 
+/// `count` players registered on `server` (named `prefix` and a number), the first of
+/// whom creates the tournament `body` describes, and all of whom join it: the players
+/// (usernames and session tokens), their tokens by username, and the tournament's id.
+async fn entered(
+    server: &Endpoint,
+    prefix: &str,
+    count: usize,
+    body: &serde_json::Value,
+) -> (Vec<(String, String)>, HashMap<String, String>, String) {
+    let entrants = players(server, prefix, count).await;
+    let id = create(&server.signed_in(&entrants[0].1), body).await;
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let tokens = entrants.iter().cloned().collect();
+    (entrants, tokens, id)
+}
+
 /// `POST /api/tournaments/{id}/{what}` as `who`: the status and the error code if refused.
 async fn post(who: &Endpoint, id: &str, what: &str) -> (u16, Option<ErrorCode>) {
     let (status, body) = who
@@ -196,34 +217,40 @@ async fn play_round(
     view
 }
 
+/// Every game of `view`, as its stored record has it, round by round: White, Black, and
+/// White's half-points (2 a win, 1 a draw, 0 a loss) once it is over.
+async fn stored_games(
+    server: &Endpoint,
+    view: &TournamentView,
+) -> Vec<(String, String, Option<u32>)> {
+    let mut games = Vec::new();
+    for game in view.pairings.iter().flat_map(|round| &round.games) {
+        let (Some(room), Some(black)) = (&game.room, &game.black) else {
+            continue;
+        };
+        let record: Record = server.get(&format!("/api/rooms/{room}/record")).await;
+        let white_points = record.outcome.map(|outcome| match outcome {
+            Outcome::Win {
+                winner: Color::White,
+                ..
+            } => 2,
+            Outcome::Win { .. } => 0,
+            Outcome::Draw { .. } => 1,
+        });
+        games.push((game.white.clone(), black.clone(), white_points));
+    }
+    games
+}
+
 /// The standings recomputed from the stored games (their records): each player's
 /// score, Buchholz and Sonneborn-Berger in half-points (SB in quarter-points), for a
 /// tournament without byes or withdrawals.
 async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String, (u32, u32, u32)> {
-    let mut results: Vec<(String, String, u32)> = Vec::new(); // white, black, white's half-points
-    for round in &view.pairings {
-        for game in &round.games {
-            let record: Record = server
-                .get(&format!(
-                    "/api/rooms/{}/record",
-                    game.room.as_ref().unwrap()
-                ))
-                .await;
-            let white_points = match record.outcome.expect("every game is over") {
-                Outcome::Win {
-                    winner: Color::White,
-                    ..
-                } => 2,
-                Outcome::Win { .. } => 0,
-                Outcome::Draw { .. } => 1,
-            };
-            results.push((
-                game.white.clone(),
-                game.black.clone().unwrap(),
-                white_points,
-            ));
-        }
-    }
+    let results: Vec<(String, String, u32)> = stored_games(server, view)
+        .await
+        .into_iter()
+        .map(|(white, black, points)| (white, black, points.expect("every game is over")))
+        .collect();
     let mut score: HashMap<String, u32> = HashMap::new();
     for (white, black, points) in &results {
         *score.entry(white.clone()).or_default() += points;
@@ -252,16 +279,7 @@ async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String,
 async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its_games() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "swiss", 8).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let creator = server.signed_in(&entrants[0].1);
-    let id = create(&creator, &swiss(3, 1500, 8)).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "swiss", 8, &swiss(3, 1500, 8)).await;
     let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
     assert_eq!(listed.upcoming[0].players, 8);
 
@@ -345,15 +363,7 @@ async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its
 async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "restart", 4).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let id = create(&server.signed_in(&entrants[0].1), &swiss(3, 2500, 4)).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "restart", 4, &swiss(3, 2500, 4)).await;
     // Down before the start: the server started again starts it on time.
     server.shutdown().await.unwrap();
     let server = TestServer::with(config(&database)).await;
@@ -418,15 +428,7 @@ async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
 async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "odd", 5).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let id = create(&server.signed_in(&entrants[0].1), &swiss(3, 1000, 8)).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "odd", 5, &swiss(3, 1000, 8)).await;
     let first = until(&server, &id, |v| v.summary.round == 1).await;
     let round = &first.pairings[0];
     assert_eq!(round.games.len(), 3, "two games and a bye");
@@ -506,8 +508,6 @@ async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() 
 async fn a_correspondence_round_robin_starts_every_game_at_once() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "mail", 3).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
     let body = serde_json::json!({
         "name": "Winter by mail",
         "format": "round-robin",
@@ -516,13 +516,7 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
         "max_players": 3,
         "min_players": 3,
     });
-    let id = create(&server.signed_in(&entrants[0].1), &body).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "mail", 3, &body).await;
     // Three players: three rounds, each one game (the third player rests).
     let started = until(&server, &id, |v| v.summary.round == 3).await;
     let mut met = HashSet::new();
@@ -895,33 +889,14 @@ async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_ou
     })
     .await;
     let mut points: HashMap<String, (u32, u32)> = HashMap::new();
-    for round in &over.pairings {
-        for game in &round.games {
-            let record: Record = server
-                .get(&format!(
-                    "/api/rooms/{}/record",
-                    game.room.as_ref().unwrap()
-                ))
-                .await;
-            let Some(outcome) = record.outcome else {
-                continue;
-            };
-            let white = match outcome {
-                Outcome::Win {
-                    winner: Color::White,
-                    ..
-                } => 2,
-                Outcome::Win { .. } => 0,
-                Outcome::Draw { .. } => 1,
-            };
-            for (player, half) in [
-                (&game.white, white),
-                (game.black.as_ref().unwrap(), 2 - white),
-            ] {
-                let (score, streak) = points.entry(player.clone()).or_default();
-                *score += if half == 2 && *streak >= 2 { 4 } else { half };
-                *streak = if half == 2 { *streak + 1 } else { 0 };
-            }
+    for (white, black, white_points) in stored_games(&server, &over).await {
+        let Some(white_points) = white_points else {
+            continue;
+        };
+        for (player, half) in [(white, white_points), (black, 2 - white_points)] {
+            let (score, streak) = points.entry(player).or_default();
+            *score += if half == 2 && *streak >= 2 { 4 } else { half };
+            *streak = if half == 2 { *streak + 1 } else { 0 };
         }
     }
     for row in &over.standings {
