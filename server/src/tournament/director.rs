@@ -29,7 +29,7 @@ use crate::store::{Account, AccountId, NewPairing, Player, StoreError};
 
 /// How often a running director reads its games' results from the store, in case a
 /// game's end was not told (its room ran on a node that died, or the sweep ended it).
-const POLL: Duration = Duration::from_secs(10);
+pub(super) const POLL: Duration = Duration::from_secs(10);
 
 /// How long a director whose tournament is over lingers for late questions.
 const LINGER: Duration = Duration::from_secs(60);

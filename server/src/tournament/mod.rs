@@ -22,6 +22,8 @@ mod director;
 mod kind;
 mod protocol;
 mod state;
+#[cfg(test)]
+mod tests;
 mod view;
 
 use std::sync::Arc;
