@@ -357,6 +357,17 @@ async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its
     }
     let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
     assert!(listed.finished.iter().any(|t| t.id == id));
+    // Its games are marked as the tournament's in the archive and in their rooms.
+    let archive: punct_protocol::Archive = server.get("/api/games?limit=100").await;
+    assert_eq!(archive.games.len(), 12);
+    assert!(
+        archive
+            .games
+            .iter()
+            .all(|g| g.tournament.as_ref() == Some(&id))
+    );
+    let room = view.pairings[0].games[0].room.as_ref().unwrap();
+    assert_eq!(server.summary(room).await.tournament, Some(id.clone()));
 }
 
 #[tokio::test]
