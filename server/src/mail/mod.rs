@@ -39,7 +39,7 @@ use crate::store::{Account, LinkPurpose, Notice, Outbound, Store, StoredRecord};
 
 mod smtp;
 
-use smtp::{Server, Session};
+use smtp::{Failure, Server, Session};
 
 /// The longest a mail server may take over one message.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -190,14 +190,6 @@ fn retry_after(attempts: u32) -> Duration {
     FIRST_RETRY
         .saturating_mul(1 << attempts.saturating_sub(1).min(16))
         .min(LAST_RETRY)
-}
-
-/// Why a mail was not sent.
-struct Failure {
-    /// What went wrong, as logged and stored.
-    error: String,
-    /// Whether trying again cannot help (the mail server refused it for good).
-    permanent: bool,
 }
 
 /// The task that sends.

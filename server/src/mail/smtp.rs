@@ -21,7 +21,13 @@ use lettre::transport::smtp::extension::ClientId;
 use tokio::net::TcpStream;
 use tokio::time::timeout;
 
-use super::Failure;
+/// Why a mail was not sent.
+pub(super) struct Failure {
+    /// What went wrong, as logged and stored.
+    pub(super) error: String,
+    /// Whether trying again cannot help (the mail server refused it for good).
+    pub(super) permanent: bool,
+}
 
 /// How to secure a session.
 #[derive(Clone)]
