@@ -5,8 +5,8 @@
 //! - **Nodes.** Each node holds a key in the `punct-nodes` key-value bucket, whose
 //!   entries expire after the lease (`--cluster-lease`); the node renews it four times a
 //!   lease. A node writes to the database only while its renewal is recent enough
-//!   ([`Lease`]): it stops writing before the others can count it dead. A node that lost its lease
-//!   shuts down (its supervisor starts it again as a new node).
+//!   ([`Lease`]): it stops writing before the others can count it dead. A node that
+//!   lost its lease shuts down (its supervisor starts it again as a new node).
 //! - **Who is dead.** A node is dead once its key is gone from the bucket, as the
 //!   bucket's JetStream leader says: deleted as it left, expired, or deleted by another
 //!   node that found it unrenewed for a lease. That node deletes it by compare-and-set
@@ -619,5 +619,21 @@ impl Follower {
                 self.seen.remove(&tag);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nats_servers_are_one_url_or_several_comma_separated() {
+        assert_eq!(servers("nats://a:4222").unwrap().len(), 1);
+        let three = servers("nats://a:4222, nats://b:4222,nats://c:4222,").unwrap();
+        let hosts: Vec<&str> = three.iter().map(|s| s.host()).collect();
+        assert_eq!(hosts, ["a", "b", "c"]);
+        assert!(servers(" , ").is_err(), "no server at all");
+        let wrong = servers("nats://a:4222,http://[::1").unwrap_err();
+        assert!(wrong.to_string().contains("http://[::1"), "{wrong}");
     }
 }
