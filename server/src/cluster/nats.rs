@@ -125,6 +125,8 @@ impl Cluster {
         let js = jetstream::new(client.clone());
         let nodes = bucket(&js, NODES, lease, replicas).await?;
         let held = Lease::renewable();
+        // The bucket may be there before its JetStream leader is: the first writes wait.
+        let deadline = Instant::now() + JETSTREAM_PATIENCE;
         let (tag, revision) = loop {
             let tag = crate::secret::node_tag();
             let sent = Instant::now();
@@ -134,6 +136,10 @@ impl Cluster {
                     break (tag, revision);
                 }
                 Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {}
+                Err(e) if Instant::now() < deadline => {
+                    tracing::warn!("cannot take a place in the cluster yet: {e}");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
                 Err(e) => return Err(nats(e)),
             }
         };

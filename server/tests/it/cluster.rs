@@ -557,11 +557,24 @@ async fn a_nats_server_killed_mid_game_stops_no_game_and_no_node() {
     for (n, &turn) in turns.iter().enumerate() {
         if n == 4 {
             // The NATS server that leads the bucket of leases dies: JetStream elects
-            // another, and the nodes connected to it move to the others.
+            // another, and the nodes connected to it move to the others. White's next
+            // turn may wait for that: a request lost with the server is asked again
+            // once the relay has waited 5 s for its answer.
             let leader = bus
                 .leader("KV_punct-nodes")
                 .expect("the bucket has a leader");
             bus.kill(leader);
+            let play = ClientMessage::Play {
+                id: 40,
+                turn,
+                number: Some(5),
+            };
+            white.send(&play).await;
+            let reply = white.reply_within(40, Duration::from_secs(40)).await;
+            assert!(matches!(reply, ServerMessage::Ack { .. }), "{reply:?}");
+            await_turns(&mut black, 5).await;
+            acknowledged.push(turn.to_string());
+            continue;
         }
         acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
     }
