@@ -4,9 +4,10 @@
 //! plus the client's own `seat`, `connected`, `disconnected` and `failed` lines.
 
 use std::io::Write;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
-use punct_protocol::ServerMessage;
+use punct_protocol::{ErrorCode, ServerMessage};
 use punct_rules::Turn;
 use serde_json::json;
 
@@ -14,6 +15,16 @@ use crate::seats::{SavedSeat, SeatBook};
 use crate::session::{Session, Tracker};
 use punct_client::{Client, Link, NetEvent};
 use punct_protocol::Action;
+
+/// Times a step answered `storage-failed` is sent again before the script gives up.
+const STORAGE_RETRIES: u32 = 8;
+
+/// The wait before sending a step again after its `n`th `storage-failed` (from 0):
+/// 250 ms, doubling up to 4 s, so the eight tries span some 20 s, about what a cluster
+/// takes to move a room (a few leases) or a database to come back after a restart.
+fn storage_backoff(n: u32) -> Duration {
+    Duration::from_millis(250u64 << n.min(4))
+}
 
 /// One line of a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +88,10 @@ pub fn event_line(event: &NetEvent) -> serde_json::Value {
 /// previous one is answered, so two scripts can play each other in any timing. A step
 /// the rules refuse is an error before it is sent. A `rematch` step waits for the game
 /// to end, asks, and once the rematch is made goes on in its room with the same token
-/// (printing its seat line and recording it in `book`).
+/// (printing its seat line and recording it in `book`). A step answered `storage-failed`
+/// (nothing changed: the server could not store it, or its room was moving to another
+/// server) is sent again after a pause, up to [`STORAGE_RETRIES`] times; any other
+/// refusal ends the script with an error.
 pub async fn play(
     server: &Client,
     mut seat: SavedSeat,
@@ -93,12 +107,24 @@ pub async fn play(
     // next step never races it; another request is done at its `ack`, a rematch when
     // the rematch is made.
     let mut waiting: Option<(Step, usize)> = None;
+    // The `storage-failed` answers to the step being tried, one after another.
+    let mut storage_failures = 0;
     while let Some(event) = link.events.recv().await {
         print_line(out, &event_line(&event))?;
         tracker.absorb(&event)?;
         let turns = tracker.session.as_ref().map_or(0, |s| s.game.turns().len());
         match &event {
             NetEvent::Failed(reason) => bail!("{reason}"),
+            NetEvent::Message(ServerMessage::Error {
+                id: Some(_),
+                code: ErrorCode::StorageFailed,
+                ..
+            }) if waiting.is_some() && storage_failures < STORAGE_RETRIES => {
+                // Nothing changed: the same step goes again below.
+                tokio::time::sleep(storage_backoff(storage_failures)).await;
+                storage_failures += 1;
+                waiting = None;
+            }
             NetEvent::Message(ServerMessage::Error {
                 id: Some(_),
                 code,
@@ -111,6 +137,7 @@ pub async fn play(
                 )
             }
             NetEvent::Message(ServerMessage::Ack { .. }) => {
+                storage_failures = 0;
                 if let Some((Step::Action(_), _)) = waiting {
                     waiting = None;
                     next += 1;
@@ -209,6 +236,16 @@ pub async fn watch(mut link: Link, out: &mut impl Write) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_the_server_could_not_store_goes_again_for_some_twenty_seconds() {
+        let waits: Vec<Duration> = (0..STORAGE_RETRIES).map(storage_backoff).collect();
+        assert_eq!(waits[0], Duration::from_millis(250));
+        assert_eq!(waits[1], Duration::from_millis(500));
+        assert_eq!(*waits.last().unwrap(), Duration::from_secs(4));
+        let total: Duration = waits.iter().sum();
+        assert!((Duration::from_secs(15)..=Duration::from_secs(25)).contains(&total));
+    }
 
     #[test]
     fn scripts_read_turns_requests_and_comments() {

@@ -18,8 +18,10 @@ pub struct Config {
     )]
     pub database: Option<String>,
     /// Run as one node of a cluster: the NATS server (with JetStream) the nodes share
-    /// (`nats://host:4222`). Every node must use the same PostgreSQL database. Without it,
-    /// the server runs alone.
+    /// (`nats://host:4222`), or several servers of one NATS cluster, comma-separated
+    /// (`nats://a:4222,nats://b:4222,nats://c:4222`), of which the node uses one at a time
+    /// and moves to another when it goes away. Every node must use the same PostgreSQL
+    /// database. Without it, the server runs alone.
     #[arg(long, global = true, env = "PUNCT_CLUSTER")]
     pub cluster: Option<String>,
     /// In a cluster, how long a node's lease lasts without being renewed (it is renewed
@@ -27,6 +29,12 @@ pub struct Config {
     /// this long after its last renewal. Every node must use the same value.
     #[arg(long, global = true, env = "PUNCT_CLUSTER_LEASE", value_parser = parse_duration, default_value = "5s")]
     pub cluster_lease: Duration,
+    /// In a cluster, how many NATS servers keep a copy of the leases and the claims (the
+    /// replicas of their JetStream buckets), from 1 to 5: 3 on a NATS cluster of three
+    /// keeps the cluster running when one NATS server dies. It applies when the buckets
+    /// are made, by the first node to start; every node must use the same value.
+    #[arg(long, global = true, env = "PUNCT_CLUSTER_REPLICAS", value_parser = parse_replicas, default_value_t = Config::DEFAULT.cluster_replicas)]
+    pub cluster_replicas: usize,
     /// Most WebSocket connections open at once; more are refused with 503.
     #[arg(long, global = true, env = "PUNCT_MAX_CONNECTIONS", default_value_t = Config::DEFAULT.max_connections)]
     pub max_connections: usize,
@@ -174,6 +182,7 @@ impl Config {
         database: None,
         cluster: None,
         cluster_lease: Duration::from_secs(5),
+        cluster_replicas: 1,
         max_connections: 1024,
         max_rooms: 1000,
         max_message_bytes: 4096,
@@ -207,6 +216,16 @@ impl Config {
 impl Default for Config {
     fn default() -> Config {
         Config::DEFAULT
+    }
+}
+
+/// Reads how many NATS servers keep the cluster's buckets: JetStream allows 1 to 5.
+fn parse_replicas(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n @ 1..=5) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a number of NATS servers from 1 to 5"
+        )),
     }
 }
 
@@ -244,5 +263,15 @@ mod tests {
         assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn a_bucket_is_kept_by_one_to_five_nats_servers() {
+        assert_eq!(parse_replicas("1"), Ok(1));
+        assert_eq!(parse_replicas("3"), Ok(3));
+        assert_eq!(parse_replicas("5"), Ok(5));
+        for wrong in ["0", "6", "three", "-1", ""] {
+            assert!(parse_replicas(wrong).is_err(), "{wrong:?}");
+        }
     }
 }

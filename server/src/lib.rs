@@ -147,9 +147,13 @@ pub async fn run(
     let store = Store::open(config.database.as_deref())
         .await
         .map_err(std::io::Error::other)?;
-    let nodes = Nodes::join(config.cluster.as_deref(), config.cluster_lease)
-        .await
-        .map_err(std::io::Error::other)?;
+    let nodes = Nodes::join(
+        config.cluster.as_deref(),
+        config.cluster_lease,
+        config.cluster_replicas,
+    )
+    .await
+    .map_err(std::io::Error::other)?;
     let store = store.with_lease(nodes.lease());
     let (state, stop_tx, mut all_done) = AppState::new(config, store, nodes.clone());
     let rooms = state.rooms.clone();

@@ -105,6 +105,22 @@ impl Client {
         reply
     }
 
+    /// Waits for the reply to request `id` for up to `patience`, longer than
+    /// [`Client::reply_to`] waits: for a request that may have to wait out a failure.
+    pub async fn reply_within(&mut self, id: u64, patience: std::time::Duration) -> ServerMessage {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            match self.connection.reply(id).await {
+                Ok(reply) => {
+                    self.track(&reply);
+                    return reply;
+                }
+                Err(Error::Timeout(_)) if std::time::Instant::now() < deadline => {}
+                Err(e) => panic!("no reply to request {id} in {patience:?}: {e}"),
+            }
+        }
+    }
+
     /// Waits for the reply to request `id`.
     pub async fn reply_to(&mut self, id: u64) -> ServerMessage {
         let reply = self.connection.reply(id).await.expect("a reply in time");

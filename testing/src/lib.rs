@@ -21,7 +21,9 @@
 //! - [`glicko2`]: Glicko-2 straight from its paper, to check ratings against.
 //! - [`Postgres`]: one server per test process ([`Postgres::shared`]), a fresh database
 //!   per test ([`Postgres::database`]).
-//! - [`Nats`]: a NATS server with JetStream, one per test that needs one.
+//! - [`Nats`]: a NATS server with JetStream, one per test that needs one;
+//!   [`NatsCluster`], three of them clustered (routes on loopback), one of which a test
+//!   may kill.
 //! - [`smtp`]: a mail server that keeps what it is sent, refuses it, or hangs.
 
 mod client;
@@ -34,6 +36,7 @@ pub use client::{Client, Refused, error_code, illegal, refused};
 pub use database::{Database, on_postgres};
 pub use server::{Endpoint, PATIENCE, Table, TestServer, api_error};
 
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -301,4 +304,153 @@ impl Drop for Nats {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// NATS servers clustered with JetStream (routes between them on loopback): the bus of a
+/// cluster that survives the death of one of them.
+#[derive(Debug)]
+pub struct NatsCluster {
+    /// Each server, `None` once killed.
+    servers: Vec<Option<ClusteredNats>>,
+}
+
+/// One server of a [`NatsCluster`].
+#[derive(Debug)]
+struct ClusteredNats {
+    /// JetStream's storage and the server's log.
+    dir: tempfile::TempDir,
+    /// Where clients connect.
+    port: u16,
+    /// Where its monitoring endpoints answer.
+    monitor: u16,
+    /// The `nats-server` process.
+    child: Child,
+}
+
+impl NatsCluster {
+    /// Starts `size` servers, clustered, with JetStream on, and waits until their
+    /// JetStream cluster has elected its leader.
+    pub fn start(size: usize) -> NatsCluster {
+        let routes: Vec<u16> = (0..size).map(|_| free_port()).collect();
+        let route_urls = routes
+            .iter()
+            .map(|port| format!("nats://127.0.0.1:{port}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut servers = Vec::new();
+        for (n, route) in routes.iter().enumerate() {
+            let dir = tempfile::Builder::new()
+                .prefix("punct-nats-")
+                .tempdir()
+                .expect("a temporary directory");
+            let (port, monitor) = (free_port(), free_port());
+            let log = std::fs::File::create(dir.path().join("nats.log")).expect("a log file");
+            let mut child = Command::new("nats-server")
+                .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string()])
+                .args([
+                    "-m",
+                    &monitor.to_string(),
+                    "--server_name",
+                    &format!("n{n}"),
+                ])
+                .args(["--cluster_name", "punct", "--cluster"])
+                .arg(format!("nats://127.0.0.1:{route}"))
+                .args(["--routes", &route_urls, "-sd"])
+                .arg(dir.path())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .unwrap_or_else(|e| {
+                    panic!("cannot start nats-server ({e}): apt-get install nats-server")
+                });
+            await_port(port, "nats-server", &mut child);
+            servers.push(Some(ClusteredNats {
+                dir,
+                port,
+                monitor,
+                child,
+            }));
+        }
+        let deadline = Instant::now() + START_TIMEOUT;
+        for server in servers.iter().flatten() {
+            // `/jsz` names the JetStream cluster's leader once it has one.
+            while !http_get(server.monitor, "/jsz").contains("\"leader\"") {
+                assert!(
+                    Instant::now() < deadline,
+                    "the NATS cluster elected no leader in time"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        NatsCluster { servers }
+    }
+
+    /// Every live server's URL, comma-separated, as `--cluster` takes them.
+    pub fn urls(&self) -> String {
+        self.servers
+            .iter()
+            .flatten()
+            .map(|server| format!("nats://127.0.0.1:{}", server.port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The server that leads JetStream stream `stream` (a key-value bucket `b` is the
+    /// stream `KV_b`), as a live server's `/jsz` says.
+    pub fn leader(&self, stream: &str) -> Option<usize> {
+        let server = self.servers.iter().flatten().next()?;
+        let answer = http_get(server.monitor, "/jsz?accounts=true&streams=true");
+        let body = answer.split("\r\n\r\n").nth(1)?;
+        let jsz: serde_json::Value = serde_json::from_str(body).ok()?;
+        let leader = jsz["account_details"]
+            .as_array()?
+            .iter()
+            .flat_map(|account| account["stream_detail"].as_array().into_iter().flatten())
+            .find(|detail| detail["name"] == stream)?["cluster"]["leader"]
+            .as_str()?
+            .strip_prefix('n')?
+            .parse()
+            .ok()?;
+        Some(leader)
+    }
+
+    /// Kills server `n` without warning, as `kill -9` does.
+    pub fn kill(&mut self, n: usize) {
+        let mut server = self.servers[n].take().expect("a server not killed yet");
+        server.child.kill().expect("nats-server is killed");
+        let _ = server.child.wait();
+    }
+
+    /// The logs of the servers still running, for a test's failure message.
+    pub fn logs(&self) -> String {
+        self.servers
+            .iter()
+            .flatten()
+            .map(|server| {
+                std::fs::read_to_string(server.dir.path().join("nats.log")).unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+impl Drop for NatsCluster {
+    fn drop(&mut self) {
+        for server in self.servers.iter_mut().flatten() {
+            let _ = server.child.kill();
+            let _ = server.child.wait();
+        }
+    }
+}
+
+/// The body of `GET path` on loopback's `port` (empty if it does not answer).
+fn http_get(port: u16, path: &str) -> String {
+    let Ok(mut stream) = TcpStream::connect((Ipv4Addr::LOCALHOST, port)) else {
+        return String::new();
+    };
+    let request = format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    let mut answer = String::new();
+    if stream.write_all(request.as_bytes()).is_ok() {
+        let _ = stream.read_to_string(&mut answer);
+    }
+    answer
 }

@@ -408,3 +408,66 @@ fn both_players_ask_for_a_rematch_and_play_it_with_colours_swapped() {
     }
     assert_eq!(rematch_rooms[0], rematch_rooms[1]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scripted_turn_the_server_could_not_store_is_sent_again() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let file = dir.path().join("punct.db");
+    let server = punct_testing::TestServer::with(punct_server::Config {
+        database: Some(file.display().to_string()),
+        ..punct_server::Config::default()
+    })
+    .await;
+    let table = server.table("standard").await;
+    // Black is in the room, so that it runs, and White's entering it writes nothing.
+    let mut black = server.player(&table.room, &table.black).await;
+    // Another program holds the database's write lock: the server's commit waits for it
+    // (5 s) and then fails, and the turn is refused with `storage-failed`.
+    let holder = rusqlite::Connection::open(&file).expect("the database opens");
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("the write lock");
+    let game = finished_game(Variant::Standard);
+    let (first, second) = (game.turns()[0], game.turns()[1]);
+    let script = write_script(dir.path(), "white.txt", std::iter::once(first));
+    let seats = dir.path().join("seats.json").display().to_string();
+    let mut white = Punct::spawn(&[
+        "play",
+        "--server",
+        &server.url,
+        "--room",
+        &table.room,
+        "--token",
+        &table.white,
+        "--seats",
+        &seats,
+        "--script",
+        &script,
+    ]);
+    let refused = tokio::task::block_in_place(|| white.until("error"));
+    assert_eq!(refused["code"], "storage-failed", "{refused}");
+    holder.execute_batch("ROLLBACK").expect("the lock let go");
+    // The script sends the turn again, and it is played.
+    let acknowledged = tokio::task::block_in_place(|| white.until("ack"));
+    assert_eq!(acknowledged["id"], refused["id"].as_u64().unwrap() + 1);
+    let played = tokio::task::block_in_place(|| white.until("turn_played"));
+    assert_eq!(played["turn"], first.to_string());
+    // Black answers; White's script, out of turns, ends without another error.
+    let answered = black
+        .request(|id| punct_protocol::ClientMessage::Play {
+            id,
+            turn: second,
+            number: Some(2),
+        })
+        .await;
+    assert!(
+        matches!(answered, punct_protocol::ServerMessage::Ack { .. }),
+        "{answered:?}"
+    );
+    let rest = tokio::task::block_in_place(|| white.finish());
+    assert!(rest.iter().all(|line| line["type"] != "error"), "{rest:?}");
+    let stored: i64 = holder
+        .query_row("SELECT count(*) FROM turns", [], |row| row.get(0))
+        .expect("the turns counted");
+    assert_eq!(stored, 2, "each turn stored once");
+}

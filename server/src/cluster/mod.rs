@@ -1,6 +1,6 @@
 //! Where single-owner actors run, and how requests reach them: on a single server, or
-//! on one node of a cluster of servers sharing one PostgreSQL database and one NATS
-//! server, any of which accepts any request for any actor.
+//! on one node of a cluster of servers sharing one PostgreSQL database and NATS (one
+//! server or a NATS cluster), any of which accepts any request for any actor.
 //!
 //! Nothing here knows what an actor is for. A kind of actor (a room; later a
 //! tournament's director) says in [`Kind`] what its requests, answers, events and

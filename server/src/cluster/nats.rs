@@ -1,12 +1,21 @@
 //! This node's place in a cluster of servers sharing one PostgreSQL database and one
-//! NATS server (with JetStream): its lease, the claims on actors, and the messages
-//! between nodes.
+//! NATS server or NATS cluster (with JetStream): its lease, the claims on actors, and
+//! the messages between nodes.
 //!
 //! - **Nodes.** Each node holds a key in the `punct-nodes` key-value bucket, whose
 //!   entries expire after the lease (`--cluster-lease`); the node renews it four times a
 //!   lease. A node writes to the database only while its renewal is recent enough
-//!   ([`Lease`]): it stops writing before the others count it dead. A node that lost
-//!   its lease shuts down (its supervisor starts it again as a new node).
+//!   ([`Lease`]): it stops writing before the others can count it dead. A node that
+//!   lost its lease shuts down (its supervisor starts it again as a new node).
+//! - **Who is dead.** A node is dead once its key is gone from the bucket, as the
+//!   bucket's JetStream leader says: deleted as it left, expired, or deleted by another
+//!   node that found it unrenewed for a lease. That node deletes it by compare-and-set
+//!   on the revision it found, so the dead node can never renew it again, and it found
+//!   it unchanged for longer than the dead node's lease, so the dead node has stopped
+//!   writing. A watch on the bucket hears renewals as they come, but no node is counted
+//!   dead from the watch alone: a watch can fall behind or break (when the NATS server
+//!   under it dies), and a live node counted dead would have its actors taken while it
+//!   still writes, or come back after they were.
 //! - **Claims.** Exactly one node runs an actor: the one whose tag the actor's key holds
 //!   in its kind's bucket (`punct-rooms` for rooms). A node claims an actor it is asked
 //!   for when nobody holds it or its holder is dead, by compare-and-set, and lets go of
@@ -29,6 +38,9 @@ use crate::lease::Lease;
 const NODES: &str = "punct-nodes";
 /// How long joining waits for the NATS server.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long joining waits for JetStream to make or open the buckets: a NATS cluster
+/// started with the nodes elects its JetStream leader first.
+const JETSTREAM_PATIENCE: Duration = Duration::from_secs(30);
 /// Tries to claim an actor whose claim changes under the claimer.
 const CLAIM_ATTEMPTS: usize = 3;
 
@@ -71,6 +83,10 @@ struct Inner {
     client: async_nats::Client,
     /// Where the claim buckets are.
     jetstream: jetstream::Context,
+    /// The bucket of live nodes, which says who is dead.
+    nodes: kv::Store,
+    /// How many NATS servers keep each bucket made here.
+    replicas: usize,
     /// Each kind's bucket of claims, once opened.
     claims: tokio::sync::Mutex<HashMap<&'static str, kv::Store>>,
     /// This node's tag.
@@ -88,21 +104,29 @@ struct Inner {
 }
 
 impl Cluster {
-    /// Joins the cluster whose NATS server is at `url`, with leases of `lease`: makes
-    /// the bucket of nodes if it is missing, takes a fresh tag and starts renewing it.
-    pub(crate) async fn join(url: &str, lease: Duration) -> Result<Cluster, ClusterError> {
+    /// Joins the cluster whose NATS servers are at `urls` (comma-separated), with leases
+    /// of `lease` and buckets kept by `replicas` NATS servers: makes the bucket of nodes
+    /// if it is missing, takes a fresh tag and starts renewing it.
+    pub(crate) async fn join(
+        urls: &str,
+        lease: Duration,
+        replicas: usize,
+    ) -> Result<Cluster, ClusterError> {
+        let servers = servers(urls)?;
         // A server that accepts the connection but does not speak NATS would hold the
         // start forever.
         let connecting = async_nats::ConnectOptions::new()
             .name("punct-server")
-            .connect(url);
+            .connect(servers);
         let client = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
             .await
-            .map_err(|_| ClusterError(format!("{url} did not answer as a NATS server")))?
+            .map_err(|_| ClusterError(format!("{urls} did not answer as a NATS server")))?
             .map_err(nats)?;
         let js = jetstream::new(client.clone());
-        let nodes = bucket(&js, NODES, lease).await?;
+        let nodes = bucket(&js, NODES, lease, replicas).await?;
         let held = Lease::renewable();
+        // The bucket may be there before its JetStream leader is: the first writes wait.
+        let deadline = Instant::now() + JETSTREAM_PATIENCE;
         let (tag, revision) = loop {
             let tag = crate::secret::node_tag();
             let sent = Instant::now();
@@ -112,6 +136,10 @@ impl Cluster {
                     break (tag, revision);
                 }
                 Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {}
+                Err(e) if Instant::now() < deadline => {
+                    tracing::warn!("cannot take a place in the cluster yet: {e}");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
                 Err(e) => return Err(nats(e)),
             }
         };
@@ -119,15 +147,24 @@ impl Cluster {
         let mut keys = nodes.keys().await.map_err(nats)?;
         while let Some(key) = keys.next().await {
             if let Ok(other) = key.map_err(nats)?.parse::<NodeTag>() {
-                seen.insert(other, Instant::now());
+                // The watch below tells each key's revision at once.
+                seen.insert(other, Heard::now(0));
             }
         }
-        seen.insert(tag, Instant::now());
+        seen.insert(tag, Heard::now(revision));
         let (live_tx, live) = watch::channel(seen.keys().copied().collect());
         let watch = nodes.watch_all().await.map_err(nats)?;
-        tokio::spawn(follow(nodes.clone(), watch, seen, lease, live_tx));
+        let follower = Follower {
+            nodes: nodes.clone(),
+            tag,
+            seen,
+            lease,
+            live: live_tx,
+        };
+        tokio::spawn(follower.run(watch));
         let (lost_tx, lost) = watch::channel(false);
         let (quit, quitting) = watch::channel(false);
+        let nodes_bucket = nodes.clone();
         let renewal = Renewal {
             nodes,
             key: tag.to_string(),
@@ -141,6 +178,8 @@ impl Cluster {
             inner: Arc::new(Inner {
                 client,
                 jetstream: js,
+                nodes: nodes_bucket,
+                replicas,
                 claims: tokio::sync::Mutex::new(HashMap::new()),
                 tag,
                 lease: held,
@@ -205,6 +244,7 @@ impl Cluster {
             &self.inner.jetstream,
             &format!("punct-{kind}s"),
             Duration::ZERO,
+            self.inner.replicas,
         )
         .await?;
         open.insert(kind, store.clone());
@@ -237,15 +277,29 @@ impl Cluster {
     }
 
     /// Where actor `id` of `kind` runs: on a live node that holds its claim, or here,
-    /// claimed now because nobody held it or its holder is dead.
+    /// claimed now because nobody held it or its holder is dead. Every claim taken here
+    /// is a compare-and-set on the revision read, so two nodes never both take one; and
+    /// a holder counts as dead only once its key is gone, so a node never takes an
+    /// actor from a node that may still write.
     pub(crate) async fn locate(&self, kind: &'static str, id: &str) -> Result<Place, ClusterError> {
         let claims = self.claims(kind).await?;
         for _ in 0..CLAIM_ATTEMPTS {
             let entry = claims.entry(id).await.map_err(nats)?;
             let claimed = match entry.filter(|e| e.operation == kv::Operation::Put) {
                 Some(entry) => match parse_tag(&entry.value) {
-                    Some(owner) if owner == self.tag() => Some(entry.revision),
-                    Some(owner) if self.is_alive(owner) => return Ok(Place::There(owner)),
+                    // Read from a replica, the entry may be older than this node's last
+                    // word on it: only the revision this node holds is its own.
+                    Some(owner) if owner == self.tag() && self.holds(kind, id, entry.revision) => {
+                        Some(entry.revision)
+                    }
+                    Some(owner) if owner != self.tag() && self.is_alive(owner) => {
+                        return Ok(Place::There(owner));
+                    }
+                    Some(owner) if owner != self.tag() && self.has_key(owner).await? => {
+                        // Alive, though this node has not heard of it yet (it joined
+                        // just now).
+                        return Ok(Place::There(owner));
+                    }
                     _ => claims
                         .update(id, self.value().into(), entry.revision)
                         .await
@@ -261,6 +315,17 @@ impl Cluster {
         Err(ClusterError(format!(
             "the claim on {kind} {id} keeps changing"
         )))
+    }
+
+    /// Whether this node holds the claim on actor `id` of `kind` at `revision`.
+    fn holds(&self, kind: &'static str, id: &str, revision: u64) -> bool {
+        self.held().get(&(kind, id.to_owned())) == Some(&revision)
+    }
+
+    /// Whether node `tag`'s key is in the bucket of nodes now, as the bucket's leader
+    /// says: a node is alive exactly while it is.
+    async fn has_key(&self, tag: NodeTag) -> Result<bool, ClusterError> {
+        Ok(key_revision(&self.inner.nodes, tag).await?.is_some())
     }
 
     /// Lets go of the claim on actor `id` of `kind`, if this node holds it.
@@ -307,23 +372,76 @@ fn term(lease: Duration) -> Duration {
     lease - lease / 5
 }
 
-/// The bucket `name`, made if missing; entries expire after `max_age` (never if zero).
+/// The NATS servers of `urls`, comma-separated.
+fn servers(urls: &str) -> Result<Vec<async_nats::ServerAddr>, ClusterError> {
+    let servers = urls
+        .split(',')
+        .map(str::trim)
+        .filter(|url| !url.is_empty())
+        .map(|url| {
+            url.parse()
+                .map_err(|e| ClusterError(format!("{url} is not a NATS server's URL: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if servers.is_empty() {
+        return Err(ClusterError("no NATS server given".to_owned()));
+    }
+    Ok(servers)
+}
+
+/// The bucket `name`, made if missing, kept by `replicas` NATS servers; entries expire
+/// after `max_age` (never if zero). Waits while JetStream is not ready yet.
 async fn bucket(
     js: &jetstream::Context,
     name: &str,
     max_age: Duration,
+    replicas: usize,
 ) -> Result<kv::Store, ClusterError> {
-    if let Ok(store) = js.get_key_value(name).await {
-        return Ok(store);
+    let deadline = Instant::now() + JETSTREAM_PATIENCE;
+    loop {
+        if let Ok(store) = js.get_key_value(name).await {
+            return Ok(store);
+        }
+        let made = js
+            .create_key_value(kv::Config {
+                bucket: name.to_owned(),
+                history: 1,
+                max_age,
+                num_replicas: replicas,
+                ..Default::default()
+            })
+            .await;
+        match made {
+            Ok(store) => return Ok(store),
+            Err(e) if Instant::now() >= deadline => {
+                return Err(ClusterError(format!("cannot make the bucket {name}: {e}")));
+            }
+            Err(e) => {
+                tracing::warn!(bucket = name, "JetStream is not ready yet: {e}");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
     }
-    js.create_key_value(kv::Config {
-        bucket: name.to_owned(),
-        history: 1,
-        max_age,
-        ..Default::default()
-    })
-    .await
-    .map_err(nats)
+}
+
+/// The revision of node `tag`'s key in `nodes` now; `None` once it is gone. Read from
+/// the bucket's JetStream leader, not from any replica (one that fell behind may not have
+/// the last renewal yet).
+async fn key_revision(nodes: &kv::Store, tag: NodeTag) -> Result<Option<u64>, ClusterError> {
+    let subject = format!("{}{tag}", nodes.prefix);
+    match nodes.stream.get_last_raw_message_by_subject(&subject).await {
+        Ok(message) => {
+            let put = message
+                .headers
+                .get("KV-Operation")
+                .is_none_or(|operation| operation.as_str() == "PUT");
+            Ok(put.then_some(message.sequence))
+        }
+        Err(e) if e.kind() == jetstream::stream::LastRawMessageErrorKind::NoMessageFound => {
+            Ok(None)
+        }
+        Err(e) => Err(nats(e)),
+    }
 }
 
 /// Renews the node's key.
@@ -382,49 +500,146 @@ impl Renewal {
     }
 }
 
-/// Keeps `live` current: a node is alive while its key was put less than a lease ago.
-async fn follow(
+/// When this node heard of a revision of another node's key.
+#[derive(Clone, Copy, Debug)]
+struct Heard {
+    /// When it heard of it: no earlier than the key was put.
+    at: Instant,
+    /// The revision; 0 when not known yet.
+    revision: u64,
+}
+
+impl Heard {
+    fn now(revision: u64) -> Heard {
+        Heard {
+            at: Instant::now(),
+            revision,
+        }
+    }
+}
+
+/// Keeps the set of live nodes current.
+struct Follower {
+    /// The bucket of nodes.
     nodes: kv::Store,
-    mut watch: kv::Watch,
-    mut seen: HashMap<NodeTag, Instant>,
+    /// This node's tag, which it never counts dead (its renewal sees to that).
+    tag: NodeTag,
+    /// The last revision of each live node's key this node heard of.
+    seen: HashMap<NodeTag, Heard>,
+    /// The lease: a node whose key is unchanged for this long has stopped writing.
     lease: Duration,
+    /// Where the live nodes are told.
     live: watch::Sender<HashSet<NodeTag>>,
-) {
-    let mut prune = tokio::time::interval(lease / 10);
-    loop {
-        tokio::select! {
-            entry = watch.next() => match entry {
-                Some(Ok(entry)) => {
-                    if let Some(tag) = parse_tag(entry.key.as_bytes()) {
-                        if entry.operation == kv::Operation::Put {
-                            seen.insert(tag, Instant::now());
-                        } else {
-                            seen.remove(&tag);
+}
+
+impl Follower {
+    /// Follows `watch` on the bucket: a node is alive from its key's first put until its
+    /// key is gone ([`Follower::check`]).
+    async fn run(mut self, mut watch: kv::Watch) {
+        let mut check = tokio::time::interval(self.lease / 10);
+        loop {
+            tokio::select! {
+                entry = watch.next() => match entry {
+                    Some(Ok(entry)) => {
+                        if let Some(tag) = parse_tag(entry.key.as_bytes()) {
+                            if entry.operation == kv::Operation::Put {
+                                self.seen.insert(tag, Heard::now(entry.revision));
+                            } else {
+                                self.seen.remove(&tag);
+                            }
                         }
                     }
-                }
-                Some(Err(e)) => tracing::warn!("watching the cluster's nodes: {e}"),
-                None => {
-                    tracing::warn!("watching the cluster's nodes stopped: watching again");
-                    tokio::time::sleep(lease / 10).await;
-                    match nodes.watch_all().await {
-                        Ok(again) => watch = again,
-                        Err(e) => tracing::warn!("cannot watch the cluster's nodes: {e}"),
+                    // The NATS server under the watch went away, or the watch fell
+                    // behind: a new one starts from every key's last value.
+                    Some(Err(e)) => {
+                        tracing::warn!("watching the cluster's nodes: {e}: watching again");
+                        watch = self.watch_again().await;
                     }
-                }
-            },
-            _ = prune.tick() => seen.retain(|_, at| at.elapsed() < lease),
-        }
-        let now: HashSet<NodeTag> = seen.keys().copied().collect();
-        live.send_if_modified(|old| {
-            let changed = *old != now;
-            if changed {
-                *old = now;
+                    None => {
+                        tracing::warn!("watching the cluster's nodes stopped: watching again");
+                        watch = self.watch_again().await;
+                    }
+                },
+                _ = check.tick() => self.check().await,
             }
-            changed
-        });
-        if live.is_closed() {
-            return;
+            let now: HashSet<NodeTag> = self.seen.keys().copied().collect();
+            self.live.send_if_modified(|old| {
+                let changed = *old != now;
+                if changed {
+                    *old = now;
+                }
+                changed
+            });
+            if self.live.is_closed() {
+                return;
+            }
         }
+    }
+
+    /// A new watch on the bucket, once NATS gives one.
+    async fn watch_again(&self) -> kv::Watch {
+        loop {
+            tokio::time::sleep(self.lease / 10).await;
+            match self.nodes.watch_all().await {
+                Ok(watch) => return watch,
+                Err(e) => tracing::warn!("cannot watch the cluster's nodes: {e}"),
+            }
+        }
+    }
+
+    /// Looks up, on the bucket's leader, each node whose key this node has not heard
+    /// change for a lease. Renewed since, it is alive (the watch missed the renewal).
+    /// Gone, it is dead. Unchanged, its lease has lapsed (it counts its lease from
+    /// before it renewed, and less than a lease): this node deletes its key at that
+    /// revision, so that it can never renew, and counts it dead. When NATS cannot say,
+    /// the node stays alive.
+    async fn check(&mut self) {
+        let quiet: Vec<(NodeTag, Heard)> = self
+            .seen
+            .iter()
+            .filter(|&(&tag, heard)| tag != self.tag && heard.at.elapsed() >= self.lease)
+            .map(|(&tag, &heard)| (tag, heard))
+            .collect();
+        for (tag, heard) in quiet {
+            let dead = match key_revision(&self.nodes, tag).await {
+                Ok(Some(revision)) if revision != heard.revision => {
+                    self.seen.insert(tag, Heard::now(revision));
+                    false
+                }
+                Ok(Some(revision)) => {
+                    let deleted = self
+                        .nodes
+                        .delete_expect_revision(tag.to_string(), Some(revision))
+                        .await;
+                    // Refused: renewed or deleted meanwhile; the next check tells.
+                    deleted.is_ok()
+                }
+                Ok(None) => true,
+                Err(e) => {
+                    tracing::warn!(node = tag, "cannot tell whether a node is alive: {e}");
+                    false
+                }
+            };
+            if dead {
+                tracing::info!(node = tag, "a node is dead: its lease ran out");
+                self.seen.remove(&tag);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nats_servers_are_one_url_or_several_comma_separated() {
+        assert_eq!(servers("nats://a:4222").unwrap().len(), 1);
+        let three = servers("nats://a:4222, nats://b:4222,nats://c:4222,").unwrap();
+        let hosts: Vec<&str> = three.iter().map(|s| s.host()).collect();
+        assert_eq!(hosts, ["a", "b", "c"]);
+        assert!(servers(" , ").is_err(), "no server at all");
+        let wrong = servers("nats://a:4222,http://[::1").unwrap_err();
+        assert!(wrong.to_string().contains("http://[::1"), "{wrong}");
     }
 }

@@ -37,12 +37,17 @@ pub(crate) enum Nodes {
 }
 
 impl Nodes {
-    /// A single server without `url`; with one, a node of the cluster whose NATS server
-    /// is at `url`, with leases of `lease`.
-    pub(crate) async fn join(url: Option<&str>, lease: Duration) -> Result<Nodes, ClusterError> {
-        Ok(match url {
+    /// A single server without `urls`; with them, a node of the cluster whose NATS
+    /// servers are at `urls` (comma-separated), with leases of `lease` and buckets kept
+    /// by `replicas` NATS servers.
+    pub(crate) async fn join(
+        urls: Option<&str>,
+        lease: Duration,
+        replicas: usize,
+    ) -> Result<Nodes, ClusterError> {
+        Ok(match urls {
             None => Nodes::Alone,
-            Some(url) => Nodes::Cluster(Cluster::join(url, lease).await?),
+            Some(urls) => Nodes::Cluster(Cluster::join(urls, lease, replicas).await?),
         })
     }
 

@@ -1,15 +1,18 @@
-//! Three real `punct-server` nodes on one PostgreSQL database and one NATS server:
-//! players and spectators of a room on different nodes, a node killed or cut off in the
-//! middle of a game, and every acknowledged turn stored once.
+//! Three real `punct-server` nodes on one PostgreSQL database and one NATS server (or a
+//! NATS cluster of three): players and spectators of a room on different nodes, a node
+//! or a NATS server killed or cut off in the middle of a game, and every acknowledged
+//! turn stored once.
 //!
 //! They need PostgreSQL and NATS on the machine, so a plain `cargo test` skips them;
 //! `.ci/services-tests` runs them with `--include-ignored`.
+
+use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use punct_client::{Entry, NetEvent};
 use punct_protocol::{ClientMessage, ErrorCode, Lobby, NodeView, RoomNode, ServerMessage};
 use punct_rules::{Game, Turn, Variant};
-use punct_testing::{Client, Database, Nats, Table};
+use punct_testing::{Client, Database, Nats, NatsCluster, Table};
 
 use crate::games::{WHITE_CONNECTED, white_connects};
 use crate::process::Process;
@@ -23,6 +26,26 @@ pub(crate) fn cluster(database: &Database, nats: &Nats) -> Vec<Process> {
     (0..3)
         .map(|_| Process::with(database, &["--cluster", &url, "--cluster-lease", LEASE]))
         .collect()
+}
+
+/// The lease of nodes on a NATS cluster of three, as the compose file has it: a NATS
+/// server that dies while it leads the bucket of leases leaves the nodes unable to renew
+/// until JetStream has elected another leader, which took 4 to 9 s in containers.
+const LEASE_ON_NATS_CLUSTER: Duration = Duration::from_secs(15);
+
+/// Three nodes of one cluster on `bus`, with leases of `lease`, each lease and claim
+/// kept by the bus's three servers.
+fn cluster_on(database: &Database, bus: &NatsCluster, lease: Duration) -> Vec<Process> {
+    let (urls, lease) = (bus.urls(), format!("{}ms", lease.as_millis()));
+    let flags = [
+        "--cluster",
+        &urls,
+        "--cluster-lease",
+        &lease,
+        "--cluster-replicas",
+        "3",
+    ];
+    (0..3).map(|_| Process::with(database, &flags)).collect()
 }
 
 /// A room made on the first node, which runs it and where nobody plays; White and a
@@ -518,4 +541,148 @@ async fn every_node_says_where_a_room_runs() {
         (status, punct_testing::api_error(&body)),
         (404, ErrorCode::NoSuchRoom)
     );
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_nats_server_killed_mid_game_stops_no_game_and_no_node() {
+    let (database, mut bus) = (Database::postgres(), NatsCluster::start(3));
+    let mut nodes = cluster_on(&database, &bus, LEASE_ON_NATS_CLUSTER);
+    let (table, mut white, mut black, mut near) = seated(&nodes).await;
+    let owner: RoomNode = nodes[0]
+        .get(&format!("/api/rooms/{}/node", table.room))
+        .await;
+    let turns = long_game(12);
+    let mut acknowledged = Vec::new();
+    for (n, &turn) in turns.iter().enumerate() {
+        if n == 4 {
+            // The NATS server that leads the bucket of leases dies: JetStream elects
+            // another, and the nodes connected to it move to the others. White's next
+            // turn may wait for that: a request lost with the server is asked again
+            // once the relay has waited 5 s for its answer.
+            let leader = bus
+                .leader("KV_punct-nodes")
+                .expect("the bucket has a leader");
+            bus.kill(leader);
+            let play = ClientMessage::Play {
+                id: 40,
+                turn,
+                number: Some(5),
+            };
+            white.send(&play).await;
+            let reply = white.reply_within(40, Duration::from_secs(40)).await;
+            assert!(matches!(reply, ServerMessage::Ack { .. }), "{reply:?}");
+            await_turns(&mut black, 5).await;
+            acknowledged.push(turn.to_string());
+            continue;
+        }
+        acknowledged.push(play_turn(&mut white, &mut black, n, turn).await);
+    }
+    await_turns(&mut near, turns.len()).await;
+    assert_eq!(stored_turns(&database, &table.room).await, acknowledged);
+    // Past one more lease, every node still holds its lease, and the room never moved.
+    tokio::time::sleep(LEASE_ON_NATS_CLUSTER).await;
+    for (i, node) in nodes.iter_mut().enumerate() {
+        assert!(node.running(), "node {i} stopped: {}", bus.logs());
+        let (_, metrics) = node.http("GET", "/metrics", "").await;
+        assert!(metrics.contains("\npunct_lease_held 1\n"), "node {i}");
+        let view: NodeView = node.get("/api/node").await;
+        assert_eq!(view.live.len(), 3, "node {i} sees {view:?}");
+        let now: RoomNode = node.get(&format!("/api/rooms/{}/node", table.room)).await;
+        assert_eq!(now.node, owner.node, "asked of node {i}");
+    }
+    // A game started now plays too.
+    let table = nodes[2].table("standard").await;
+    let mut white = nodes[0].player(&table.room, &table.white).await;
+    let mut black = nodes[1].player(&table.room, &table.black).await;
+    for (n, &turn) in long_game(2).iter().enumerate() {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn two_surviving_nodes_never_both_take_over_a_dead_node_s_room() {
+    const ROOMS: usize = 16;
+    let (database, bus) = (Database::postgres(), NatsCluster::start(3));
+    let mut nodes = cluster_on(&database, &bus, Duration::from_secs(2));
+    // Many rooms on node 0, each with White on node 1 and Black on node 2: when node 0
+    // dies, both survivors enter every room again at once, for their members.
+    let mut rooms = Vec::new();
+    for _ in 0..ROOMS {
+        let table = nodes[0].table("standard").await;
+        let white = nodes[1].player(&table.room, &table.white).await;
+        let black = nodes[2].player(&table.room, &table.black).await;
+        rooms.push((table, white, black));
+    }
+    let turns = long_game(2);
+    for (_, white, black) in &mut rooms {
+        play_turn(white, black, 0, turns[0]).await;
+    }
+    let loads = || async {
+        let rows = database.query("SELECT id, incarnation FROM rooms").await;
+        rows.into_iter()
+            .map(|row| (row[0].clone().unwrap(), row[1].clone().unwrap()))
+            .collect::<std::collections::HashMap<String, String>>()
+    };
+    let before = loads().await;
+    nodes.remove(0).kill();
+    // Black's turn, in every room at once, is acknowledged once the room runs on a
+    // survivor: never refused because the room moved again.
+    for (_, _, black) in &mut rooms {
+        black
+            .send(&ClientMessage::Play {
+                id: 7,
+                turn: turns[1],
+                number: Some(2),
+            })
+            .await;
+    }
+    for (table, white, black) in &mut rooms {
+        let reply = black.reply_to(7).await;
+        assert!(
+            matches!(reply, ServerMessage::Ack { .. }),
+            "room {}: {reply:?}",
+            table.room
+        );
+        await_turns(white, 2).await;
+    }
+    // Each room was loaded once more: by one survivor, not by both in turn.
+    let after = loads().await;
+    for (table, _, _) in &rooms {
+        let (was, is) = (&before[&table.room], &after[&table.room]);
+        let (was, is): (u64, u64) = (was.parse().unwrap(), is.parse().unwrap());
+        assert_eq!(is, was + 1, "room {} loaded {} times", table.room, is - was);
+        let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+        assert_eq!(stored_turns(&database, &table.room).await, expected);
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_node_the_others_counted_dead_never_comes_back() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = cluster(&database, &nats);
+    let (table, mut white, mut black, _near) = seated(&nodes).await;
+    let turns = long_game(4);
+    for (n, &turn) in turns.iter().enumerate().take(2) {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    // The room's node pauses for a lease and a half: the others count it dead (its
+    // key unrenewed for a lease), though NATS may not have let its key expire yet.
+    nodes[0].signal(Signal::SIGSTOP);
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    nodes[0].signal(Signal::SIGCONT);
+    // Woken, it finds itself dead to the others: it stops, rather than renewing its
+    // lease and running a room another node may run too.
+    let stopped = nodes.remove(0).wait();
+    assert!(
+        !stopped.success(),
+        "a node counted dead exits with an error"
+    );
+    for (n, &turn) in turns.iter().enumerate().skip(2) {
+        play_turn(&mut white, &mut black, n, turn).await;
+    }
+    let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+    assert_eq!(stored_turns(&database, &table.room).await, expected);
 }

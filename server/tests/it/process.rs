@@ -68,6 +68,11 @@ impl Process {
         kill(pid, signal).unwrap();
     }
 
+    /// Whether the process still runs.
+    pub(crate) fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
     /// Waits for the process to exit by itself; answers how it did.
     pub(crate) fn wait(mut self) -> ExitStatus {
         let deadline = std::time::Instant::now() + PATIENCE;
