@@ -73,14 +73,16 @@ pub(crate) fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json
 /// `count` players registered on `server` (named `prefix` and a number), the first of
 /// whom creates the tournament `body` describes, and all of whom join it: the players
 /// (usernames and session tokens), their tokens by username, and the tournament's id.
+/// The body is made once everyone is registered, so that a start some seconds ahead is
+/// not already past on a busy machine (registering hashes each password).
 async fn entered(
     server: &Endpoint,
     prefix: &str,
     count: usize,
-    body: &serde_json::Value,
+    body: impl FnOnce() -> serde_json::Value,
 ) -> (Vec<(String, String)>, HashMap<String, String>, String) {
     let entrants = players(server, prefix, count).await;
-    let id = create(&server.signed_in(&entrants[0].1), body).await;
+    let id = create(&server.signed_in(&entrants[0].1), &body()).await;
     for (_, token) in &entrants {
         assert_eq!(
             post(&server.signed_in(token), &id, "join").await,
@@ -279,7 +281,7 @@ async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String,
 async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its_games() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let (_, tokens, id) = entered(&server, "swiss", 8, &swiss(3, 1500, 8)).await;
+    let (_, tokens, id) = entered(&server, "swiss", 8, || swiss(3, 1500, 8)).await;
     let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
     assert_eq!(listed.upcoming[0].players, 8);
 
@@ -374,7 +376,7 @@ async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its
 async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let (_, tokens, id) = entered(&server, "restart", 4, &swiss(3, 2500, 4)).await;
+    let (_, tokens, id) = entered(&server, "restart", 4, || swiss(3, 2500, 4)).await;
     // Down before the start: the server started again starts it on time.
     server.shutdown().await.unwrap();
     let server = TestServer::with(config(&database)).await;
@@ -439,7 +441,7 @@ async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
 async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let (_, tokens, id) = entered(&server, "odd", 5, &swiss(3, 1000, 8)).await;
+    let (_, tokens, id) = entered(&server, "odd", 5, || swiss(3, 1000, 8)).await;
     let first = until(&server, &id, |v| v.summary.round == 1).await;
     let round = &first.pairings[0];
     assert_eq!(round.games.len(), 3, "two games and a bye");
@@ -519,15 +521,17 @@ async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() 
 async fn a_correspondence_round_robin_starts_every_game_at_once() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let body = serde_json::json!({
-        "name": "Winter by mail",
-        "format": "round-robin",
-        "clock": {"days": 3},
-        "starts_at": now_ms() + 1000,
-        "max_players": 3,
-        "min_players": 3,
-    });
-    let (_, tokens, id) = entered(&server, "mail", 3, &body).await;
+    let body = || {
+        serde_json::json!({
+            "name": "Winter by mail",
+            "format": "round-robin",
+            "clock": {"days": 3},
+            "starts_at": now_ms() + 1000,
+            "max_players": 3,
+            "min_players": 3,
+        })
+    };
+    let (_, tokens, id) = entered(&server, "mail", 3, body).await;
     // Three players: three rounds, each one game (the third player rests).
     let started = until(&server, &id, |v| v.summary.round == 3).await;
     let mut met = HashSet::new();
