@@ -1,0 +1,215 @@
+// A tournament's page, `/tournament/{id}`: what it is, its standings, every round's
+// pairings with links to their games, and the signed-in player's next game with a
+// countdown to the start. The page reads `GET /api/tournaments/{id}` again every few
+// seconds while the tournament is not over, so the standings and pairings follow the
+// games as they end.
+
+import { api } from './api.js';
+import { mountAccount } from './account.js';
+import { el, formatText, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
+import { t } from './i18n.js';
+
+const REFRESH_MS = 3000;
+const $ = (id) => document.getElementById(id);
+const id = decodeURIComponent(location.pathname.split('/')[2] || '');
+const path = `/api/tournaments/${encodeURIComponent(id)}`;
+
+/** The username this page is signed in as, or null. */
+let me = null;
+/** The tournament as last read. */
+let tournament = null;
+
+const over = (view) => view.state === 'finished' || view.state === 'cancelled';
+const playerLink = (username) => el('a', { className: 'name player-link', href: playerHref(username) }, username);
+
+/** A game's result as a score: 1–0, 0–1, ½–½; a bye's as +. */
+function scoreText(game) {
+  if (!game.black) return t('tournament.bye');
+  if (!game.outcome) return '';
+  if (game.outcome.result === 'draw') return '½–½';
+  return game.outcome.winner === 'white' ? '1–0' : '0–1';
+}
+
+/** A score with its halves: 2½. */
+function points(score) {
+  const whole = Math.floor(score);
+  const half = score - whole >= 0.5 ? '½' : '';
+  return whole === 0 && half ? half : `${whole}${half}`;
+}
+
+/** Whether `me` is entered and not withdrawn. */
+function entered(view) {
+  return me !== null && view.entries.some((e) => e.player === me && !e.withdrawn);
+}
+
+function renderHead(view) {
+  document.title = t('title.tournament-of', { name: view.name });
+  $('name').textContent = view.name;
+  $('facts').replaceChildren(
+    formatText(view),
+    ' · ',
+    t(`variant.${view.variant}`),
+    ' · ',
+    timeControlText(view.clock),
+    view.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null,
+    ' · ',
+    t('tournament.players-of', { players: view.players, max: view.max_players }),
+    ' · ',
+    t('tournament.created-by'),
+    ' ',
+    playerLink(view.creator),
+  );
+  $('state').dataset.state = view.state;
+  if (view.state === 'upcoming') {
+    const left = Math.max(0, view.starts_at - Date.now());
+    $('state').textContent = t('tournament.starts-in', { when: when(view.starts_at), left: timeLeftText(left) });
+  } else if (view.state === 'running') {
+    $('state').textContent = view.rounds ? t('tournament.round-of-rounds', { round: view.round, rounds: view.rounds }) : t('tournament.round-of', { round: view.round });
+  } else {
+    $('state').textContent = t(`tournament.state.${view.state}`);
+  }
+  const mine = entered(view);
+  const open = view.state === 'upcoming';
+  $('entry-actions').hidden = me === null || !(open || (view.state === 'running' && mine));
+  $('join').hidden = !open || mine;
+  $('withdraw').hidden = !mine;
+}
+
+/** The signed-in player's game of the last round they are paired in. */
+function nextGame(view) {
+  for (const round of [...view.pairings].reverse()) {
+    const game = round.games.find((g) => g.white === me || g.black === me);
+    if (game) return { round: round.round, game };
+  }
+  return null;
+}
+
+function renderNext(view) {
+  const mine = entered(view);
+  $('next-panel').hidden = !mine || over(view);
+  if ($('next-panel').hidden) return;
+  const found = nextGame(view);
+  if (view.state === 'upcoming' || !found) {
+    const left = Math.max(0, view.starts_at - Date.now());
+    $('next').replaceChildren(t('tournament.next.starts-in', { left: timeLeftText(left) }));
+    return;
+  }
+  const { round, game } = found;
+  if (!game.black) {
+    $('next').replaceChildren(t('tournament.next.bye', { round }));
+  } else if (game.outcome) {
+    $('next').replaceChildren(t('tournament.next.waiting'));
+  } else {
+    const colour = game.white === me ? 'white' : 'black';
+    const opponent = colour === 'white' ? game.black : game.white;
+    $('next').replaceChildren(
+      t('tournament.next.game', { round, colour: side(colour) }),
+      ' ',
+      playerLink(opponent),
+      ' ',
+      el('a', { id: 'next-game', className: 'button play', href: roomHref(game.room) }, t('tournament.next.play')),
+    );
+  }
+}
+
+function renderStandings(view) {
+  const withdrawn = new Set(view.entries.filter((e) => e.withdrawn).map((e) => e.player));
+  // Before the first round, the players in the order they joined, with no score yet.
+  const rows = view.standings.length > 0 ? view.standings : view.entries.filter((e) => !e.withdrawn).map((e) => ({ player: e.player, score: 0, games: 0 }));
+  const head = el('thead', {}, el('tr', {}, ...['tournament.place', 'tournament.player', 'tournament.score', 'tournament.buchholz', 'tournament.sonneborn-berger', 'tournament.games'].map((key) => el('th', {}, t(key)))));
+  const body = el(
+    'tbody',
+    {},
+    ...rows.map((row, index) =>
+      el(
+        'tr',
+        { dataset: { player: row.player }, className: row.player === me ? 'me' : '' },
+        el('td', {}, String(index + 1)),
+        el('td', {}, playerLink(row.player), withdrawn.has(row.player) ? el('span', { className: 'withdrawn' }, ' ', t('tournament.withdrawn')) : null),
+        el('td', { className: 'score' }, points(row.score)),
+        el('td', {}, row.buchholz === undefined ? '' : points(row.buchholz)),
+        el('td', {}, row.sonneborn_berger === undefined ? '' : points(row.sonneborn_berger)),
+        el('td', {}, String(row.games)),
+      ),
+    ),
+  );
+  $('standings').replaceChildren(head, body);
+  $('standings').hidden = rows.length === 0;
+  $('no-players').hidden = rows.length > 0;
+}
+
+function renderRounds(view) {
+  $('rounds-panel').hidden = view.pairings.length === 0;
+  const rounds = [...view.pairings].reverse().map((round) =>
+    el(
+      'section',
+      { className: 'round', dataset: { round: round.round } },
+      el('h3', {}, t('tournament.round', { round: round.round })),
+      el(
+        'table',
+        { className: 'pairings' },
+        el(
+          'tbody',
+          {},
+          ...round.games.map((game, board) =>
+            el(
+              'tr',
+              { dataset: { room: game.room ?? '' } },
+              el('td', {}, String(board + 1)),
+              el('td', { className: 'vs' }, playerLink(game.white), game.black ? [' – ', playerLink(game.black)] : null),
+              el('td', { className: 'result' }, scoreText(game)),
+              el('td', {}, game.room ? el('a', { className: 'game-link', href: roomHref(game.room) }, game.outcome ? t('games.replay') : t('tournament.game')) : null),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  $('rounds').replaceChildren(...rounds);
+}
+
+function render() {
+  if (!tournament) return;
+  renderHead(tournament);
+  renderNext(tournament);
+  renderStandings(tournament);
+  renderRounds(tournament);
+  document.body.dataset.loaded = 'true';
+}
+
+/** Reads the tournament again; true while there is more to follow. */
+async function refresh() {
+  try {
+    tournament = await api('GET', path);
+    $('tournament-error').hidden = true;
+  } catch (e) {
+    $('tournament-error').textContent = e.code === 'no-such-tournament' ? t('tournament.none') : e.message;
+    $('tournament-error').hidden = false;
+    return e.code !== 'no-such-tournament';
+  }
+  render();
+  return !over(tournament);
+}
+
+/** Joins or withdraws (`action`), showing the server's refusal if it refuses. */
+async function entry(action) {
+  $('entry-status').textContent = '';
+  try {
+    tournament = await api('POST', `${path}/${action}`);
+    render();
+  } catch (e) {
+    $('entry-status').textContent = e.message;
+  }
+}
+
+$('join').onclick = () => entry('join');
+$('withdraw').onclick = () => entry('withdraw');
+
+me = await mountAccount($('account'));
+if (await refresh()) {
+  const timer = setInterval(async () => {
+    if (!(await refresh())) clearInterval(timer);
+  }, REFRESH_MS);
+  // The countdowns move every second between two reads.
+  setInterval(() => tournament?.state === 'upcoming' && render(), 1000);
+}
