@@ -86,6 +86,7 @@ mod tests {
                 to_move: Color::Black,
                 outcome: None,
                 clock: Some(TimeControl::days(3)),
+                tournament: None,
             },
             color: Color::White,
             your_move,

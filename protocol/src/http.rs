@@ -214,6 +214,9 @@ pub struct RoomSummary {
     /// The time control; none for a game without clocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<TimeControl>,
+    /// The tournament whose game this is, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
 }
 
 /// `GET /api/me/games`: the signed-in player's unfinished games, those waiting for

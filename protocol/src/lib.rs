@@ -14,6 +14,7 @@
 //!   [`RoomSnapshot`] a client gets on joining, and the [`ErrorCode`]s.
 //! - [`http`](CreateRoom): request and response bodies of the HTTP API; `accounts`
 //!   (from [`Credentials`]): those of accounts, sessions, ratings and player pages.
+//! - [`tournament`](TournamentView): the HTTP bodies of tournaments.
 //! - [`schema`](schema_json): the JSON Schema export and the schema-only mirrors of the
 //!   rules crate's types.
 //!
@@ -41,6 +42,7 @@ mod client;
 mod http;
 mod schema;
 mod server;
+mod tournament;
 
 pub use accounts::{
     Credentials, Leaderboard, LeaderboardEntry, Notifications, NotifyMode, PlayerProfile,
@@ -57,6 +59,10 @@ pub use schema::{SCHEMA_TITLE, schema_json};
 pub use server::{
     Channel, ChatLine, ClockView, DotView, ErrorCode, Player, PositionView, ReserveView, Reserves,
     Role, RoomSnapshot, SeatView, Seats, ServerMessage, StackView,
+};
+pub use tournament::{
+    CreateTournament, StandingRow, TournamentEntry, TournamentFormat, TournamentGame,
+    TournamentList, TournamentRound, TournamentState, TournamentSummary, TournamentView,
 };
 
 /// The version of this protocol. A client states it in its `hello`; the server refuses a

@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 
 use crate::{
-    ApiError, Archive, ClientMessage, CreateRoom, Lobby, MyGames, NodeView, Record, RoomNode,
-    RoomSummary, SeatGranted, ServerMessage,
+    ApiError, Archive, ClientMessage, CreateRoom, CreateTournament, Lobby, MyGames, NodeView,
+    Record, RoomNode, RoomSummary, SeatGranted, ServerMessage, TournamentList, TournamentView,
 };
 
 /// The title of the exported schema.
@@ -42,6 +42,12 @@ enum Protocol {
     RoomNode(RoomNode),
     /// `GET /api/node` answer.
     NodeView(NodeView),
+    /// `POST /api/tournaments` body.
+    CreateTournament(CreateTournament),
+    /// `GET /api/tournaments` answer.
+    TournamentList(TournamentList),
+    /// `GET /api/tournaments/{id}` answer (and `POST /api/tournaments`'s).
+    TournamentView(TournamentView),
     /// Body of every HTTP error.
     ApiError(ApiError),
 }

@@ -387,6 +387,17 @@ pub enum ErrorCode {
     NotAModerator,
     /// A report, or a line of chat, that does not exist (HTTP 404).
     NotFound,
+    /// No tournament has this id (HTTP 404).
+    NoSuchTournament,
+    /// Joining a tournament the account has joined already (HTTP 409).
+    AlreadyEntered,
+    /// Joining a tournament that has as many players as it may (HTTP 409).
+    TournamentFull,
+    /// Joining a tournament that has started or ended, or withdrawing from one that has
+    /// ended (HTTP 409).
+    TournamentStarted,
+    /// Withdrawing from a tournament the account has not joined, or has left (HTTP 409).
+    NotEntered,
 }
 
 impl ErrorCode {
@@ -495,6 +506,9 @@ pub struct RoomSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<crate::schema::TurnDef>>")]
     pub legal_turns: Option<Vec<Turn>>,
+    /// The tournament whose game this is, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
 }
 
 /// Both seats of a room.

@@ -146,6 +146,25 @@ pub struct Config {
     /// How often the server looks for daily digests to send.
     #[arg(long, global = true, env = "PUNCT_DIGEST_CHECK", value_parser = parse_duration, default_value = "10m")]
     pub digest_check: Duration,
+    /// Who may create tournaments: `anyone` signed in, or `moderators` (and admins)
+    /// only.
+    #[arg(
+        long,
+        global = true,
+        env = "PUNCT_TOURNAMENT_CREATORS",
+        value_enum,
+        default_value = "anyone"
+    )]
+    pub tournament_creators: TournamentCreators,
+}
+
+/// Who may create tournaments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TournamentCreators {
+    /// Any signed-in account.
+    Anyone,
+    /// Moderators and admins only.
+    Moderators,
 }
 
 impl Config {
@@ -180,6 +199,7 @@ impl Config {
         mail_from: None,
         public_url: None,
         digest_check: Duration::from_secs(600),
+        tournament_creators: TournamentCreators::Anyone,
     };
 }
 

@@ -14,12 +14,17 @@ use crate::i18n::Lang;
 /// address, not the server, is full: that answer says so itself.)
 pub(crate) fn status(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::NoSuchRoom | ErrorCode::NoSuchPlayer | ErrorCode::NotFound => {
-            StatusCode::NOT_FOUND
-        }
-        ErrorCode::RoomFull | ErrorCode::NotCancellable | ErrorCode::UsernameTaken => {
-            StatusCode::CONFLICT
-        }
+        ErrorCode::NoSuchRoom
+        | ErrorCode::NoSuchPlayer
+        | ErrorCode::NotFound
+        | ErrorCode::NoSuchTournament => StatusCode::NOT_FOUND,
+        ErrorCode::RoomFull
+        | ErrorCode::NotCancellable
+        | ErrorCode::UsernameTaken
+        | ErrorCode::AlreadyEntered
+        | ErrorCode::TournamentFull
+        | ErrorCode::TournamentStarted
+        | ErrorCode::NotEntered => StatusCode::CONFLICT,
         ErrorCode::SignInRequired | ErrorCode::BadCredentials => StatusCode::UNAUTHORIZED,
         ErrorCode::BadToken
         | ErrorCode::NotAPlayer

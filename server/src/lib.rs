@@ -18,6 +18,8 @@
 //! - `room`: one room, owned by one task (an actor), a module with a file per concern
 //!   (its `mod.rs` says which file handles each request). The actor is the one place a
 //!   turn is accepted.
+//! - `tournament`: Swiss events and round robins, each run by its director (an actor
+//!   placed like a room), which pairs each round and stores it before announcing it.
 //! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
 //!   the names players give.
 //! - `moderation`: roles, reports, moderators' actions and the audit log.
@@ -62,6 +64,7 @@ mod room;
 mod secret;
 mod state;
 mod store;
+mod tournament;
 mod views;
 
 use std::sync::Arc;
@@ -69,7 +72,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
-pub use config::Config;
+pub use config::{Config, TournamentCreators};
 pub use moderation::Console;
 pub use store::Copied;
 
@@ -157,6 +160,14 @@ pub async fn run(
         "rooms with a clock or computer to time loaded"
     );
     tokio::spawn(rooms.clone().sweep_every(SWEEP_PERIOD, state.stop.clone()));
+    let tournaments = state.tournaments.clone();
+    let directors = tournaments.restore().await.map_err(std::io::Error::other)?;
+    tracing::info!(directors, "tournaments running or about to start loaded");
+    tokio::spawn(
+        tournaments
+            .clone()
+            .sweep_every(tournament::SWEEP_PERIOD, state.stop.clone()),
+    );
     tracing::info!(address = %listener.local_addr()?, "listening");
     let listener = proxy::Listener::new(listener, Arc::clone(&state.proxies));
     let lease_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -178,6 +189,7 @@ pub async fn run(
         .with_graceful_shutdown(signal)
         .await;
     rooms.clear();
+    tournaments.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
     // Mail queued from now on waits in the outbox for the next start (or another node).

@@ -28,7 +28,7 @@ use crate::room::{
 };
 use crate::secret;
 use crate::secret::hash_token;
-use crate::store::{Player, Store, StoreError};
+use crate::store::{NewRoom, Player, Store, StoreError};
 use crate::views::summary_of;
 
 /// Most rooms the lobby lists, oldest first.
@@ -147,6 +147,21 @@ impl Registry {
             .await
             .map_err(refused)?;
         Ok(SeatGranted { room, color, token })
+    }
+
+    /// The room of a tournament's game, to be stored with its pairing (in one
+    /// transaction, by the tournament's director): public, both seats held by the
+    /// players' accounts, entered by signing in. Each seat's token is one nobody is ever
+    /// given, so that neither seat counts as free. It is loaded when a player enters it.
+    pub(crate) fn tournament_room(
+        variant: punct_rules::Variant,
+        control: Option<punct_protocol::TimeControl>,
+        rated: bool,
+        players: [Player; 2],
+    ) -> NewRoom {
+        let seats = [(); 2].map(|()| Some(hash_token(&secret::token())));
+        let visibility = punct_protocol::Visibility::Public;
+        Fresh::new(variant, visibility, control, seats, players, None, rated).stored()
     }
 
     /// The room `id` to enter: the one running, or the stored one, loaded now. Loading

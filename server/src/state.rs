@@ -1,5 +1,5 @@
-//! What every HTTP handler and WebSocket connection shares: the rooms, the accounts,
-//! the limits, and the shutdown signal.
+//! What every HTTP handler and WebSocket connection shares: the rooms, the tournaments,
+//! the accounts, the limits, and the shutdown signal.
 //!
 //! Must not import: `connection`, `api`.
 
@@ -16,12 +16,15 @@ use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::store::Store;
+use crate::tournament::Tournaments;
 
 /// What every handler shares. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct AppState {
     /// Every room.
     pub(crate) rooms: Registry,
+    /// Every tournament.
+    pub(crate) tournaments: Tournaments,
     /// Limits and timings.
     pub(crate) config: Arc<Config>,
     /// One permit per open WebSocket connection.
@@ -68,7 +71,9 @@ impl AppState {
             config.sign_ins_per_account,
         );
         let rooms = Registry::new(&config, store, nodes);
+        let tournaments = Tournaments::new(&config, rooms.clone());
         let state = AppState {
+            tournaments,
             moderation: Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone())),
             accounts,
             rooms,

@@ -44,6 +44,7 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
         to_move: to_move(row.turns),
         outcome: row.outcome,
         clock: row.clock,
+        tournament: row.tournament.clone(),
     }
 }
 

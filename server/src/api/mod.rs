@@ -13,7 +13,8 @@
 //! - `template`: the pages rendered in each language from their sources.
 //! - routes by resource: `rooms`, `games` (the archive), `accounts` (registering and
 //!   sessions), `players` (player pages, the leaderboard, one's own games and mail),
-//!   `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
+//!   `tournaments` (listing, creating, joining, withdrawing, one's standings and
+//!   rounds), `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
 //!   `web` (the browser client's pages and assets).
 //!
 //! Must not be imported by anything but the crate's root: it is the top of the server.
@@ -28,6 +29,7 @@ mod moderation;
 mod players;
 mod rooms;
 mod template;
+mod tournaments;
 mod web;
 mod ws;
 
@@ -57,6 +59,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(players::routes())
         .merge(accounts::own_routes())
         .merge(moderation::routes())
+        .merge(tournaments::routes())
         .merge(ws::routes())
         .merge(language::routes())
         .route_layer(from_extractor_with_state::<auth::Session, AppState>(

@@ -3,11 +3,16 @@
 
 use std::time::Duration;
 
+use tokio::sync::broadcast;
+
 use crate::computer::Computers;
 use crate::config::Config;
 use crate::mail::Mailer;
 use crate::metrics::Metrics;
 use crate::store::Store;
+
+/// Game ends kept for a listener that falls behind (it then reads the store).
+const GAME_ENDS: usize = 256;
 
 /// What a room is given by whoever starts it.
 #[derive(Debug)]
@@ -22,6 +27,17 @@ pub(crate) struct Context {
     pub(crate) computers: Computers,
     /// Where notices to correspondence players go.
     pub(crate) mail: Mailer,
+    /// Where a tournament's game tells that it ended, once stored.
+    pub(crate) game_ends: broadcast::Sender<GameEnded>,
+}
+
+/// A tournament's game ended, and its result is stored.
+#[derive(Clone, Debug)]
+pub(crate) struct GameEnded {
+    /// The game's room.
+    pub(crate) room: String,
+    /// Its tournament.
+    pub(crate) tournament: String,
 }
 
 impl Context {
@@ -38,6 +54,7 @@ impl Context {
                 grace_period: config.grace_period,
             },
             computers: Computers::new(config.computer_threads, config.computer_think_time),
+            game_ends: broadcast::channel(GAME_ENDS).0,
         }
     }
 }

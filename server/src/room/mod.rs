@@ -52,7 +52,7 @@ mod tests;
 mod turns;
 mod view;
 
-pub(crate) use context::Context;
+pub(crate) use context::{Context, GameEnded};
 pub(crate) use kind::Rooms;
 pub(crate) use protocol::{
     Answer, Entered, Event, Key, Mismatch, Moderate, Refusal, Request, Start, Talk,

@@ -98,6 +98,7 @@ impl Fresh {
             ending: None,
             clock: self.control.map(Clock::new),
             computer: self.computer,
+            tournament: None,
         }
     }
 }
@@ -133,6 +134,8 @@ pub(crate) struct Setup {
     pub(crate) clock: Option<Clock>,
     /// The seat the server's engine plays, and its level.
     pub(crate) computer: Option<(Color, u8)>,
+    /// The tournament whose game this is, if any: it is told when the game ends.
+    pub(crate) tournament: Option<String>,
 }
 
 /// A stored room whose turns do not replay: the database was changed by hand or is
@@ -193,6 +196,7 @@ impl Setup {
             ending: room.outcome.filter(off_the_board),
             clock,
             computer: room.computer,
+            tournament: room.tournament,
         })
     }
 }

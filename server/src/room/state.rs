@@ -64,6 +64,8 @@ pub(super) struct Room {
     pub(super) fenced: bool,
     /// Set once its creator cancelled the room: it is deleted, and closes.
     pub(super) cancelled: bool,
+    /// The tournament whose game this is, if any.
+    pub(super) tournament: Option<String>,
     /// The store, the metrics, the timings and the computer's threads.
     pub(super) context: Arc<Context>,
 }
@@ -85,6 +87,7 @@ impl Room {
             ending,
             clock,
             computer,
+            tournament,
         } = setup;
         let computer = computer.and_then(|(color, level)| Computer::new(color, level));
         let [white, black] = players;
@@ -115,6 +118,7 @@ impl Room {
             incarnation,
             fenced: false,
             cancelled: false,
+            tournament,
             context,
         }
     }

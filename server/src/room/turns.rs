@@ -8,6 +8,7 @@ use punct_protocol::{Action, ErrorCode, Seq, ServerMessage};
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, WinReason};
 use tokio::time::Instant;
 
+use super::context::GameEnded;
 use super::protocol::Refusal;
 use super::setup::Fresh;
 use super::state::Room;
@@ -212,6 +213,7 @@ impl Room {
             tracing::info!(%outcome, "game over");
             self.history
                 .publish(|seq| ServerMessage::GameOver { seq, outcome }, None);
+            self.tell_tournament();
             self.rate().await;
         }
         Ok(seq)
@@ -519,8 +521,21 @@ impl Room {
         let seq = self
             .history
             .publish(|seq| ServerMessage::GameOver { seq, outcome }, None);
+        self.tell_tournament();
         self.rate().await;
         Ok(seq)
+    }
+
+    /// Once a tournament's game is over (and stored): tells its director, through
+    /// whoever started the room. Nobody listening loses nothing: the director reads
+    /// results from the store too.
+    fn tell_tournament(&self) {
+        if let Some(tournament) = &self.tournament {
+            let _ = self.context.game_ends.send(GameEnded {
+                room: self.id.clone(),
+                tournament: tournament.clone(),
+            });
+        }
     }
 
     /// Once a rated game is over: rates it, and tells everyone what it did. Should the

@@ -67,6 +67,7 @@ impl Room {
             ratings: self.ratings.clone(),
             chat: self.chat_for(conn, role),
             legal_turns: self.legal_turns_for(role),
+            tournament: self.tournament.clone(),
         }
     }
 
@@ -121,6 +122,7 @@ impl Room {
             to_move: self.game.to_move(),
             outcome,
             clock: self.clock.as_ref().map(Clock::control),
+            tournament: self.tournament.clone(),
         }
     }
 

@@ -11,9 +11,11 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 16] = [
+const TABLES: [&str; 19] = [
     "server_keys",
     "accounts",
+    "tournaments",
+    "tournament_entries",
     "sign_ins",
     "blocks",
     "puzzles_solved",
@@ -21,6 +23,7 @@ const TABLES: [&str; 16] = [
     "rooms",
     "turns",
     "chat",
+    "tournament_pairings",
     "ratings",
     "rated_games",
     "rating_changes",

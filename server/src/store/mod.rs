@@ -22,6 +22,7 @@
 //!   values that cross it;
 //! - `rooms`, `accounts`, `ratings`, `outbox` (mail queued with the change that causes
 //!   it): every query, written once against the seam;
+//! - `tournaments`: tournaments, their entries and their rounds' pairings;
 //! - `migrate`: copying a SQLite database into an empty PostgreSQL one;
 //! - `sqlite/`, `postgres/`: each database's driver, transactions and schema.
 
@@ -39,9 +40,10 @@ mod sql;
 mod sqlite;
 #[cfg(test)]
 mod tests;
+mod tournaments;
 
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use punct_protocol::{ArchivedGame, ChatLine};
+use punct_protocol::{ArchivedGame, ChatLine, TournamentState, TournamentSummary};
 use punct_rules::{Color, Outcome, Turn, Variant};
 
 use crate::clock::now;
@@ -51,9 +53,10 @@ use crate::secret::TokenHash;
 
 pub(crate) use model::{
     Account, AccountId, AccountState, ArchiveCursor, Block, DELETED_PLAYER, DigestDue, Entry,
-    LinkPurpose, MailSettings, NewAccount, NewEntry, NewReport, NewRoom, Notice, Outbound, Player,
-    PlayerRecord, Rated, Report, Role, RoomRow, RunningOut, Sanction, SessionRow, SignIn, Stale,
-    StoredLine, StoredRecord, StoredRoom, time_control, to_move,
+    LinkPurpose, MailSettings, NewAccount, NewEntry, NewPairing, NewReport, NewRoom, NewTournament,
+    Notice, Outbound, Player, PlayerRecord, Rated, Report, Role, RoomRow, RunningOut, Sanction,
+    SessionRow, SignIn, Stale, StoredEntry, StoredLine, StoredPairing, StoredRecord, StoredRoom,
+    time_control, to_move,
 };
 
 use driver::{Answer, Conn};
@@ -686,6 +689,129 @@ impl Store {
         let room = room.to_owned();
         self.db
             .run(move |db| Box::pin(async move { moderation::unrate(db, &room).await }))
+            .await
+    }
+
+    /// Stores `tournament`, not started.
+    pub(crate) async fn create_tournament(
+        &self,
+        tournament: NewTournament,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        let at = now();
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::create(db, &tournament, at).await }))
+            .await
+    }
+
+    /// Tournament `id`, as lists show it.
+    pub(crate) async fn tournament(
+        &self,
+        id: &str,
+    ) -> Result<Option<TournamentSummary>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::tournament(db, &id).await }))
+            .await
+    }
+
+    /// Up to `limit` tournaments in `state`: those not over the soonest to start first,
+    /// the others the latest over first.
+    pub(crate) async fn tournaments_in(
+        &self,
+        state: TournamentState,
+        limit: usize,
+    ) -> Result<Vec<TournamentSummary>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(tournaments::tournaments_in(db, state, limit)))
+            .await
+    }
+
+    /// The tournaments not over that are running or due to start by `at`.
+    pub(crate) async fn tournaments_due(&self, at: i64) -> Result<Vec<String>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(tournaments::due(db, at)))
+            .await
+    }
+
+    /// Tournament `id` moves to `state` now (a finished or cancelled one is over now).
+    pub(crate) async fn set_tournament_state(
+        &self,
+        id: &str,
+        state: TournamentState,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        let (id, at) = (id.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { tournaments::set_state(db, &id, state, at).await })
+            })
+            .await
+    }
+
+    /// Account `account` enters tournament `id` now (again, if it had withdrawn).
+    pub(crate) async fn enter(&self, id: &str, account: &str) -> Result<(), StoreError> {
+        self.leased()?;
+        let (id, account, at) = (id.to_owned(), account.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::enter(db, &id, &account, at).await }))
+            .await
+    }
+
+    /// Account `account` leaves tournament `id` before its start: its entry goes, so
+    /// that the entries of a started tournament are the players it started with. False
+    /// if it was not in it.
+    pub(crate) async fn leave(&self, id: &str, account: &str) -> Result<bool, StoreError> {
+        self.leased()?;
+        let (id, account) = (id.to_owned(), account.to_owned());
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::leave(db, &id, &account).await }))
+            .await
+    }
+
+    /// Account `account` withdraws from tournament `id` (started) now: it is paired no
+    /// more, and stays in the standings. False if it was not in it, or had withdrawn.
+    pub(crate) async fn withdraw(&self, id: &str, account: &str) -> Result<bool, StoreError> {
+        self.leased()?;
+        let (id, account, at) = (id.to_owned(), account.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move { tournaments::withdraw(db, &id, &account, at).await })
+            })
+            .await
+    }
+
+    /// Tournament `id`'s entries, in the order they joined.
+    pub(crate) async fn entries(&self, id: &str) -> Result<Vec<StoredEntry>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::entries(db, &id).await }))
+            .await
+    }
+
+    /// Stores round `round` of tournament `id`, each game with its room, in one
+    /// transaction: all of it or, if any of it fails (the round was stored already),
+    /// nothing.
+    pub(crate) async fn pair_round(
+        &self,
+        id: &str,
+        round: u32,
+        pairings: Vec<NewPairing>,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        let (id, at) = (id.to_owned(), now());
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move { tournaments::pair_round(db, &id, round, pairings, at).await })
+            })
+            .await
+    }
+
+    /// Tournament `id`'s pairings round by round, each with its game's result.
+    pub(crate) async fn pairings(&self, id: &str) -> Result<Vec<StoredPairing>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { tournaments::pairings(db, &id).await }))
             .await
     }
 

@@ -297,6 +297,8 @@ pub(crate) struct StoredRoom {
     pub(crate) outcome: Option<Outcome>,
     /// The seat the computer plays, and its level.
     pub(crate) computer: Option<(Color, u8)>,
+    /// The tournament whose game this is, if any.
+    pub(crate) tournament: Option<String>,
 }
 
 /// A room as the lobby lists it, read without replaying its game.
@@ -324,6 +326,8 @@ pub(crate) struct RoomRow {
     pub(crate) clock: Option<TimeControl>,
     /// When the last turn was played and both clocks after it, if it was timed.
     pub(crate) last_turn: Option<(i64, [u64; 2])>,
+    /// The tournament whose game this is, if any.
+    pub(crate) tournament: Option<String>,
 }
 
 impl RoomRow {
@@ -754,4 +758,72 @@ mod tests {
         let timed = Activity { days: None, ..game };
         assert_eq!(timed.running_out(DAY * 3 / 4), None, "not correspondence");
     }
+}
+
+/// A tournament to create.
+#[derive(Clone, Debug)]
+pub(crate) struct NewTournament {
+    /// Its id (a UUIDv7).
+    pub(crate) id: String,
+    /// Its name.
+    pub(crate) name: String,
+    /// How players are paired.
+    pub(crate) format: punct_protocol::TournamentFormat,
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// Every game's time control.
+    pub(crate) clock: Option<TimeControl>,
+    /// Whether its games are rated.
+    pub(crate) rated: bool,
+    /// When it starts, in milliseconds since the Unix epoch.
+    pub(crate) starts_at: i64,
+    /// An arena's end.
+    pub(crate) ends_at: Option<i64>,
+    /// A Swiss's number of rounds.
+    pub(crate) rounds: Option<u32>,
+    /// The fewest players it starts with.
+    pub(crate) min_players: u32,
+    /// The most who may join.
+    pub(crate) max_players: u32,
+    /// The account that creates it.
+    pub(crate) creator: AccountId,
+}
+
+/// An account entered in a tournament.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredEntry {
+    /// The account.
+    pub(crate) account: Account,
+    /// When it joined (last).
+    pub(crate) joined_at: i64,
+    /// When it withdrew, if it has.
+    pub(crate) withdrawn_at: Option<i64>,
+}
+
+/// A pairing about to be stored: a game (its room with it) or a bye.
+#[derive(Debug)]
+pub(crate) struct NewPairing {
+    /// The game's room; none for a bye.
+    pub(crate) room: Option<NewRoom>,
+    /// White's account (the bye's player's).
+    pub(crate) white: AccountId,
+    /// Black's account; none for a bye.
+    pub(crate) black: Option<AccountId>,
+}
+
+/// A stored pairing, with its game's result as the room has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredPairing {
+    /// Its round, from 1.
+    pub(crate) round: u32,
+    /// Its board in the round, from 1.
+    pub(crate) board: u32,
+    /// The game's room; none for a bye.
+    pub(crate) room: Option<String>,
+    /// White (the bye's player).
+    pub(crate) white: Account,
+    /// Black; none for a bye.
+    pub(crate) black: Option<Account>,
+    /// The game's result, once over.
+    pub(crate) outcome: Option<Outcome>,
 }

@@ -340,6 +340,10 @@ pub(super) async fn load(db: &dyn Conn, room: &str) -> Result<Option<StoredRoom>
         last_turn_at,
         outcome: head.stored_opt(4)?,
         computer: computer(head.stored_opt(7)?, head.get(8)?),
+        tournament: match db.query_opt(sql::TOURNAMENT_OF_ROOM, params![room]).await? {
+            Some(row) => row.get(0)?,
+            None => None,
+        },
     }))
 }
 
@@ -585,6 +589,7 @@ fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
         last_turn: row
             .get::<Option<i64>>(19)?
             .zip(both(row.get(20)?, row.get(21)?)),
+        tournament: row.get(22)?,
     })
 }
 

@@ -403,7 +403,8 @@ pub(crate) const STALE: &str = "SELECT r.id, r.incarnation, r.created_at,
 /// visibility, whether each seat is taken, the computer's colour and level, turns played,
 /// the outcome, whether it is rated, both players (see [`PLAYERS_COLUMNS`]), the time
 /// control (base and increment in milliseconds, days per move), then of the last turn:
-/// when, and both clocks after it. Its caller adds the `WHERE`.
+/// when, and both clocks after it; the tournament whose game it is. Its caller adds the
+/// `WHERE`.
 pub(crate) fn room_rows() -> String {
     format!(
         "SELECT r.id, r.variant, r.visibility,
@@ -412,7 +413,8 @@ pub(crate) fn room_rows() -> String {
             (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome, r.rated,
             {PLAYERS_COLUMNS},
             r.clock_base_ms, r.clock_increment_ms, r.clock_days,
-            lt.played_at, lt.white_ms, lt.black_ms
+            lt.played_at, lt.white_ms, lt.black_ms,
+            (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id)
         FROM rooms r {PLAYERS_JOIN} {LAST_TURN_JOIN}"
     )
 }
@@ -1019,3 +1021,146 @@ pub(crate) const RUNNING_ROOMS_OF: &str = "SELECT id FROM rooms
 
 /// A closed room's game is not rated: room `$1`.
 pub(crate) const UNRATE_ROOM: &str = "UPDATE rooms SET rated = FALSE WHERE id = $1";
+
+/// The migration of tournaments (SQLite's sixteenth, PostgreSQL's twelfth), in the
+/// types of `t`: each tournament and its settings, who entered it, and each round's
+/// pairings with the room of each game. A game's result is its room's outcome, written
+/// by the room: the pairing never copies it, so no result can be lost between the two.
+/// A pairing's (tournament, round, board) is its key: a round stored twice (a director
+/// that restarted, or two that ran at once) is refused the second time.
+pub(crate) fn tournaments(t: &Types) -> String {
+    let Types { time, flag, .. } = t;
+    format!(
+        "CREATE TABLE tournaments (
+        -- A UUIDv7.
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        -- swiss, arena, round-robin, double-round-robin.
+        format TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        -- Every game's time control, as rooms keep it.
+        clock_base_ms {time},
+        clock_increment_ms {time},
+        clock_days SMALLINT,
+        rated {flag},
+        starts_at {time} NOT NULL,
+        -- An arena's end.
+        ends_at {time},
+        -- A Swiss's number of rounds.
+        rounds INTEGER,
+        min_players INTEGER NOT NULL,
+        max_players INTEGER NOT NULL,
+        creator TEXT NOT NULL REFERENCES accounts(id),
+        created_at {time} NOT NULL,
+        -- upcoming, running, finished, cancelled.
+        state TEXT NOT NULL,
+        finished_at {time}
+    );
+    CREATE INDEX tournaments_open ON tournaments(starts_at) WHERE finished_at IS NULL;
+    CREATE TABLE tournament_entries (
+        tournament TEXT NOT NULL REFERENCES tournaments(id),
+        account TEXT NOT NULL REFERENCES accounts(id),
+        joined_at {time} NOT NULL,
+        withdrawn_at {time},
+        PRIMARY KEY (tournament, account)
+    );
+    CREATE TABLE tournament_pairings (
+        tournament TEXT NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL,
+        board INTEGER NOT NULL,
+        -- The game's room; NULL for a bye.
+        room TEXT REFERENCES rooms(id),
+        white TEXT NOT NULL REFERENCES accounts(id),
+        -- NULL for a bye, worth a win to white.
+        black TEXT REFERENCES accounts(id),
+        paired_at {time} NOT NULL,
+        PRIMARY KEY (tournament, round, board)
+    );
+    CREATE UNIQUE INDEX tournament_pairings_room ON tournament_pairings(room);"
+    )
+}
+
+/// A new tournament: id, name, format, variant, the clock (base, increment, days),
+/// rated, starts, ends, rounds, fewest and most players, creator, when, state.
+pub(crate) const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments
+        (id, name, format, variant, clock_base_ms, clock_increment_ms, clock_days, rated,
+         starts_at, ends_at, rounds, min_players, max_players, creator, created_at, state)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+
+/// The columns of a tournament `t` as [`TOURNAMENT_FROM`] reads it: id, name, format,
+/// variant, clock (base, increment, days), rated, starts, ends, rounds, fewest and most
+/// players, the creator's username, state, the players entered and not withdrawn, the
+/// rounds paired.
+pub(crate) const TOURNAMENT_COLUMNS: &str = "t.id, t.name, t.format, t.variant,
+        t.clock_base_ms, t.clock_increment_ms, t.clock_days, t.rated, t.starts_at, t.ends_at,
+        t.rounds, t.min_players, t.max_players, c.username, t.state,
+        (SELECT COUNT(*) FROM tournament_entries e
+         WHERE e.tournament = t.id AND e.withdrawn_at IS NULL),
+        (SELECT COALESCE(MAX(p.round), 0) FROM tournament_pairings p
+         WHERE p.tournament = t.id)";
+
+/// Tournaments `t` with their creators `c`, for [`TOURNAMENT_COLUMNS`].
+pub(crate) const TOURNAMENT_FROM: &str = "FROM tournaments t JOIN accounts c ON c.id = t.creator";
+
+/// Tournament `$1`.
+pub(crate) fn tournament() -> String {
+    format!("SELECT {TOURNAMENT_COLUMNS} {TOURNAMENT_FROM} WHERE t.id = $1")
+}
+
+/// The tournaments in state `$1`, at most `$2`: those not finished the soonest to start
+/// first, the others the latest finished first.
+pub(crate) fn tournaments_in() -> String {
+    format!(
+        "SELECT {TOURNAMENT_COLUMNS} {TOURNAMENT_FROM} WHERE t.state = $1
+         ORDER BY CASE WHEN t.finished_at IS NULL THEN t.starts_at ELSE -t.finished_at END,
+                  t.id
+         LIMIT $2"
+    )
+}
+
+/// The tournaments not finished whose start is at `$1` or before, or that are running.
+pub(crate) const TOURNAMENTS_DUE: &str = "SELECT id FROM tournaments
+     WHERE finished_at IS NULL AND (starts_at <= $1 OR state = 'running')
+     ORDER BY starts_at, id";
+
+/// Tournament `$1` moves to state `$2`; finished at `$3` (if given).
+pub(crate) const SET_TOURNAMENT_STATE: &str =
+    "UPDATE tournaments SET state = $2, finished_at = $3 WHERE id = $1";
+
+/// Account `$2` enters tournament `$1` at `$3` (or again, after withdrawing).
+pub(crate) const ENTER: &str = "INSERT INTO tournament_entries (tournament, account, joined_at)
+     VALUES ($1, $2, $3)
+     ON CONFLICT (tournament, account) DO UPDATE SET withdrawn_at = NULL, joined_at = $3";
+
+/// Account `$2` leaves tournament `$1` before its start: its entry goes.
+pub(crate) const LEAVE: &str =
+    "DELETE FROM tournament_entries WHERE tournament = $1 AND account = $2";
+
+/// Account `$2` withdraws from tournament `$1` at `$3`.
+pub(crate) const WITHDRAW: &str = "UPDATE tournament_entries SET withdrawn_at = $3
+     WHERE tournament = $1 AND account = $2 AND withdrawn_at IS NULL";
+
+/// Tournament `$1`'s entries in the order they joined: account, username, joined,
+/// withdrawn.
+pub(crate) const ENTRIES: &str = "SELECT e.account, a.username, e.joined_at, e.withdrawn_at
+     FROM tournament_entries e JOIN accounts a ON a.id = e.account
+     WHERE e.tournament = $1 ORDER BY e.joined_at, e.account";
+
+/// A pairing of tournament `$1`, round `$2`, board `$3`: room, white, black, when.
+pub(crate) const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings
+        (tournament, round, board, room, white, black, paired_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Tournament `$1`'s pairings, round by round and board by board: round, board, room,
+/// white (account, username), black (account, username), the room's outcome.
+pub(crate) const PAIRINGS: &str = "SELECT p.round, p.board, p.room, p.white, wa.username,
+            p.black, ba.username, r.outcome
+     FROM tournament_pairings p
+     JOIN accounts wa ON wa.id = p.white
+     LEFT JOIN accounts ba ON ba.id = p.black
+     LEFT JOIN rooms r ON r.id = p.room
+     WHERE p.tournament = $1 ORDER BY p.round, p.board";
+
+/// The tournament whose game is played in room `$1`.
+pub(crate) const TOURNAMENT_OF_ROOM: &str =
+    "SELECT tournament FROM tournament_pairings WHERE room = $1";

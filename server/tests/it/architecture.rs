@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "cluster",
     "room",
     "registry",
+    "tournament",
     "moderation",
     "state",
     "connection",

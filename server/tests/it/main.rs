@@ -46,5 +46,6 @@ mod rules_wasm;
 mod seats;
 mod shutdown;
 mod takeback;
+mod tournament;
 mod tutorial;
 mod web;

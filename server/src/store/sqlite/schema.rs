@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to fifteenth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to sixteenth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -75,6 +75,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(PUZZLES_SOLVED.as_str()),
         // 15: the language an account's owner reads.
         M::up(sql::LANGUAGES),
+        // 16: tournaments, their entries and pairings.
+        M::up(TOURNAMENTS.as_str()),
     ])
 }
 
@@ -105,6 +107,9 @@ static MODERATION: LazyLock<String> =
 
 /// Migration 14, PostgreSQL's tenth.
 static PUZZLES_SOLVED: LazyLock<String> = LazyLock::new(|| sql::puzzles_solved(&TYPES));
+
+/// Migration 16, PostgreSQL's twelfth.
+static TOURNAMENTS: LazyLock<String> = LazyLock::new(|| sql::tournaments(&TYPES));
 
 /// Migration 7, PostgreSQL's third.
 static CHAT: LazyLock<String> = LazyLock::new(|| sql::chat(&TYPES));

@@ -1,0 +1,425 @@
+//! One tournament's director: the actor that owns its entries and pairings, starts it
+//! at its start time, pairs each round (stored, with its rooms, before anyone hears of
+//! it) once the round before has ended, forfeits a withdrawn player's games, and ends
+//! it.
+//!
+//! Everything it knows is in the store, and it reads it again on every decision: a
+//! director loaded after a restart, a `kill -9` or a failover carries on from the
+//! pairings stored, and since a round's pairings are keyed by (tournament, round,
+//! board), a round can be stored only once, whoever tries.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use punct_pairing::{Cycles, Pair, berger, pair_round};
+use punct_protocol::{ErrorCode, TournamentFormat, TournamentState};
+use tokio::time::Instant;
+
+use super::kind::Directors;
+use super::protocol::{Answer, Event, Request};
+use super::state::Director;
+use super::view::{self, rounds};
+use crate::clock::now;
+use crate::cluster::{Envelope, Inbox};
+use crate::registry::Registry;
+use crate::room::Moderate;
+use crate::store::{Account, AccountId, NewPairing, Player, StoreError};
+
+/// How often a running director reads its games' results from the store, in case a
+/// game's end was not told (its room ran on a node that died, or the sweep ended it).
+const POLL: Duration = Duration::from_secs(10);
+
+/// How long a director whose tournament is over lingers for late questions.
+const LINGER: Duration = Duration::from_secs(60);
+
+impl Director {
+    /// Serves `inbox` until it closes, or a while after the tournament is over.
+    pub(crate) async fn run(mut self, mut inbox: Inbox<Directors>) {
+        // Loaded after a restart or a failover: carry on from what is stored.
+        self.advance().await;
+        loop {
+            let wake = self.wake_at();
+            tokio::select! {
+                envelope = inbox.recv() => match envelope {
+                    Some(envelope) => self.serve(envelope).await,
+                    None => return,
+                },
+                () = tokio::time::sleep_until(wake) => {
+                    if self.over_since.is_some_and(|since| since.elapsed() >= LINGER) {
+                        return;
+                    }
+                    self.advance().await;
+                }
+            }
+        }
+    }
+
+    /// When the director must look again without being asked: its start, its next
+    /// poll of the results, or its closing once over.
+    fn wake_at(&self) -> Instant {
+        if let Some(since) = self.over_since {
+            return since + LINGER;
+        }
+        let poll = self.polled + POLL;
+        if self.summary.state == TournamentState::Upcoming {
+            let wait = u64::try_from(self.summary.starts_at - now()).unwrap_or(0);
+            return poll.min(Instant::now() + Duration::from_millis(wait));
+        }
+        poll
+    }
+
+    /// Serves one request.
+    async fn serve(&mut self, envelope: Envelope<Directors>) {
+        let (request, asker) = envelope.open();
+        let answer = match request {
+            Request::Join { account } => Answer::Done(self.join(account).await),
+            Request::Withdraw { account } => Answer::Done(self.withdraw(&account).await),
+            Request::View => Answer::View(Box::new(self.view())),
+            Request::GameEnded { room } => {
+                tracing::debug!(tournament = self.summary.id, room, "a game ended");
+                self.advance().await;
+                return;
+            }
+        };
+        asker.answer(answer, &self.events);
+    }
+
+    /// The tournament as it stands.
+    fn view(&self) -> punct_protocol::TournamentView {
+        view::view(&self.summary, &self.entries, &self.pairings)
+    }
+
+    /// Tells followers the tournament as it stands, and lists it so.
+    fn changed(&self) {
+        let _ = self.status.send(self.summary.clone());
+        let _ = self
+            .events
+            .send(Arc::new(Event::Changed(Box::new(self.view()))));
+    }
+
+    /// Enters `account`: before the start only, once, while there is room.
+    async fn join(&mut self, account: Account) -> Result<(), ErrorCode> {
+        if self.summary.state != TournamentState::Upcoming || now() >= self.summary.starts_at {
+            return Err(ErrorCode::TournamentStarted);
+        }
+        if self.entries.iter().any(|e| e.account.id == account.id) {
+            return Err(ErrorCode::AlreadyEntered);
+        }
+        if self.entries.len() >= usize::try_from(self.summary.max_players).unwrap_or(0) {
+            return Err(ErrorCode::TournamentFull);
+        }
+        let entered = self.shared.store.enter(&self.summary.id, &account.id).await;
+        entered.map_err(|e| storage_failed(&e))?;
+        self.reload().await.map_err(|e| storage_failed(&e))?;
+        self.changed();
+        Ok(())
+    }
+
+    /// `account` leaves: before the start, its entry goes; after it, it is paired no
+    /// more and its games not over are forfeited.
+    async fn withdraw(&mut self, account: &AccountId) -> Result<(), ErrorCode> {
+        let store = &self.shared.store;
+        let id = &self.summary.id;
+        let entered = self
+            .entries
+            .iter()
+            .any(|e| e.account.id == *account && e.withdrawn_at.is_none());
+        match self.summary.state {
+            _ if !entered => return Err(ErrorCode::NotEntered),
+            TournamentState::Upcoming => {
+                store
+                    .leave(id, account)
+                    .await
+                    .map_err(|e| storage_failed(&e))?;
+            }
+            TournamentState::Running => {
+                store
+                    .withdraw(id, account)
+                    .await
+                    .map_err(|e| storage_failed(&e))?;
+                self.forfeit(account).await;
+            }
+            TournamentState::Finished | TournamentState::Cancelled => {
+                return Err(ErrorCode::TournamentStarted);
+            }
+        }
+        self.reload().await.map_err(|e| storage_failed(&e))?;
+        self.changed();
+        // A round that waited only for the withdrawn player's game may start now.
+        self.advance().await;
+        Ok(())
+    }
+
+    /// Forfeits `account`'s games not over: each room ends the game, stores it and
+    /// tells this director.
+    async fn forfeit(&self, account: &AccountId) {
+        let rooms = self.pairings.iter().filter(|p| {
+            p.outcome.is_none()
+                && (p.white.id == *account || p.black.as_ref().is_some_and(|b| b.id == *account))
+        });
+        for room in rooms.filter_map(|p| p.room.as_deref()) {
+            let forfeit = Moderate::Forfeit {
+                account: account.clone(),
+            };
+            if let Err(refused) = self.shared.registry.moderate(room, forfeit).await {
+                tracing::warn!(room, code = %refused.code, "a withdrawn player's game was not forfeited");
+            }
+        }
+    }
+
+    /// Reads the entries and the pairings (with their results) again.
+    async fn reload(&mut self) -> Result<(), StoreError> {
+        let store = &self.shared.store;
+        self.entries = store.entries(&self.summary.id).await?;
+        self.pairings = store.pairings(&self.summary.id).await?;
+        self.summary.players = self.active().len().try_into().unwrap_or(u32::MAX);
+        self.summary.round = self.pairings.last().map_or(0, |p| p.round);
+        Ok(())
+    }
+
+    /// The players not withdrawn, by their place in the entries.
+    fn active(&self) -> Vec<usize> {
+        (0..self.entries.len())
+            .filter(|&i| self.entries[i].withdrawn_at.is_none())
+            .collect()
+    }
+
+    /// Does what is due: starts the tournament at its start time; pairs the next round
+    /// once the last has ended; ends it after its last round. Failures of the store
+    /// are tried again at the next poll.
+    async fn advance(&mut self) {
+        self.polled = Instant::now();
+        if let Err(e) = self.step().await {
+            let error: &dyn std::error::Error = &e;
+            tracing::error!(
+                tournament = self.summary.id,
+                error,
+                "the director could not go on"
+            );
+        }
+        if matches!(
+            self.summary.state,
+            TournamentState::Finished | TournamentState::Cancelled
+        ) && self.over_since.is_none()
+        {
+            self.over_since = Some(Instant::now());
+        }
+    }
+
+    async fn step(&mut self) -> Result<(), StoreError> {
+        match self.summary.state {
+            TournamentState::Upcoming if now() >= self.summary.starts_at => self.start().await,
+            TournamentState::Running => {
+                let before = self.pairings.clone();
+                self.reload().await?;
+                if self.pairings != before {
+                    self.changed();
+                }
+                self.next().await
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Starts the tournament, or cancels it if too few players joined.
+    async fn start(&mut self) -> Result<(), StoreError> {
+        self.reload().await?;
+        let enough = self.entries.len() >= usize::try_from(self.summary.min_players).unwrap_or(0);
+        let state = if enough {
+            TournamentState::Running
+        } else {
+            TournamentState::Cancelled
+        };
+        self.set_state(state).await?;
+        if enough {
+            tracing::info!(
+                tournament = self.summary.id,
+                players = self.entries.len(),
+                "started"
+            );
+            self.next().await?;
+        }
+        Ok(())
+    }
+
+    /// Moves the tournament to `state`, stored first.
+    async fn set_state(&mut self, state: TournamentState) -> Result<(), StoreError> {
+        self.shared
+            .store
+            .set_tournament_state(&self.summary.id, state)
+            .await?;
+        self.summary.state = state;
+        self.changed();
+        Ok(())
+    }
+
+    /// Whether every game of the last round paired has ended (true before the first).
+    fn round_over(&self) -> bool {
+        let last = self.summary.round;
+        self.pairings
+            .iter()
+            .filter(|p| p.round == last && p.black.is_some())
+            .all(|p| p.outcome.is_some())
+    }
+
+    /// Pairs what is due next, or ends the tournament.
+    async fn next(&mut self) -> Result<(), StoreError> {
+        match self.summary.format {
+            TournamentFormat::Swiss => self.next_swiss().await,
+            TournamentFormat::RoundRobin => self.next_robin(Cycles::Single).await,
+            TournamentFormat::DoubleRoundRobin => self.next_robin(Cycles::Double).await,
+            // Refused at creation: no arena is ever stored.
+            TournamentFormat::Arena => Ok(()),
+        }
+    }
+
+    /// A Swiss: the next round once the last has ended, until its number of rounds.
+    async fn next_swiss(&mut self) -> Result<(), StoreError> {
+        if !self.round_over() {
+            return Ok(());
+        }
+        let rounds_due = self.summary.rounds.unwrap_or(0);
+        if self.summary.round >= rounds_due {
+            return self.set_state(TournamentState::Finished).await;
+        }
+        let active = self.active();
+        let avoid = self.avoid(&active).await?;
+        let played = rounds(&self.entries, &self.pairings);
+        match pair_round(&active, &played, &avoid) {
+            Ok(pairing) => {
+                let round = self.summary.round + 1;
+                self.store_round(round, &pairing.pairs, pairing.bye).await
+            }
+            Err(e) => {
+                // Too few players are left to pair by the rules: the tournament ends.
+                tracing::warn!(
+                    tournament = self.summary.id,
+                    ?e,
+                    "no pairing is possible: ended early"
+                );
+                self.set_state(TournamentState::Finished).await
+            }
+        }
+    }
+
+    /// A round robin on the Berger table of the players it started with: live, the next
+    /// round once the last has ended; by correspondence, every round at once. A withdrawn
+    /// player's games not yet paired are not paired.
+    async fn next_robin(&mut self, cycles: Cycles) -> Result<(), StoreError> {
+        let players: Vec<usize> = (0..self.entries.len()).collect();
+        let table = berger(&players, cycles);
+        let total = u32::try_from(table.len()).unwrap_or(u32::MAX);
+        let correspondence = self.summary.clock.is_some_and(|c| c.days.is_some());
+        while self.summary.round < total && (correspondence || self.round_over()) {
+            let round = self.summary.round + 1;
+            let at = usize::try_from(round - 1).unwrap_or(usize::MAX);
+            let pairs: Vec<Pair<usize>> = table[at]
+                .pairs
+                .iter()
+                .copied()
+                .filter(|pair| {
+                    [pair.white, pair.black]
+                        .iter()
+                        .all(|&p| self.entries[p].withdrawn_at.is_none())
+                })
+                .collect();
+            self.store_round(round, &pairs, None).await?;
+            if self.summary.round < round {
+                // Nothing stored (no game left to play in it): move past it anyway.
+                break;
+            }
+        }
+        let all_over = self
+            .pairings
+            .iter()
+            .all(|p| p.black.is_none() || p.outcome.is_some());
+        if self.summary.round >= total && all_over {
+            return self.set_state(TournamentState::Finished).await;
+        }
+        Ok(())
+    }
+
+    /// The pairs of `players` kept apart: one blocks the other.
+    async fn avoid(&self, players: &[usize]) -> Result<Vec<(usize, usize)>, StoreError> {
+        let mut avoid = Vec::new();
+        for &player in players {
+            let blockers = self
+                .shared
+                .store
+                .blockers_of(&self.entries[player].account.id)
+                .await?;
+            for &other in players {
+                if blockers.contains(&self.entries[other].account.id) {
+                    avoid.push((player, other));
+                }
+            }
+        }
+        Ok(avoid)
+    }
+
+    /// Stores round `round`, each game with its room, then tells followers: a round is
+    /// announced only once stored. If the store refuses it (another director stored it
+    /// first), what is stored stands.
+    async fn store_round(
+        &mut self,
+        round: u32,
+        pairs: &[Pair<usize>],
+        bye: Option<usize>,
+    ) -> Result<(), StoreError> {
+        let account = |p: usize| &self.entries[p].account;
+        let summary = &self.summary;
+        let mut pairings: Vec<NewPairing> = pairs
+            .iter()
+            .map(|pair| {
+                let players = [pair.white, pair.black].map(|p| Player::of(account(p).clone()));
+                NewPairing {
+                    room: Some(Registry::tournament_room(
+                        summary.variant,
+                        summary.clock,
+                        summary.rated,
+                        players,
+                    )),
+                    white: account(pair.white).id.clone(),
+                    black: Some(account(pair.black).id.clone()),
+                }
+            })
+            .collect();
+        pairings.extend(bye.map(|p| NewPairing {
+            room: None,
+            white: account(p).id.clone(),
+            black: None,
+        }));
+        if pairings.is_empty() {
+            return Ok(());
+        }
+        let stored = self
+            .shared
+            .store
+            .pair_round(&self.summary.id, round, pairings)
+            .await;
+        self.reload().await?;
+        if let Err(e) = stored {
+            let error: &dyn std::error::Error = &e;
+            tracing::warn!(
+                tournament = self.summary.id,
+                round,
+                error,
+                "the round was not stored"
+            );
+            return Ok(());
+        }
+        tracing::info!(tournament = self.summary.id, round, "paired");
+        let _ = self
+            .events
+            .send(Arc::new(Event::Paired(view::round(&self.pairings, round))));
+        self.changed();
+        Ok(())
+    }
+}
+
+/// Logs a storage failure; answers its code.
+fn storage_failed(e: &StoreError) -> ErrorCode {
+    let error: &dyn std::error::Error = e;
+    tracing::error!(error, "database");
+    ErrorCode::StorageFailed
+}

@@ -1,0 +1,668 @@
+//! Tournaments through the real server: players sign up over HTTP, and play the games
+//! their director pairs over WebSockets with random legal turns; the standings are
+//! checked against a recomputation from the stored games. A restart in the middle pairs
+//! nobody twice, a withdrawal forfeits the game under way and is paired no more, and
+//! bad requests are refused with their codes.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use punct_protocol::{
+    ClientMessage, ErrorCode, Record, ServerMessage, TournamentState, TournamentView,
+};
+use punct_rules::{Color, DrawReason, Game, Outcome, Variant, WinReason};
+use punct_server::{Config, Console, TournamentCreators};
+use punct_testing::{Database, Endpoint, TestServer, api_error};
+
+const PASSWORD: &str = "a fine password";
+
+/// A server on `database` that lets the test register many accounts at once.
+fn config(database: &Database) -> Config {
+    Config {
+        database: Some(database.url()),
+        sign_ins_per_minute: 0,
+        sign_ins_per_account: 0,
+        message_rate_scale: 0.0,
+        ..Config::default()
+    }
+}
+
+fn now_ms() -> i64 {
+    i64::try_from(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+/// Players registered on `server`: their usernames and session tokens.
+async fn players(server: &Endpoint, prefix: &str, count: usize) -> Vec<(String, String)> {
+    let mut players = Vec::new();
+    for n in 1..=count {
+        let name = format!("{prefix}{n}");
+        let token = server.register(&name, PASSWORD).await;
+        players.push((name, token));
+    }
+    players
+}
+
+/// Creates a tournament as `creator` from `body`: its id.
+async fn create(creator: &Endpoint, body: &serde_json::Value) -> String {
+    let (status, answer) = creator
+        .http("POST", "/api/tournaments", &body.to_string())
+        .await;
+    assert_eq!(status, 201, "{answer}");
+    let view: TournamentView = serde_json::from_str(&answer).unwrap();
+    assert_eq!(view.summary.state, TournamentState::Upcoming);
+    view.summary.id
+}
+
+/// A Swiss of `rounds` rounds starting in `starts_in` milliseconds.
+fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json::Value {
+    serde_json::json!({
+        "name": "Friday Swiss",
+        "format": "swiss",
+        "rounds": rounds,
+        "starts_at": now_ms() + starts_in,
+        "max_players": max_players,
+    })
+}
+
+/// `POST /api/tournaments/{id}/{what}` as `who`: the status and the error code if refused.
+async fn post(who: &Endpoint, id: &str, what: &str) -> (u16, Option<ErrorCode>) {
+    let (status, body) = who
+        .http("POST", &format!("/api/tournaments/{id}/{what}"), "")
+        .await;
+    (status, (status != 200).then(|| api_error(&body)))
+}
+
+async fn view(server: &Endpoint, id: &str) -> TournamentView {
+    server.get(&format!("/api/tournaments/{id}")).await
+}
+
+/// Waits until tournament `id` is as `done` wants it; answers it then.
+async fn until(
+    server: &Endpoint,
+    id: &str,
+    done: impl Fn(&TournamentView) -> bool,
+) -> TournamentView {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let view = view(server, id).await;
+        if done(&view) {
+            return view;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tournament never got there: {view:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A small random number generator (xorshift), so that games differ but every run
+/// plays the same ones.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self, below: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        usize::try_from(self.0 % below as u64).unwrap()
+    }
+}
+
+/// Plays the game of `room` between the signed-in `white` and `black`: a few random
+/// legal turns, then a resignation or an agreed draw, as the dice say. Answers its
+/// outcome as the players heard it.
+async fn play(white: &Endpoint, black: &Endpoint, room: &str, dice: &mut Dice) -> Outcome {
+    let mut seats = Vec::new();
+    for player in [white, black] {
+        let mut client = player.client().await;
+        match client.join_as(room, None).await {
+            ServerMessage::Snapshot { room: snapshot, .. } => {
+                assert!(snapshot.tournament.is_some(), "the room says whose game it is");
+            }
+            other => panic!("a player of the tournament's game is seated: {other:?}"),
+        }
+        seats.push(client);
+    }
+    let mut game = Game::new(Variant::Standard);
+    for _ in 0..dice.roll(6) + 2 {
+        let legal = game.legal_turns();
+        let turn = legal[dice.roll(legal.len())];
+        let mover = &mut seats[game.to_move() as usize];
+        mover.play(&turn.to_string()).await.unwrap();
+        if game.play(turn).unwrap().is_some() {
+            return game.outcome().unwrap();
+        }
+    }
+    let (first, second) = seats.split_at_mut(1);
+    let (white, black) = (&mut first[0], &mut second[0]);
+    let ack =
+        |reply: ServerMessage| assert!(matches!(reply, ServerMessage::Ack { .. }), "{reply:?}");
+    match dice.roll(3) {
+        0 => {
+            ack(white.request(|id| ClientMessage::Resign { id }).await);
+            Outcome::Win {
+                winner: Color::Black,
+                reason: WinReason::Resignation,
+            }
+        }
+        1 => {
+            ack(black.request(|id| ClientMessage::Resign { id }).await);
+            Outcome::Win {
+                winner: Color::White,
+                reason: WinReason::Resignation,
+            }
+        }
+        _ => {
+            ack(white.request(|id| ClientMessage::OfferDraw { id }).await);
+            ack(black.request(|id| ClientMessage::AcceptDraw { id }).await);
+            Outcome::Draw {
+                reason: DrawReason::Agreement,
+            }
+        }
+    }
+}
+
+/// Plays every game of round `round` whose result is not in yet.
+async fn play_round(
+    server: &Endpoint,
+    id: &str,
+    round: u32,
+    tokens: &HashMap<String, String>,
+    dice: &mut Dice,
+) -> TournamentView {
+    let view = until(server, id, |v| v.summary.round >= round).await;
+    let games = &view.pairings[round as usize - 1].games;
+    for game in games {
+        let (Some(room), Some(black)) = (&game.room, &game.black) else {
+            continue;
+        };
+        if game.outcome.is_some() {
+            continue;
+        }
+        let white = server.signed_in(&tokens[&game.white]);
+        let black = server.signed_in(&tokens[black]);
+        play(&white, &black, room, dice).await;
+    }
+    view
+}
+
+/// The standings recomputed from the stored games (their records): each player's
+/// score, Buchholz and Sonneborn-Berger in half-points (SB in quarter-points), for a
+/// tournament without byes or withdrawals.
+async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String, (u32, u32, u32)> {
+    let mut results: Vec<(String, String, u32)> = Vec::new(); // white, black, white's half-points
+    for round in &view.pairings {
+        for game in &round.games {
+            let record: Record = server
+                .get(&format!(
+                    "/api/rooms/{}/record",
+                    game.room.as_ref().unwrap()
+                ))
+                .await;
+            let white_points = match record.outcome.expect("every game is over") {
+                Outcome::Win {
+                    winner: Color::White,
+                    ..
+                } => 2,
+                Outcome::Win { .. } => 0,
+                Outcome::Draw { .. } => 1,
+            };
+            results.push((
+                game.white.clone(),
+                game.black.clone().unwrap(),
+                white_points,
+            ));
+        }
+    }
+    let mut score: HashMap<String, u32> = HashMap::new();
+    for (white, black, points) in &results {
+        *score.entry(white.clone()).or_default() += points;
+        *score.entry(black.clone()).or_default() += 2 - points;
+    }
+    let mut table = HashMap::new();
+    for player in score.keys() {
+        let (mut buchholz, mut sb) = (0, 0);
+        for (white, black, points) in &results {
+            let (opponent, mine) = if white == player {
+                (black, *points)
+            } else if black == player {
+                (white, 2 - points)
+            } else {
+                continue;
+            };
+            buchholz += score[opponent];
+            sb += mine * score[opponent];
+        }
+        table.insert(player.clone(), (score[player], buchholz, sb));
+    }
+    table
+}
+
+#[tokio::test]
+async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its_games() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "swiss", 8).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let creator = server.signed_in(&entrants[0].1);
+    let id = create(&creator, &swiss(3, 1500, 8)).await;
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
+    assert_eq!(listed.upcoming[0].players, 8);
+
+    let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
+    for round in 1..=3 {
+        play_round(&server, &id, round, &tokens, &mut dice).await;
+    }
+    let view = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert_eq!(view.pairings.len(), 3);
+
+    // Every round complete, nobody twice against the same opponent, the colours kept.
+    let mut met = HashSet::new();
+    let mut colours: HashMap<&str, Vec<Color>> = HashMap::new();
+    for round in &view.pairings {
+        assert_eq!(round.games.len(), 4, "four games, no bye");
+        let mut seen = HashSet::new();
+        for game in &round.games {
+            let black = game.black.as_deref().unwrap();
+            assert!(seen.insert(game.white.as_str()) && seen.insert(black));
+            let pair = if game.white.as_str() < black {
+                (game.white.as_str(), black)
+            } else {
+                (black, game.white.as_str())
+            };
+            assert!(met.insert(pair), "{pair:?} met twice");
+            colours.entry(&game.white).or_default().push(Color::White);
+            colours.entry(black).or_default().push(Color::Black);
+        }
+        assert_eq!(seen.len(), 8);
+    }
+    for (player, had) in colours {
+        let whites = had.iter().filter(|&&c| c == Color::White).count();
+        assert!(
+            whites.abs_diff(had.len() - whites) <= 2,
+            "{player}: {had:?}"
+        );
+        assert!(
+            !had.windows(3).any(|w| w[0] == w[1] && w[1] == w[2]),
+            "{player}: {had:?}"
+        );
+    }
+
+    // The standings are the stored games', ordered by score, Buchholz, then
+    // Sonneborn-Berger.
+    let table = recomputed(&server, &view).await;
+    assert_eq!(view.standings.len(), 8);
+    let mut last: Option<(u32, u32, u32)> = None;
+    for row in &view.standings {
+        let (score, buchholz, sb) = table[&row.player];
+        assert_eq!(row.score, f64::from(score) / 2.0, "{}", row.player);
+        assert_eq!(
+            row.buchholz,
+            Some(f64::from(buchholz) / 2.0),
+            "{}",
+            row.player
+        );
+        assert_eq!(
+            row.sonneborn_berger,
+            Some(f64::from(sb) / 4.0),
+            "{}",
+            row.player
+        );
+        assert_eq!(row.games, 3);
+        if let Some(before) = last {
+            assert!(
+                before >= (score, buchholz, sb),
+                "{:?} after {before:?}",
+                (score, buchholz, sb)
+            );
+        }
+        last = Some((score, buchholz, sb));
+    }
+    let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
+    assert!(listed.finished.iter().any(|t| t.id == id));
+}
+
+#[tokio::test]
+async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "restart", 4).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let id = create(&server.signed_in(&entrants[0].1), &swiss(3, 2500, 4)).await;
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    // Down before the start: the server started again starts it on time.
+    server.shutdown().await.unwrap();
+    let server = TestServer::with(config(&database)).await;
+    let first = until(&server, &id, |v| v.summary.round == 1).await;
+    assert_eq!(first.summary.state, TournamentState::Running);
+
+    // One game of the first round played, then a restart with the other under way.
+    let mut dice = Dice(7);
+    let games = first.pairings[0].games.clone();
+    let (one, other) = (&games[0], &games[1]);
+    let white = server.signed_in(&tokens[&one.white]);
+    let black = server.signed_in(&tokens[one.black.as_ref().unwrap()]);
+    play(&white, &black, one.room.as_ref().unwrap(), &mut dice).await;
+    server.shutdown().await.unwrap();
+    let server = TestServer::with(config(&database)).await;
+    let again = view(&server, &id).await;
+    assert_eq!(again.summary.round, 1, "the round is not paired again");
+    assert_eq!(
+        again.pairings[0]
+            .games
+            .iter()
+            .map(|g| &g.room)
+            .collect::<Vec<_>>(),
+        games.iter().map(|g| &g.room).collect::<Vec<_>>()
+    );
+    assert!(
+        again.pairings[0].games[0].outcome.is_some(),
+        "the result is kept"
+    );
+    let white = server.signed_in(&tokens[&other.white]);
+    let black = server.signed_in(&tokens[other.black.as_ref().unwrap()]);
+    play(&white, &black, other.room.as_ref().unwrap(), &mut dice).await;
+    play_round(&server, &id, 2, &tokens, &mut dice).await;
+    // A restart between rounds: the rounds paired stay as they are.
+    let before = until(&server, &id, |v| v.summary.round == 3).await;
+    server.shutdown().await.unwrap();
+    let server = TestServer::with(config(&database)).await;
+    assert_eq!(view(&server, &id).await.pairings, before.pairings);
+    play_round(&server, &id, 3, &tokens, &mut dice).await;
+    let done = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    let mut met = HashSet::new();
+    for round in &done.pairings {
+        assert_eq!(round.games.len(), 2);
+        for game in &round.games {
+            let mut pair = [game.white.clone(), game.black.clone().unwrap()];
+            pair.sort();
+            assert!(met.insert(pair.clone()), "{pair:?} met twice");
+        }
+    }
+    let rows = database
+        .query(&format!(
+            "SELECT COUNT(*) FROM tournament_pairings WHERE tournament = '{id}'"
+        ))
+        .await;
+    assert_eq!(rows[0][0].as_deref(), Some("6"));
+}
+
+#[tokio::test]
+async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "odd", 5).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let id = create(&server.signed_in(&entrants[0].1), &swiss(3, 1000, 8)).await;
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let first = until(&server, &id, |v| v.summary.round == 1).await;
+    let round = &first.pairings[0];
+    assert_eq!(round.games.len(), 3, "two games and a bye");
+    let bye = round.games.iter().find(|g| g.black.is_none()).unwrap();
+    assert!(bye.room.is_none());
+    // Too late to join; the bye counts as a win.
+    let late = server.signed_in(&server.register("late", PASSWORD).await);
+    assert_eq!(
+        post(&late, &id, "join").await,
+        (409, Some(ErrorCode::TournamentStarted))
+    );
+    assert_eq!(
+        first
+            .standings
+            .iter()
+            .find(|r| r.player == bye.white)
+            .unwrap()
+            .score,
+        1.0
+    );
+
+    // A player of the first game withdraws during it: the opponent wins it.
+    let games: Vec<_> = round.games.iter().filter(|g| g.black.is_some()).collect();
+    let quitter = games[0].white.clone();
+    let quitter_session = server.signed_in(&tokens[&quitter]);
+    assert_eq!(post(&quitter_session, &id, "withdraw").await, (200, None));
+    assert_eq!(
+        post(&quitter_session, &id, "withdraw").await,
+        (409, Some(ErrorCode::NotEntered))
+    );
+    let record: Record = server
+        .get(&format!(
+            "/api/rooms/{}/record",
+            games[0].room.as_ref().unwrap()
+        ))
+        .await;
+    assert_eq!(
+        record.outcome,
+        Some(Outcome::Win {
+            winner: Color::Black,
+            reason: WinReason::Abandonment
+        })
+    );
+    let mut dice = Dice(11);
+    let (white, black) = (&games[1].white, games[1].black.as_ref().unwrap());
+    play(
+        &server.signed_in(&tokens[white]),
+        &server.signed_in(&tokens[black]),
+        games[1].room.as_ref().unwrap(),
+        &mut dice,
+    )
+    .await;
+    // Four are left: two games, no bye, and not the one who withdrew.
+    let second = until(&server, &id, |v| v.summary.round == 2).await;
+    let round = &second.pairings[1];
+    assert_eq!(round.games.len(), 2);
+    assert!(
+        round
+            .games
+            .iter()
+            .all(|g| g.black.is_some() && g.white != quitter && g.black.as_ref() != Some(&quitter))
+    );
+    assert!(
+        second
+            .entries
+            .iter()
+            .any(|e| e.player == quitter && e.withdrawn)
+    );
+    assert_eq!(second.summary.players, 4);
+    assert!(
+        second.standings.iter().any(|r| r.player == quitter),
+        "still in the standings"
+    );
+}
+
+#[tokio::test]
+async fn a_correspondence_round_robin_starts_every_game_at_once() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "mail", 3).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let body = serde_json::json!({
+        "name": "Winter by mail",
+        "format": "round-robin",
+        "clock": {"days": 3},
+        "starts_at": now_ms() + 1000,
+        "max_players": 3,
+        "min_players": 3,
+    });
+    let id = create(&server.signed_in(&entrants[0].1), &body).await;
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    // Three players: three rounds, each one game (the third player rests).
+    let started = until(&server, &id, |v| v.summary.round == 3).await;
+    let mut met = HashSet::new();
+    for round in &started.pairings {
+        assert_eq!(round.games.len(), 1);
+        let game = &round.games[0];
+        let mut pair = [game.white.clone(), game.black.clone().unwrap()];
+        pair.sort();
+        assert!(met.insert(pair));
+        let summary = server.summary(game.room.as_ref().unwrap()).await;
+        assert_eq!(summary.clock.unwrap().days, Some(3));
+    }
+    let mut dice = Dice(3);
+    for round in &started.pairings {
+        let game = &round.games[0];
+        play(
+            &server.signed_in(&tokens[&game.white]),
+            &server.signed_in(&tokens[game.black.as_ref().unwrap()]),
+            game.room.as_ref().unwrap(),
+            &mut dice,
+        )
+        .await;
+    }
+    until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn too_few_players_cancel_the_tournament_at_its_start() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "few", 1).await;
+    let session = server.signed_in(&entrants[0].1);
+    let id = create(&session, &swiss(3, 500, 8)).await;
+    assert_eq!(post(&session, &id, "join").await, (200, None));
+    let view = until(&server, &id, |v| {
+        v.summary.state != TournamentState::Upcoming
+    })
+    .await;
+    assert_eq!(view.summary.state, TournamentState::Cancelled);
+    assert!(view.pairings.is_empty());
+}
+
+#[tokio::test]
+async fn bad_requests_are_refused_with_their_codes_and_change_nothing() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "bad", 3).await;
+    let sessions: Vec<Endpoint> = entrants.iter().map(|(_, t)| server.signed_in(t)).collect();
+    let refused = |body: serde_json::Value| {
+        let creator = &sessions[0];
+        async move {
+            let (status, answer) = creator
+                .http("POST", "/api/tournaments", &body.to_string())
+                .await;
+            (status, api_error(&answer))
+        }
+    };
+    let bad = (400, ErrorCode::BadRequest);
+    let mut no_rounds = swiss(3, 60_000, 8);
+    no_rounds.as_object_mut().unwrap().remove("rounds");
+    assert_eq!(refused(no_rounds).await, bad);
+    assert_eq!(refused(swiss(0, 60_000, 8)).await, bad);
+    assert_eq!(refused(swiss(3, -60_000, 8)).await, bad, "in the past");
+    assert_eq!(refused(swiss(3, 60_000, 1)).await, bad, "max below min");
+    let mut robin = swiss(3, 60_000, 8);
+    robin["format"] = "round-robin".into();
+    assert_eq!(refused(robin).await, bad, "a round robin has no rounds");
+    let mut unnamed = swiss(3, 60_000, 8);
+    unnamed["name"] = " ".into();
+    assert_eq!(refused(unnamed).await, bad);
+    let mut odd = swiss(3, 60_000, 8);
+    odd["format"] = "knockout".into();
+    assert_eq!(refused(odd).await, bad);
+    let (status, answer) = server
+        .http("POST", "/api/tournaments", &swiss(3, 60_000, 8).to_string())
+        .await;
+    assert_eq!(
+        (status, api_error(&answer)),
+        (401, ErrorCode::SignInRequired)
+    );
+    let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
+    assert!(listed.upcoming.is_empty(), "nothing was made");
+
+    let id = create(&sessions[0], &swiss(3, 60_000, 2)).await;
+    assert_eq!(post(&sessions[0], &id, "join").await, (200, None));
+    assert_eq!(
+        post(&sessions[0], &id, "join").await,
+        (409, Some(ErrorCode::AlreadyEntered))
+    );
+    assert_eq!(post(&sessions[1], &id, "join").await, (200, None));
+    assert_eq!(
+        post(&sessions[2], &id, "join").await,
+        (409, Some(ErrorCode::TournamentFull))
+    );
+    assert_eq!(
+        post(&sessions[2], &id, "withdraw").await,
+        (409, Some(ErrorCode::NotEntered))
+    );
+    assert_eq!(
+        post(&sessions[0], "no-such-id", "join").await,
+        (404, Some(ErrorCode::NoSuchTournament))
+    );
+    let (status, _) = server.http("GET", "/api/tournaments/no-such-id", "").await;
+    assert_eq!(status, 404);
+    // Leaving before the start frees the place.
+    assert_eq!(post(&sessions[1], &id, "withdraw").await, (200, None));
+    assert_eq!(post(&sessions[2], &id, "join").await, (200, None));
+    let entries: Vec<String> = view(&server, &id)
+        .await
+        .entries
+        .into_iter()
+        .map(|e| e.player)
+        .collect();
+    assert_eq!(entries, ["bad1", "bad3"]);
+}
+
+#[tokio::test]
+async fn only_moderators_create_tournaments_when_the_server_says_so() {
+    let database = Database::new();
+    let server = TestServer::with(Config {
+        tournament_creators: TournamentCreators::Moderators,
+        ..config(&database)
+    })
+    .await;
+    let entrants = players(&server, "who", 2).await;
+    let player = server.signed_in(&entrants[0].1);
+    let (status, answer) = player
+        .http("POST", "/api/tournaments", &swiss(3, 60_000, 8).to_string())
+        .await;
+    assert_eq!(
+        (status, api_error(&answer)),
+        (403, ErrorCode::NotAModerator)
+    );
+    punct_server::admin(
+        &config(&database),
+        "who2",
+        Console::Grant("moderator".into()),
+        "runs tournaments",
+    )
+    .await
+    .unwrap();
+    create(&server.signed_in(&entrants[1].1), &swiss(3, 60_000, 8)).await;
+}
