@@ -45,20 +45,21 @@ function entered(view) {
 function renderHead(view) {
   document.title = t('title.tournament-of', { name: view.name });
   $('name').textContent = view.name;
-  $('facts').replaceChildren(
+  const facts = [
     formatText(view),
     ' · ',
     t(`variant.${view.variant}`),
     ' · ',
-    timeControlText(view.clock),
-    view.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null,
+    view.clock ? timeControlText(view.clock) : t('room.no-clock'),
+    view.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : '',
     ' · ',
     t('tournament.players-of', { players: view.players, max: view.max_players }),
     ' · ',
     t('tournament.created-by'),
     ' ',
     playerLink(view.creator),
-  );
+  ];
+  $('facts').replaceChildren(...facts);
   $('state').dataset.state = view.state;
   if (view.state === 'upcoming') {
     const left = Math.max(0, view.starts_at - Date.now());
@@ -157,7 +158,7 @@ function renderRounds(view) {
               { dataset: { room: game.room ?? '' } },
               el('td', {}, String(board + 1)),
               el('td', { className: 'vs' }, playerLink(game.white), game.black ? [' – ', playerLink(game.black)] : null),
-              el('td', { className: 'result' }, scoreText(game)),
+              el('td', { className: 'outcome' }, scoreText(game)),
               el('td', {}, game.room ? el('a', { className: 'game-link', href: roomHref(game.room) }, game.outcome ? t('games.replay') : t('tournament.game')) : null),
             ),
           ),

@@ -62,7 +62,8 @@ export function tournamentMark(tournament) {
 /** A tournament's format in words, with a Swiss's rounds. */
 export function formatText(tournament) {
   const format = t(`format.${tournament.format}`);
-  return tournament.rounds ? t('tournament.format-rounds', { format, rounds: tournament.rounds }) : format;
+  if (!tournament.rounds) return format;
+  return tournament.rounds === 1 ? t('tournament.format-one-round', { format }) : t('tournament.format-rounds', { format, rounds: tournament.rounds });
 }
 
 /** A clock option of the forms ("base+increment" in seconds, "Nd" for days a move, ""
