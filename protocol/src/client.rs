@@ -137,6 +137,21 @@ pub enum ClientMessage {
         /// True to stop hearing the opponent, false to hear them again.
         muted: bool,
     },
+    /// Follow a tournament (one at a time: following another stops following the first;
+    /// a connection may follow one and be in a room). Answered with `tournament`, the
+    /// whole of it; then `tournament` again whenever it changes, `tournament_round` when
+    /// a round is paired, and, to a signed-in player of that round, `tournament_game`.
+    Follow {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// The tournament's id.
+        tournament: String,
+    },
+    /// Stop following the tournament followed. Answered with an `ack` whose `seq` is 0.
+    Unfollow {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
 }
 
 /// What a player asks of the room it has joined: every request but `hello`, `join` and
@@ -217,7 +232,9 @@ impl ClientMessage {
             | ClientMessage::AcceptTakeback { id }
             | ClientMessage::DeclineTakeback { id }
             | ClientMessage::Chat { id, .. }
-            | ClientMessage::Mute { id, .. } => id,
+            | ClientMessage::Mute { id, .. }
+            | ClientMessage::Follow { id, .. }
+            | ClientMessage::Unfollow { id } => id,
         }
     }
 
@@ -229,7 +246,9 @@ impl ClientMessage {
             | ClientMessage::Join { .. }
             | ClientMessage::Watch { .. }
             | ClientMessage::Chat { .. }
-            | ClientMessage::Mute { .. } => return None,
+            | ClientMessage::Mute { .. }
+            | ClientMessage::Follow { .. }
+            | ClientMessage::Unfollow { .. } => return None,
             ClientMessage::Play { turn, number, .. } => Action::Play { turn, number },
             ClientMessage::Resign { .. } => Action::Resign,
             ClientMessage::OfferDraw { .. } => Action::OfferDraw,
@@ -261,6 +280,8 @@ impl ClientMessage {
             ClientMessage::DeclineTakeback { .. } => "decline_takeback",
             ClientMessage::Chat { .. } => "chat",
             ClientMessage::Mute { .. } => "mute",
+            ClientMessage::Follow { .. } => "follow",
+            ClientMessage::Unfollow { .. } => "unfollow",
         }
     }
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strum::{IntoStaticStr, VariantArray};
 
-use crate::{RatingChanges, RequestId, Seq};
+use crate::{RatingChanges, RequestId, Seq, TournamentRound, TournamentView};
 
 /// A message from the server: a reply to a request (it has the request's `id`), a room
 /// event (it has the room's `seq`), or a private notice.
@@ -229,6 +229,38 @@ pub enum ServerMessage {
         /// Every legal turn, in canonical notation.
         #[schemars(with = "Vec<crate::schema::TurnDef>")]
         legal_turns: Vec<Turn>,
+    },
+    /// A followed tournament as it stands: the reply to `follow`, and sent unasked
+    /// (without an `id`) whenever it changes: a player joins or withdraws, a game ends,
+    /// it starts or ends. Not a room event.
+    Tournament {
+        /// The `follow`'s id; absent when unasked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// The tournament, as `GET /api/tournaments/{id}` answers it.
+        tournament: Box<TournamentView>,
+    },
+    /// A round of the followed tournament was paired (and stored): its games.
+    TournamentRound {
+        /// The tournament's id.
+        tournament: String,
+        /// The round.
+        round: TournamentRound,
+    },
+    /// To a follower signed in as a player of the followed tournament: their next game,
+    /// when its round is paired (and, on `follow`, the game they have not finished).
+    TournamentGame {
+        /// The tournament's id.
+        tournament: String,
+        /// The round.
+        round: u32,
+        /// The game's room: join it signed in, without a token.
+        room: String,
+        /// The colour the player has.
+        #[schemars(with = "crate::schema::ColorDef")]
+        color: Color,
+        /// The opponent's username.
+        opponent: String,
     },
     /// The server is about to close this connection, and why.
     Bye {

@@ -15,7 +15,9 @@ use axum::extract::ws::{CloseFrame, Message, close_code};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use punct_protocol::{
     ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, Seq, ServerMessage,
+    TournamentRound, TournamentState,
 };
+use punct_rules::Color;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -29,6 +31,7 @@ use crate::room::{
 };
 use crate::state::AppState;
 use crate::store::Account;
+use crate::tournament;
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -125,6 +128,7 @@ pub(crate) async fn serve<S>(
         account,
         lang,
         room: None,
+        following: None,
     };
     let end = connection.run(&mut stream).await;
     connection
@@ -203,6 +207,18 @@ struct Connection {
     lang: Lang,
     /// The room joined, if any.
     room: Option<Membership>,
+    /// The tournament followed, if any.
+    following: Option<Following>,
+}
+
+/// A tournament a connection follows.
+struct Following {
+    /// Its id.
+    tournament: String,
+    /// Its director's events.
+    events: broadcast::Receiver<Arc<tournament::Event>>,
+    /// Whether it was over when last heard of: its director closing then is no news.
+    over: bool,
 }
 
 /// A connection's place in a room. (No `Debug`: it holds a seat token.)
@@ -250,6 +266,7 @@ impl Connection {
                     self.on_frame(frame).await
                 }
                 news = from_room(&mut self.room) => self.on_room(news).await,
+                news = from_tournament(&mut self.following) => self.on_tournament(news).await,
                 _ = ping.tick() => {
                     if last_heard.elapsed() > config.idle_timeout {
                         Err(End::Idle)
@@ -433,6 +450,11 @@ impl Connection {
                 .await
             }
             ClientMessage::Mute { id, muted } => self.talk(id, Talk::Mute(muted)).await,
+            ClientMessage::Follow { id, tournament } => self.follow(Some(id), tournament).await,
+            ClientMessage::Unfollow { id } => {
+                self.following = None;
+                self.send(&ServerMessage::Ack { id, seq: 0 })
+            }
             other => {
                 let id = other.id();
                 let action = other.action().expect("every other request is an action");
@@ -457,6 +479,115 @@ impl Connection {
                 }
                 self.answer(id, answer)
             }
+        }
+    }
+
+    /// Follows tournament `tournament` (in place of any other), for request `id` (none
+    /// when following again after missing events): sends it as it stands, then, to a
+    /// player of it, the game they have not finished.
+    async fn follow(&mut self, id: Option<RequestId>, tournament: String) -> Result<(), End> {
+        match self.state.tournaments.follow(&tournament).await {
+            Ok((view, events)) => {
+                let over = matches!(
+                    view.summary.state,
+                    TournamentState::Finished | TournamentState::Cancelled
+                );
+                let last = view.pairings.last().cloned();
+                self.following = Some(Following {
+                    tournament: tournament.clone(),
+                    events,
+                    over,
+                });
+                self.send(&ServerMessage::Tournament {
+                    id,
+                    tournament: Box::new(view),
+                })?;
+                match last {
+                    Some(round) => self.your_game(&tournament, &round, true),
+                    None => Ok(()),
+                }
+            }
+            Err(code) => {
+                self.following = None;
+                match id {
+                    Some(id) => self.error(Some(id), code, errors::message(code, self.lang)),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// Tells a signed-in player of `round` their game in it (only one not over, if
+    /// `unfinished`).
+    fn your_game(
+        &self,
+        tournament: &str,
+        round: &TournamentRound,
+        unfinished: bool,
+    ) -> Result<(), End> {
+        let Some(account) = &self.account else {
+            return Ok(());
+        };
+        for game in &round.games {
+            let (Some(room), Some(black)) = (&game.room, &game.black) else {
+                continue;
+            };
+            if unfinished && game.outcome.is_some() {
+                continue;
+            }
+            let (color, opponent) = if game.white == account.username {
+                (Color::White, black)
+            } else if *black == account.username {
+                (Color::Black, &game.white)
+            } else {
+                continue;
+            };
+            self.send(&ServerMessage::TournamentGame {
+                tournament: tournament.to_owned(),
+                round: round.round,
+                room: room.clone(),
+                color,
+                opponent: opponent.clone(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Passes on what the followed tournament's director tells; follows it again after
+    /// missing some, or once it closed (it is loaded again) unless it was over.
+    async fn on_tournament(
+        &mut self,
+        news: Result<Arc<tournament::Event>, broadcast::error::RecvError>,
+    ) -> Result<(), End> {
+        let Some(following) = &mut self.following else {
+            return Ok(());
+        };
+        let tournament = following.tournament.clone();
+        match news {
+            Ok(event) => match &*event {
+                tournament::Event::Changed(view) => {
+                    following.over = matches!(
+                        view.summary.state,
+                        TournamentState::Finished | TournamentState::Cancelled
+                    );
+                    self.send(&ServerMessage::Tournament {
+                        id: None,
+                        tournament: view.clone(),
+                    })
+                }
+                tournament::Event::Paired(round) => {
+                    self.send(&ServerMessage::TournamentRound {
+                        tournament: tournament.clone(),
+                        round: round.clone(),
+                    })?;
+                    self.your_game(&tournament, round, false)
+                }
+            },
+            Err(broadcast::error::RecvError::Closed) if following.over => {
+                self.following = None;
+                Ok(())
+            }
+            Err(_) => self.follow(None, tournament).await,
         }
     }
 
@@ -759,6 +890,17 @@ async fn stopping(stop: &mut tokio::sync::watch::Receiver<bool>) {
     let _ = stop.wait_for(|&stopping| stopping).await;
 }
 
+/// What the followed tournament has for this connection next; never, when it follows
+/// none.
+async fn from_tournament(
+    following: &mut Option<Following>,
+) -> Result<Arc<tournament::Event>, broadcast::error::RecvError> {
+    match following {
+        Some(following) => following.events.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// What the room has for this connection next; never, outside a room.
 async fn from_room(
     room: &mut Option<Membership>,
@@ -929,6 +1071,7 @@ mod tests {
                 events: joined.events,
                 last_seq: 0,
             }),
+            following: None,
         };
         let lagged = Err(broadcast::error::RecvError::Lagged(3));
         assert!(connection.on_room(lagged).await.is_ok());

@@ -93,7 +93,9 @@ impl Kind {
         match request {
             ClientMessage::Hello { .. }
             | ClientMessage::Join { .. }
-            | ClientMessage::Watch { .. } => Kind::Enter,
+            | ClientMessage::Watch { .. }
+            | ClientMessage::Follow { .. }
+            | ClientMessage::Unfollow { .. } => Kind::Enter,
             ClientMessage::Play { .. } => Kind::Play,
             ClientMessage::Resign { .. }
             | ClientMessage::OfferDraw { .. }

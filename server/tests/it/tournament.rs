@@ -124,7 +124,10 @@ async fn play(white: &Endpoint, black: &Endpoint, room: &str, dice: &mut Dice) -
         let mut client = player.client().await;
         match client.join_as(room, None).await {
             ServerMessage::Snapshot { room: snapshot, .. } => {
-                assert!(snapshot.tournament.is_some(), "the room says whose game it is");
+                assert!(
+                    snapshot.tournament.is_some(),
+                    "the room says whose game it is"
+                );
             }
             other => panic!("a player of the tournament's game is seated: {other:?}"),
         }
@@ -665,4 +668,144 @@ async fn only_moderators_create_tournaments_when_the_server_says_so() {
     .await
     .unwrap();
     create(&server.signed_in(&entrants[1].1), &swiss(3, 60_000, 8)).await;
+}
+
+/// The next message of `client` that `wanted` picks, skipping the others.
+async fn next_of<T>(
+    client: &mut punct_testing::Client,
+    wanted: impl Fn(ServerMessage) -> Option<T>,
+) -> T {
+    loop {
+        if let Some(found) = wanted(client.recv().await) {
+            return found;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_follower_hears_the_players_the_rounds_and_their_next_game() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "fan", 4).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let id = create(&server.signed_in(&entrants[0].1), &swiss(2, 2000, 4)).await;
+
+    // A player and a guest follow it before anyone has joined.
+    let mut player = server.signed_in(&entrants[0].1).client().await;
+    let mut guest = server.client().await;
+    for follower in [&mut player, &mut guest] {
+        let tournament = id.clone();
+        match follower
+            .request(|rid| ClientMessage::Follow {
+                id: rid,
+                tournament,
+            })
+            .await
+        {
+            ServerMessage::Tournament {
+                id: Some(_),
+                tournament,
+            } => {
+                assert_eq!(tournament.summary.players, 0);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    // Each entry is news.
+    let four = |message| match message {
+        ServerMessage::Tournament {
+            id: None,
+            tournament,
+        } if tournament.summary.players == 4 => Some(()),
+        _ => None,
+    };
+    next_of(&mut player, four).await;
+    next_of(&mut guest, four).await;
+
+    // At the start: the round, and to the player their game.
+    let round = next_of(&mut player, |m| match m {
+        ServerMessage::TournamentRound { tournament, round } if tournament == id => Some(round),
+        _ => None,
+    })
+    .await;
+    assert_eq!((round.round, round.games.len()), (1, 2));
+    let (room, color, opponent) = next_of(&mut player, |m| match m {
+        ServerMessage::TournamentGame {
+            round: 1,
+            room,
+            color,
+            opponent,
+            ..
+        } => Some((room, color, opponent)),
+        ServerMessage::TournamentRound { .. } => panic!("one game each round"),
+        _ => None,
+    })
+    .await;
+    let game = round
+        .games
+        .iter()
+        .find(|g| g.room.as_ref() == Some(&room))
+        .unwrap();
+    let me = entrants[0].0.clone();
+    match color {
+        Color::White => assert_eq!((&game.white, game.black.as_ref()), (&me, Some(&opponent))),
+        Color::Black => assert_eq!((&game.white, game.black.as_ref()), (&opponent, Some(&me))),
+    }
+    let guest_round = next_of(&mut guest, |m| match m {
+        ServerMessage::TournamentRound { round, .. } => Some(round),
+        ServerMessage::TournamentGame { .. } => panic!("a guest plays no game"),
+        _ => None,
+    })
+    .await;
+    assert_eq!(guest_round, round);
+
+    // A follower that comes later is told the game it has not finished.
+    let mut again = server.signed_in(&entrants[0].1).client().await;
+    let tournament = id.clone();
+    again
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament,
+        })
+        .await;
+    let told = next_of(&mut again, |m| match m {
+        ServerMessage::TournamentGame { room, .. } => Some(room),
+        _ => None,
+    })
+    .await;
+    assert_eq!(told, room);
+
+    // Once the round is played, the next is announced.
+    let mut dice = Dice(5);
+    play_round(&server, &id, 1, &tokens, &mut dice).await;
+    let next = next_of(&mut player, |m| match m {
+        ServerMessage::TournamentGame { round: 2, room, .. } => Some(room),
+        _ => None,
+    })
+    .await;
+    assert_ne!(next, room);
+    // Unfollowed, then a tournament that is not there.
+    match guest
+        .request(|rid| ClientMessage::Unfollow { id: rid })
+        .await
+    {
+        ServerMessage::Ack { seq: 0, .. } => {}
+        other => panic!("{other:?}"),
+    }
+    let reply = guest
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament: "no-such-id".into(),
+        })
+        .await;
+    assert_eq!(
+        punct_testing::error_code(reply),
+        ErrorCode::NoSuchTournament
+    );
 }
