@@ -1,14 +1,16 @@
 // A tournament's page, `/tournament/{id}`: what it is, its standings, every round's
 // pairings with links to their games, and the signed-in player's next game with a
-// countdown to the start. The page reads `GET /api/tournaments/{id}` again every few
-// seconds while the tournament is not over, so the standings and pairings follow the
-// games as they end.
+// countdown to the start. The page follows the tournament over a WebSocket
+// (protocol/PROTOCOL.md, `follow`): the server sends it again whenever it changes. While
+// the socket is down, the page reads `GET /api/tournaments/{id}` every few seconds
+// instead, and follows again when the socket is back.
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
 import { el, formatText, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
 import { t } from './i18n.js';
 
+/** How often the page reads the tournament while it cannot follow it. */
 const REFRESH_MS = 3000;
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split('/')[2] || '');
@@ -192,6 +194,39 @@ async function refresh() {
   return !over(tournament);
 }
 
+/** Follows the tournament over a WebSocket until it is over; the socket lost, reads it
+ * over HTTP until a new one follows again. */
+function follow() {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', id: 1, version: 1, legal_turns: false }));
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === 'welcome') {
+      socket.send(JSON.stringify({ type: 'follow', id: 2, tournament: id }));
+    } else if (message.type === 'tournament') {
+      document.body.dataset.following = 'true';
+      tournament = message.tournament;
+      render();
+      if (over(tournament)) socket.close();
+    } else if (message.type === 'tournament_round' && tournament) {
+      // The round as paired; the standings come with the next `tournament`.
+      const rounds = tournament.pairings.filter((r) => r.round !== message.round.round);
+      tournament = { ...tournament, state: 'running', round: Math.max(tournament.round, message.round.round), pairings: [...rounds, message.round].sort((a, b) => a.round - b.round) };
+      render();
+    } else if (message.type === 'error' && message.code === 'no-such-tournament') {
+      socket.close();
+    }
+  };
+  socket.onclose = async () => {
+    delete document.body.dataset.following;
+    if (tournament && over(tournament)) return;
+    // Caught up over HTTP, then followed again.
+    const more = await refresh();
+    if (more) setTimeout(follow, REFRESH_MS);
+  };
+}
+
 /** Joins or withdraws (`action`), showing the server's refusal if it refuses. */
 async function entry(action) {
   $('entry-status').textContent = '';
@@ -208,9 +243,7 @@ $('withdraw').onclick = () => entry('withdraw');
 
 me = await mountAccount($('account'));
 if (await refresh()) {
-  const timer = setInterval(async () => {
-    if (!(await refresh())) clearInterval(timer);
-  }, REFRESH_MS);
-  // The countdowns move every second between two reads.
+  follow();
+  // The countdowns move every second.
   setInterval(() => tournament?.state === 'upcoming' && render(), 1000);
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Browser tests of the tournaments' pages: a player creates a Swiss (the server's
 refusal shown first), two players join, it starts a few seconds later, the standings and
-the pairing show, the pairing links to a room both play in, marked as a tournament's, and
-the result comes back to the tournament's page. The tournament's name is markup, shown as
-text and never run.
+the pairing show as the pages follow it live, the pairing links to a room both play in,
+marked as a tournament's, and the result comes back to the tournament's page. The
+tournament's name is markup, shown as text and never run.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -69,12 +69,23 @@ def scenario(server, browser):
     wait_until("the countdown", lambda: "first round starts in" in (bert.text("#next") or ""))
     bert.screenshot("tournament-upcoming.png")
 
-    # It starts by itself; both pages follow without being reloaded.
+    # Cleo watches with her sockets cut off: her page reads the tournament over HTTP.
+    cleo = browser("cleo")
+    cleo.go(f"{base}/tournament/{tournament}")
+    wait_until("cleo follows", lambda: cleo.js("return document.body.dataset.following === 'true';"))
+    cleo.js("window.testBlocked = true; window.testSockets.forEach((s) => s.close());")
+    wait_until("cleo no longer follows", lambda: cleo.js("return document.body.dataset.following !== 'true';"))
+
+    # It starts by itself; both pages follow it over their WebSockets, not reloaded.
+    for b in (anna, bert):
+        wait_until(f"{b.name} follows", lambda: b.js("return document.body.dataset.following === 'true';"))
     for b in (anna, bert):
         wait_until(f"{b.name} sees the pairing", lambda: b.js("return document.querySelectorAll('#rounds tr[data-room]').length;") == 1, timeout=30)
         wait_until(f"{b.name} sees its next game", lambda: b.visible("#next-game"))
         assert "anna" in b.text("#standings tbody") and "bert" in b.text("#standings tbody")
     anna.screenshot("tournament-running.png")
+    for b in (anna, bert):
+        assert "tournament_round" in b.received(), b.received()
     view = http("GET", f"{base}/api/tournaments/{tournament}")
     game = view["pairings"][0]["games"][0]
     room = game["room"]
@@ -101,12 +112,15 @@ def scenario(server, browser):
     winner = game["white"]
     assert black.text("#standings tbody tr:first-child td:nth-child(2)") == winner
     black.screenshot("tournament-finished.png")
+    wait_until("cleo sees the result", lambda: cleo.text("#rounds tr[data-room] .outcome") == "1–0")
+    assert cleo.text("#state") == "finished"
+    assert not cleo.js("return document.body.dataset.following === 'true';")
 
     # Markup in the name stayed text everywhere.
     anna.go(base + "/tournaments")
     wait_until("the finished list", lambda: anna.text("#finished .tournament-link") == HOSTILE)
     time.sleep(0.3)
-    for b in (anna, bert):
+    for b in (anna, bert, cleo):
         assert not b.js("return window.pwned === 1;")
         assert not b.driver.find_elements("css selector", "#name img, .tournament-link img")
 
