@@ -158,6 +158,15 @@ impl ServerArgs {
         })
     }
 
+    /// A client signed in with the saved session, and its username; an error that says
+    /// to sign in when no session is saved.
+    fn player(&self) -> anyhow::Result<(Client, String)> {
+        match self.client()? {
+            (client, Some(username)) => Ok((client, username)),
+            (_, None) => anyhow::bail!("tournaments are for signed-in players: punct login first"),
+        }
+    }
+
     /// The session file, if there is a place for one.
     fn sessions(&self) -> Option<SessionBook> {
         self.config_dir
@@ -824,11 +833,11 @@ async fn watch(args: WatchArgs) -> anyhow::Result<()> {
 
 /// `punct bot`.
 async fn bot(args: BotArgs) -> anyhow::Result<()> {
-    let (server, account) = args.server.client()?;
     if let Some(id) = &args.tournament {
-        let me = signed_in(account)?;
+        let (server, me) = args.server.player()?;
         return tournament_bot(&server, id, &me, &args).await;
     }
+    let (server, account) = args.server.client()?;
     let seat = args.seat.obtain(&server, account).await?;
     let link = punct_client::connect(server, seat.entry());
     let per_turn = Duration::from_millis(args.ms_per_turn);
@@ -876,12 +885,6 @@ async fn tournament_bot(server: &Client, id: &str, me: &str, args: &BotArgs) -> 
     Ok(())
 }
 
-/// The account signed in to, or the error that says to sign in.
-fn signed_in(account: Option<String>) -> anyhow::Result<String> {
-    account
-        .ok_or_else(|| anyhow::anyhow!("tournaments are for signed-in players: punct login first"))
-}
-
 /// `punct tournaments`.
 async fn tournaments(args: ServerArgs) -> anyhow::Result<()> {
     let (server, _) = args.client()?;
@@ -901,8 +904,7 @@ async fn tournament(command: TournamentCommand) -> anyhow::Result<()> {
             }
         }
         TournamentCommand::Join(args) => {
-            let (server, account) = args.server.client()?;
-            let me = signed_in(account)?;
+            let (server, me) = args.server.player()?;
             let view = server.join_tournament(&args.id).await?;
             println!(
                 "{me} joined {} ({} players)",
@@ -911,8 +913,7 @@ async fn tournament(command: TournamentCommand) -> anyhow::Result<()> {
             );
         }
         TournamentCommand::Withdraw(args) => {
-            let (server, account) = args.server.client()?;
-            let me = signed_in(account)?;
+            let (server, me) = args.server.player()?;
             let view = server.withdraw_from_tournament(&args.id).await?;
             println!(
                 "{me} withdrew from {}",
@@ -921,8 +922,7 @@ async fn tournament(command: TournamentCommand) -> anyhow::Result<()> {
         }
         TournamentCommand::Play(args) => {
             let TournamentArgs { server, id } = &args.tournament;
-            let (server, account) = server.client()?;
-            let me = signed_in(account)?;
+            let (server, me) = server.player()?;
             if args.script.is_none() {
                 eprintln!("waiting for your next game in tournament {id}…");
             }

@@ -103,6 +103,25 @@ pub(crate) fn run_punct(args: &[&str], input: &str, config: Option<&Path>) -> Ou
     child.wait_with_output().expect("punct runs")
 }
 
+/// Registers `username` with `punct login --register` (password `password`), saving its
+/// session in the configuration directory `config`.
+pub(crate) fn register(url: &str, username: &str, password: &str, config: &Path) {
+    let login = [
+        "login",
+        "--server",
+        url,
+        "--register",
+        "--username",
+        username,
+    ];
+    let output = run_punct(&login, &format!("{password}\n"), Some(config));
+    assert!(
+        output.status.success(),
+        "punct login failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// A `punct` process with its output read line by line. A thread drains the output as it
 /// comes: a process whose pipe fills up would stall, and with it the game.
 pub(crate) struct Punct {

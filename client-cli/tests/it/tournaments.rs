@@ -12,23 +12,14 @@ use punct_protocol::{CreateTournament, TournamentFormat, TournamentState, Tourna
 use punct_rules::Variant;
 use tempfile::TempDir;
 
-use crate::common::{Punct, run_punct, start_server};
+use crate::common::{Punct, register, run_punct, start_server};
 
 const PASSWORD: &str = "a fine password";
 
 /// A configuration directory in which `punct login --register` made `username`.
 fn player(url: &str, username: &str) -> TempDir {
     let config = tempfile::tempdir().expect("temporary directory");
-    let login = [
-        "login",
-        "--server",
-        url,
-        "--register",
-        "--username",
-        username,
-    ];
-    let output = run_punct(&login, &format!("{PASSWORD}\n"), Some(config.path()));
-    assert!(output.status.success(), "{output:?}");
+    register(url, username, PASSWORD, config.path());
     config
 }
 
