@@ -2,8 +2,8 @@
 """Browser tests of the tournaments' pages: a player creates a Swiss (the server's
 refusal shown first), two players join, it starts a few seconds later, the standings and
 the pairing show as the pages follow it live, the pairing links to a room both play in,
-marked as a tournament's, and the result comes back to the tournament's page. The
-tournament's name is markup, shown as text and never run.
+marked as a tournament's there and in the lobby, and the result comes back to the
+tournament's page. The tournament's name is markup, shown as text and never run.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -102,6 +102,12 @@ def scenario(server, browser):
     white.type("#notation", "C4:C5,D5\n")
     wait_until("black sees the turn", lambda: black.board().get("turns") == "1")
     white.screenshot("tournament-game.png")
+
+    # The lobby lists the game under way, marked with a link to its tournament.
+    white.go(base + "/")
+    mark = f'#rooms tr[data-room="{room}"] a.tournament-mark'
+    white.find(mark)
+    assert white.js("return document.querySelector(arguments[0]).getAttribute('href');", mark) == f"/tournament/{tournament}"
     black.click("#resign")
     black.click("#resign")
 
