@@ -284,6 +284,19 @@ impl<P: Copy + Ord> Arena<P> {
         games
     }
 
+    /// Puts the two players of `pair` into that game, with its colours, as if the arena
+    /// had paired them: for a director that rebuilds its arena from the games it stored
+    /// (each given here, then to [`Arena::finish`] once over, in the order played).
+    pub fn resume(&mut self, pair: Pair<P>) -> Result<(), ArenaError<P>> {
+        for p in [pair.white, pair.black] {
+            if !self.players.contains_key(&p) {
+                return Err(ArenaError::UnknownPlayer(p));
+            }
+        }
+        self.seat(pair);
+        Ok(())
+    }
+
     /// Starts a game between `a` (the higher in the pool) and `b`.
     fn start(&mut self, a: P, b: P) -> Pair<P> {
         let pair = if self.players[&b].balance < self.players[&a].balance {
@@ -291,6 +304,12 @@ impl<P: Copy + Ord> Arena<P> {
         } else {
             Pair { white: a, black: b }
         };
+        self.seat(pair);
+        pair
+    }
+
+    /// Both players of `pair` are in that game from now on.
+    fn seat(&mut self, pair: Pair<P>) {
         for (p, opponent, color) in [
             (pair.white, pair.black, Color::White),
             (pair.black, pair.white, Color::Black),
@@ -306,6 +325,5 @@ impl<P: Copy + Ord> Arena<P> {
                 pausing: false,
             };
         }
-        pair
     }
 }

@@ -1,10 +1,10 @@
 //! One WebSocket connection: reads requests, talks to its room's actor, and forwards the
-//! room's events.
+//! room's events, and those of the tournament it follows.
 //!
 //! The socket is split in two. A writer task drains a bounded queue into the socket; the
-//! connection loop `select!`s over the socket's frames, the room's events, the takeover
-//! signal, the keep-alive timer and shutdown, and never waits for the socket to accept
-//! data: it only puts messages on the queue. A client that does not read lets its queue
+//! connection loop `select!`s over the socket's frames, the room's events, the followed
+//! tournament's, the takeover signal, the keep-alive timer and shutdown, and never waits
+//! for the socket to accept data: it only puts messages on the queue. A client that does not read lets its queue
 //! fill up and is then dropped, so it can never hold up anyone else.
 
 use std::fmt;

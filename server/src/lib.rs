@@ -18,8 +18,9 @@
 //! - `room`: one room, owned by one task (an actor), a module with a file per concern
 //!   (its `mod.rs` says which file handles each request). The actor is the one place a
 //!   turn is accepted.
-//! - `tournament`: Swiss events and round robins, each run by its director (an actor
-//!   placed like a room), which pairs each round and stores it before announcing it.
+//! - `tournament`: Swiss events, round robins and arenas, each run by its director (an
+//!   actor placed like a room), which pairs each round and stores it before announcing
+//!   it.
 //! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
 //!   the names players give.
 //! - `moderation`: roles, reports, moderators' actions and the audit log.

@@ -233,3 +233,59 @@ fn a_result_only_counts_for_a_game_in_progress_with_those_colours() {
     );
     assert_eq!(arena.player('a').map(|p| p.score), Some(1));
 }
+
+#[test]
+fn an_arena_rebuilt_from_its_games_pairs_as_the_one_that_played_them() {
+    // The director's arena plays four games; one rebuilt from them (resumed, then
+    // finished, in order) holds the same records and pairs the pool the same way.
+    let players = ['a', 'b', 'c', 'd'];
+    let mut played = Arena::new(secs(30));
+    for p in players {
+        played.join(p, secs(0));
+    }
+    let mut games = Vec::new();
+    for t in 0..2 {
+        for pair in played.pair(secs(t), &[]) {
+            let outcome = won_by(pair, pair.black);
+            played.finish(pair, outcome, secs(t)).expect("in a game");
+            games.push((pair, outcome, t));
+        }
+    }
+    let mut rebuilt = Arena::new(secs(30));
+    for p in players {
+        rebuilt.join(p, secs(0));
+    }
+    for &(pair, outcome, t) in &games {
+        rebuilt.resume(pair).expect("both joined");
+        rebuilt.finish(pair, outcome, secs(t)).expect("resumed");
+    }
+    for p in players {
+        assert_eq!(rebuilt.player(p), played.player(p), "{p}");
+    }
+    assert_eq!(rebuilt.pair(secs(5), &[]), played.pair(secs(5), &[]));
+    // A game under way keeps its players out of the pool.
+    let mut busy = Arena::new(secs(30));
+    for p in players {
+        busy.join(p, secs(0));
+    }
+    busy.resume(Pair {
+        white: 'c',
+        black: 'a',
+    })
+    .expect("both joined");
+    let pairs = busy.pair(secs(1), &[]);
+    assert_eq!(
+        pairs,
+        [Pair {
+            white: 'b',
+            black: 'd'
+        }]
+    );
+    assert_eq!(
+        busy.resume(Pair {
+            white: 'a',
+            black: 'z'
+        }),
+        Err(ArenaError::UnknownPlayer('z'))
+    );
+}

@@ -826,4 +826,6 @@ pub(crate) struct StoredPairing {
     pub(crate) black: Option<Account>,
     /// The game's result, once over.
     pub(crate) outcome: Option<Outcome>,
+    /// When it ended, in milliseconds since the Unix epoch.
+    pub(crate) finished_at: Option<i64>,
 }

@@ -1152,9 +1152,10 @@ pub(crate) const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// Tournament `$1`'s pairings, round by round and board by board: round, board, room,
-/// white (account, username), black (account, username), the room's outcome.
+/// white (account, username), black (account, username), the room's outcome and when it
+/// ended.
 pub(crate) const PAIRINGS: &str = "SELECT p.round, p.board, p.room, p.white, wa.username,
-            p.black, ba.username, r.outcome
+            p.black, ba.username, r.outcome, r.finished_at
      FROM tournament_pairings p
      JOIN accounts wa ON wa.id = p.white
      LEFT JOIN accounts ba ON ba.id = p.black

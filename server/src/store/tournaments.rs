@@ -220,6 +220,7 @@ pub(super) async fn pairings(db: &dyn Conn, id: &str) -> Result<Vec<StoredPairin
                     .zip(black_name)
                     .map(|(id, username)| Account { id, username }),
                 outcome: row.stored_opt(7)?,
+                finished_at: row.get(8)?,
             })
         })
         .collect()

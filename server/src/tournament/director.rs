@@ -1,7 +1,7 @@
 //! One tournament's director: the actor that owns its entries and pairings, starts it
 //! at its start time, pairs each round (stored, with its rooms, before anyone hears of
-//! it) once the round before has ended, forfeits a withdrawn player's games, and ends
-//! it.
+//! it) once the round before has ended (an arena: its pool whenever players wait in
+//! it, until its end), forfeits a withdrawn player's games, and ends it.
 //!
 //! Everything it knows is in the store, and it reads it again on every decision: a
 //! director loaded after a restart, a `kill -9` or a failover carries on from the
@@ -11,7 +11,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use punct_pairing::{Cycles, Pair, berger, pair_round};
+use std::collections::HashMap;
+
+use punct_pairing::{Arena, Cycles, Pair, berger, pair_round};
 use punct_protocol::{ErrorCode, TournamentFormat, TournamentState};
 use tokio::time::Instant;
 
@@ -27,7 +29,7 @@ use crate::store::{Account, AccountId, NewPairing, Player, StoreError};
 
 /// How often a running director reads its games' results from the store, in case a
 /// game's end was not told (its room ran on a node that died, or the sweep ended it).
-const POLL: Duration = Duration::from_secs(10);
+pub(super) const POLL: Duration = Duration::from_secs(10);
 
 /// How long a director whose tournament is over lingers for late questions.
 const LINGER: Duration = Duration::from_secs(60);
@@ -61,11 +63,18 @@ impl Director {
             return since + LINGER;
         }
         let poll = self.polled + POLL;
-        if self.summary.state == TournamentState::Upcoming {
-            let wait = u64::try_from(self.summary.starts_at - now()).unwrap_or(0);
-            return poll.min(Instant::now() + Duration::from_millis(wait));
+        let due = match self.summary.state {
+            TournamentState::Upcoming => Some(self.summary.starts_at),
+            TournamentState::Running => self.summary.ends_at,
+            _ => None,
+        };
+        match due {
+            Some(due) => {
+                let wait = u64::try_from(due - now()).unwrap_or(0);
+                poll.min(Instant::now() + Duration::from_millis(wait))
+            }
+            None => poll,
         }
-        poll
     }
 
     /// Serves one request.
@@ -97,26 +106,43 @@ impl Director {
             .send(Arc::new(Event::Changed(Box::new(self.view()))));
     }
 
-    /// Enters `account`: before the start only, once, while there is room.
+    /// Enters `account`: before the start only (an arena: also while it runs, and back
+    /// after pausing), once, while there is room.
     async fn join(&mut self, account: Account) -> Result<(), ErrorCode> {
-        if self.summary.state != TournamentState::Upcoming || now() >= self.summary.starts_at {
+        let arena = self.summary.format == TournamentFormat::Arena;
+        let open = match self.summary.state {
+            TournamentState::Upcoming => arena || now() < self.summary.starts_at,
+            TournamentState::Running => arena,
+            TournamentState::Finished | TournamentState::Cancelled => false,
+        };
+        if !open {
             return Err(ErrorCode::TournamentStarted);
         }
-        if self.entries.iter().any(|e| e.account.id == account.id) {
-            return Err(ErrorCode::AlreadyEntered);
-        }
-        if self.entries.len() >= usize::try_from(self.summary.max_players).unwrap_or(0) {
-            return Err(ErrorCode::TournamentFull);
+        let entry = self.entries.iter().find(|e| e.account.id == account.id);
+        match entry {
+            Some(entry) if !(arena && entry.withdrawn_at.is_some()) => {
+                return Err(ErrorCode::AlreadyEntered);
+            }
+            Some(_) => {}
+            None if self.entries.len()
+                >= usize::try_from(self.summary.max_players).unwrap_or(0) =>
+            {
+                return Err(ErrorCode::TournamentFull);
+            }
+            None => {}
         }
         let entered = self.shared.store.enter(&self.summary.id, &account.id).await;
         entered.map_err(|e| storage_failed(&e))?;
         self.reload().await.map_err(|e| storage_failed(&e))?;
         self.changed();
+        // An arena pairs a player coming into its pool at once.
+        self.advance().await;
         Ok(())
     }
 
     /// `account` leaves: before the start, its entry goes; after it, it is paired no
-    /// more and its games not over are forfeited.
+    /// more and its games not over are forfeited (in an arena it pauses: out of the pool
+    /// once its game is over, back when it joins again).
     async fn withdraw(&mut self, account: &AccountId) -> Result<(), ErrorCode> {
         let store = &self.shared.store;
         let id = &self.summary.id;
@@ -137,7 +163,10 @@ impl Director {
                     .withdraw(id, account)
                     .await
                     .map_err(|e| storage_failed(&e))?;
-                self.forfeit(account).await;
+                // In an arena this is a pause: the game under way is played out.
+                if self.summary.format != TournamentFormat::Arena {
+                    self.forfeit(account).await;
+                }
             }
             TournamentState::Finished | TournamentState::Cancelled => {
                 return Err(ErrorCode::TournamentStarted);
@@ -268,8 +297,7 @@ impl Director {
             TournamentFormat::Swiss => self.next_swiss().await,
             TournamentFormat::RoundRobin => self.next_robin(Cycles::Single).await,
             TournamentFormat::DoubleRoundRobin => self.next_robin(Cycles::Double).await,
-            // Refused at creation: no arena is ever stored.
-            TournamentFormat::Arena => Ok(()),
+            TournamentFormat::Arena => self.next_arena().await,
         }
     }
 
@@ -337,6 +365,59 @@ impl Director {
             return self.set_state(TournamentState::Finished).await;
         }
         Ok(())
+    }
+
+    /// An arena: until its end, pairs the players waiting in the pool (those not in a
+    /// game, not withdrawn) as soon as they are there. The pool is rebuilt from the
+    /// stored games each time, in the order they were played, so a director loaded
+    /// again pairs as the one before would have.
+    async fn next_arena(&mut self) -> Result<(), StoreError> {
+        let at = now();
+        if at >= self.summary.ends_at.unwrap_or(i64::MAX) {
+            return self.set_state(TournamentState::Finished).await;
+        }
+        let starts_at = self.summary.starts_at;
+        let since = |ms: i64| Duration::from_millis(u64::try_from(ms - starts_at).unwrap_or(0));
+        let index: HashMap<&str, usize> = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.account.id.as_str(), i))
+            .collect();
+        let mut arena = Arena::new(POLL);
+        for i in 0..self.entries.len() {
+            arena.join(i, Duration::ZERO);
+        }
+        for pairing in &self.pairings {
+            let Some(black) = &pairing.black else {
+                continue;
+            };
+            let (Some(&white), Some(&black)) = (
+                index.get(pairing.white.id.as_str()),
+                index.get(black.id.as_str()),
+            ) else {
+                continue;
+            };
+            let pair = Pair { white, black };
+            let resumed = arena.resume(pair);
+            if let (Ok(()), Some(outcome)) = (resumed, pairing.outcome) {
+                let ended = since(pairing.finished_at.unwrap_or(at));
+                let _ = arena.finish(pair, view::pair_outcome(outcome), ended);
+            }
+        }
+        for i in 0..self.entries.len() {
+            if self.entries[i].withdrawn_at.is_some() {
+                let _ = arena.pause(i);
+            }
+        }
+        let active = self.active();
+        let avoid = self.avoid(&active).await?;
+        let pairs = arena.pair(since(at), &avoid);
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let round = self.summary.round + 1;
+        self.store_round(round, &pairs, None).await
     }
 
     /// The pairs of `players` kept apart: one blocks the other.

@@ -1,5 +1,5 @@
-//! Tournaments: Swiss events and round robins, each run by one actor, its director,
-//! which `cluster` places, relays and fails over as it does rooms. The director stores
+//! Tournaments: Swiss events, round robins and arenas, each run by one actor, its
+//! director, which `cluster` places, relays and fails over as it does rooms. The director stores
 //! each round's pairings with their rooms (made by `registry`, as every room is) before
 //! anyone hears of them, and reads results from the rooms' stored outcomes, so a
 //! restart, a `kill -9` or a failover never pairs anyone twice nor loses a result.
@@ -22,6 +22,8 @@ mod director;
 mod kind;
 mod protocol;
 mod state;
+#[cfg(test)]
+mod tests;
 mod view;
 
 use std::sync::Arc;
@@ -36,6 +38,8 @@ use crate::accounts::Refused;
 use crate::clock::now;
 use crate::cluster::{Limits, PlaceError, Placement};
 use crate::config::Config;
+use crate::errors;
+use crate::i18n::Lang;
 use crate::registry::Registry;
 use crate::room::GameEnded;
 use crate::secret;
@@ -167,7 +171,7 @@ impl Tournaments {
         // Its director runs from now on, to start it on time.
         self.view(&id)
             .await
-            .map_err(|code| Refused(code, String::new()))
+            .map_err(|code| Refused(code, errors::message(code, Lang::En).to_owned()))
     }
 
     /// Every tournament not over, and the latest over.
@@ -319,7 +323,17 @@ fn check(request: &CreateTournament, now: i64) -> Result<(), Refused> {
                 );
             }
         }
-        TournamentFormat::Arena => return bad("arenas are not run yet"),
+        TournamentFormat::Arena => {
+            if request.rounds.is_some() {
+                return bad("an arena has no rounds: it lasts until ends_at");
+            }
+            if request.ends_at.is_none_or(|end| end <= request.starts_at) {
+                return bad("an arena ends (ends_at) after it starts");
+            }
+            if request.clock.is_none_or(|clock| clock.days.is_some()) {
+                return bad("an arena's games have a clock (not days per move): they must end");
+            }
+        }
     }
     Ok(())
 }

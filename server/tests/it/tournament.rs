@@ -70,6 +70,27 @@ fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json::Value {
     })
 }
 
+/// `count` players registered on `server` (named `prefix` and a number), the first of
+/// whom creates the tournament `body` describes, and all of whom join it: the players
+/// (usernames and session tokens), their tokens by username, and the tournament's id.
+async fn entered(
+    server: &Endpoint,
+    prefix: &str,
+    count: usize,
+    body: &serde_json::Value,
+) -> (Vec<(String, String)>, HashMap<String, String>, String) {
+    let entrants = players(server, prefix, count).await;
+    let id = create(&server.signed_in(&entrants[0].1), body).await;
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let tokens = entrants.iter().cloned().collect();
+    (entrants, tokens, id)
+}
+
 /// `POST /api/tournaments/{id}/{what}` as `who`: the status and the error code if refused.
 async fn post(who: &Endpoint, id: &str, what: &str) -> (u16, Option<ErrorCode>) {
     let (status, body) = who
@@ -196,34 +217,40 @@ async fn play_round(
     view
 }
 
+/// Every game of `view`, as its stored record has it, round by round: White, Black, and
+/// White's half-points (2 a win, 1 a draw, 0 a loss) once it is over.
+async fn stored_games(
+    server: &Endpoint,
+    view: &TournamentView,
+) -> Vec<(String, String, Option<u32>)> {
+    let mut games = Vec::new();
+    for game in view.pairings.iter().flat_map(|round| &round.games) {
+        let (Some(room), Some(black)) = (&game.room, &game.black) else {
+            continue;
+        };
+        let record: Record = server.get(&format!("/api/rooms/{room}/record")).await;
+        let white_points = record.outcome.map(|outcome| match outcome {
+            Outcome::Win {
+                winner: Color::White,
+                ..
+            } => 2,
+            Outcome::Win { .. } => 0,
+            Outcome::Draw { .. } => 1,
+        });
+        games.push((game.white.clone(), black.clone(), white_points));
+    }
+    games
+}
+
 /// The standings recomputed from the stored games (their records): each player's
 /// score, Buchholz and Sonneborn-Berger in half-points (SB in quarter-points), for a
 /// tournament without byes or withdrawals.
 async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String, (u32, u32, u32)> {
-    let mut results: Vec<(String, String, u32)> = Vec::new(); // white, black, white's half-points
-    for round in &view.pairings {
-        for game in &round.games {
-            let record: Record = server
-                .get(&format!(
-                    "/api/rooms/{}/record",
-                    game.room.as_ref().unwrap()
-                ))
-                .await;
-            let white_points = match record.outcome.expect("every game is over") {
-                Outcome::Win {
-                    winner: Color::White,
-                    ..
-                } => 2,
-                Outcome::Win { .. } => 0,
-                Outcome::Draw { .. } => 1,
-            };
-            results.push((
-                game.white.clone(),
-                game.black.clone().unwrap(),
-                white_points,
-            ));
-        }
-    }
+    let results: Vec<(String, String, u32)> = stored_games(server, view)
+        .await
+        .into_iter()
+        .map(|(white, black, points)| (white, black, points.expect("every game is over")))
+        .collect();
     let mut score: HashMap<String, u32> = HashMap::new();
     for (white, black, points) in &results {
         *score.entry(white.clone()).or_default() += points;
@@ -252,16 +279,7 @@ async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String,
 async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its_games() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "swiss", 8).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let creator = server.signed_in(&entrants[0].1);
-    let id = create(&creator, &swiss(3, 1500, 8)).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "swiss", 8, &swiss(3, 1500, 8)).await;
     let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
     assert_eq!(listed.upcoming[0].players, 8);
 
@@ -345,15 +363,7 @@ async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its
 async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "restart", 4).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let id = create(&server.signed_in(&entrants[0].1), &swiss(3, 2500, 4)).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "restart", 4, &swiss(3, 2500, 4)).await;
     // Down before the start: the server started again starts it on time.
     server.shutdown().await.unwrap();
     let server = TestServer::with(config(&database)).await;
@@ -418,15 +428,7 @@ async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
 async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "odd", 5).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let id = create(&server.signed_in(&entrants[0].1), &swiss(3, 1000, 8)).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "odd", 5, &swiss(3, 1000, 8)).await;
     let first = until(&server, &id, |v| v.summary.round == 1).await;
     let round = &first.pairings[0];
     assert_eq!(round.games.len(), 3, "two games and a bye");
@@ -506,8 +508,6 @@ async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() 
 async fn a_correspondence_round_robin_starts_every_game_at_once() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let entrants = players(&server, "mail", 3).await;
-    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
     let body = serde_json::json!({
         "name": "Winter by mail",
         "format": "round-robin",
@@ -516,13 +516,7 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
         "max_players": 3,
         "min_players": 3,
     });
-    let id = create(&server.signed_in(&entrants[0].1), &body).await;
-    for (_, token) in &entrants {
-        assert_eq!(
-            post(&server.signed_in(token), &id, "join").await,
-            (200, None)
-        );
-    }
+    let (_, tokens, id) = entered(&server, "mail", 3, &body).await;
     // Three players: three rounds, each one game (the third player rests).
     let started = until(&server, &id, |v| v.summary.round == 3).await;
     let mut met = HashSet::new();
@@ -599,6 +593,18 @@ async fn bad_requests_are_refused_with_their_codes_and_change_nothing() {
     let mut odd = swiss(3, 60_000, 8);
     odd["format"] = "knockout".into();
     assert_eq!(refused(odd).await, bad);
+    let mut endless = swiss(3, 60_000, 8);
+    endless["format"] = "arena".into();
+    endless.as_object_mut().unwrap().remove("rounds");
+    endless["clock"] = serde_json::json!({"base": 60});
+    assert_eq!(
+        refused(endless.clone()).await,
+        bad,
+        "an arena without its end"
+    );
+    endless["ends_at"] = (now_ms() + 120_000).into();
+    endless["clock"] = serde_json::json!({"days": 3});
+    assert_eq!(refused(endless).await, bad, "an arena by correspondence");
     let (status, answer) = server
         .http("POST", "/api/tournaments", &swiss(3, 60_000, 8).to_string())
         .await;
@@ -808,4 +814,144 @@ async fn a_follower_hears_the_players_the_rounds_and_their_next_game() {
         punct_testing::error_code(reply),
         ErrorCode::NoSuchTournament
     );
+}
+
+#[tokio::test]
+async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_out() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "arena", 4).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let start = now_ms() + 1000;
+    let body = serde_json::json!({
+        "name": "Blitz arena",
+        "format": "arena",
+        "clock": {"base": 60, "increment": 1},
+        "starts_at": start,
+        "ends_at": start + 10_000,
+        "max_players": 8,
+    });
+    let id = create(&server.signed_in(&entrants[0].1), &body).await;
+    for (_, token) in &entrants[..3] {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let first = until(&server, &id, |v| v.summary.round == 1).await;
+    assert_eq!(first.pairings[0].games.len(), 1, "two of three paired");
+    // A late player comes into the pool and meets the one waiting at once.
+    let late = server.signed_in(&entrants[3].1);
+    assert_eq!(post(&late, &id, "join").await, (200, None));
+    let second = until(&server, &id, |v| v.summary.round == 2).await;
+    let mut dice = Dice(17);
+    let opponent_of = |view: &TournamentView, round: usize, player: &str| {
+        view.pairings[round].games.iter().find_map(|g| {
+            let black = g.black.clone().unwrap();
+            (g.white == player)
+                .then(|| black.clone())
+                .or((black == player).then(|| g.white.clone()))
+        })
+    };
+    for round in [1, 2] {
+        play_round(&server, &id, round, &tokens, &mut dice).await;
+    }
+    // All four back in the pool: nobody meets the opponent just played.
+    let third = until(&server, &id, |v| v.summary.round == 3).await;
+    assert_eq!(third.pairings[2].games.len(), 2);
+    for (name, _) in &entrants {
+        let before = opponent_of(&second, 0, name).or(opponent_of(&second, 1, name));
+        assert_ne!(opponent_of(&third, 2, name), before, "{name}");
+    }
+    // A player pauses during a game: it is played out, not forfeited, and they are
+    // paired no more until they come back.
+    let pausing = third.pairings[2].games[0].white.clone();
+    let session = server.signed_in(&tokens[&pausing]);
+    assert_eq!(post(&session, &id, "withdraw").await, (200, None));
+    play_round(&server, &id, 3, &tokens, &mut dice).await;
+    let fourth = until(&server, &id, |v| v.summary.round == 4).await;
+    assert!(
+        fourth.pairings[3]
+            .games
+            .iter()
+            .all(|g| g.white != pausing && g.black.as_ref() != Some(&pausing))
+    );
+    assert_eq!(post(&session, &id, "join").await, (200, None));
+    assert_eq!(
+        post(&session, &id, "join").await,
+        (409, Some(ErrorCode::AlreadyEntered))
+    );
+
+    // Time up: over, its standings in arena points (2 a win, 4 on a streak, 1 a draw) as
+    // the stored games have them.
+    let over = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    let mut points: HashMap<String, (u32, u32)> = HashMap::new();
+    for (white, black, white_points) in stored_games(&server, &over).await {
+        let Some(white_points) = white_points else {
+            continue;
+        };
+        for (player, half) in [(white, white_points), (black, 2 - white_points)] {
+            let (score, streak) = points.entry(player).or_default();
+            *score += if half == 2 && *streak >= 2 { 4 } else { half };
+            *streak = if half == 2 { *streak + 1 } else { 0 };
+        }
+    }
+    for row in &over.standings {
+        let score = points.get(&row.player).map_or(0, |p| p.0);
+        assert_eq!(row.score, f64::from(score), "{}", row.player);
+        assert_eq!(row.buchholz, None);
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_swiss_on_a_cluster_is_paired_on_one_node_and_played_on_the_others() {
+    let (database, nats) = (Database::postgres(), punct_testing::Nats::start());
+    let nodes = crate::cluster::cluster(&database, &nats);
+    let mut entrants = Vec::new();
+    for n in 0..4 {
+        let name = format!("node{n}");
+        let token = nodes[n % 3].register(&name, PASSWORD).await;
+        entrants.push((name, token));
+    }
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    // Made on node 0 (its director runs there); joined and followed through the others.
+    let id = create(&nodes[0].signed_in(&entrants[0].1), &swiss(2, 2000, 4)).await;
+    for (n, (_, token)) in entrants.iter().enumerate() {
+        let node = &nodes[1 + n % 2];
+        assert_eq!(post(&node.signed_in(token), &id, "join").await, (200, None));
+    }
+    let mut follower = nodes[2].signed_in(&entrants[1].1).client().await;
+    let tournament = id.clone();
+    follower
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament,
+        })
+        .await;
+    let mut dice = Dice(23);
+    for round in 1..=2u32 {
+        let view = until(&nodes[1], &id, |v| v.summary.round >= round).await;
+        for game in &view.pairings[round as usize - 1].games {
+            // White plays through node 1, Black through node 2; the room runs where it
+            // was first entered, and its end reaches the director on node 0.
+            let white = nodes[1].signed_in(&tokens[&game.white]);
+            let black = nodes[2].signed_in(&tokens[game.black.as_ref().unwrap()]);
+            play(&white, &black, game.room.as_ref().unwrap(), &mut dice).await;
+        }
+        let told = next_of(&mut follower, |m| match m {
+            ServerMessage::TournamentRound { round: r, .. } if r.round == round => Some(r),
+            _ => None,
+        })
+        .await;
+        assert_eq!(told, view.pairings[round as usize - 1]);
+    }
+    let done = until(&nodes[2], &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert!(done.standings.iter().all(|row| row.games == 2));
 }

@@ -1,0 +1,162 @@
+//! The director against a real store, with time paused: what it does without being
+//! told, and two directors of one tournament at once.
+
+use std::time::Duration;
+
+use punct_protocol::{CreateTournament, TournamentFormat, TournamentView};
+use punct_rules::{DrawReason, Outcome, Variant};
+
+use super::Tournaments;
+use crate::clock::now;
+use crate::cluster::Nodes;
+use crate::config::Config;
+use crate::registry::Registry;
+use crate::store::{Account, NewAccount, Store};
+
+/// Tournaments on `store`, as one server has them.
+fn server(store: &Store) -> Tournaments {
+    let config = Config::default();
+    Tournaments::new(&config, Registry::new(&config, store.clone(), Nodes::Alone))
+}
+
+/// Accounts `p1` to `p{count}`.
+async fn accounts(store: &Store, count: usize) -> Vec<Account> {
+    let mut made = Vec::new();
+    for n in 1..=count {
+        let username = format!("p{n}");
+        let id = crate::secret::uuid_v7();
+        let new = NewAccount {
+            id: id.clone(),
+            username: username.clone(),
+            key: crate::accounts::username_key(&username),
+            lookalike: crate::accounts::lookalike_key(&username),
+            password: "not a real hash".into(),
+            language: "en".into(),
+        };
+        assert!(store.create_account(new).await.unwrap());
+        made.push(Account { id, username });
+    }
+    made
+}
+
+/// A Swiss of `rounds` rounds, starting in a second, that `players` have joined.
+async fn swiss(tournaments: &Tournaments, players: &[Account], rounds: u32) -> String {
+    let request = CreateTournament {
+        name: "Swiss".into(),
+        format: TournamentFormat::Swiss,
+        variant: Variant::Standard,
+        clock: None,
+        rated: false,
+        starts_at: now() + 1000,
+        ends_at: None,
+        rounds: Some(rounds),
+        min_players: 2,
+        max_players: 16,
+    };
+    let id = tournaments
+        .create(request, &players[0])
+        .await
+        .unwrap()
+        .summary
+        .id;
+    for player in players {
+        tournaments.join(&id, player.clone()).await.unwrap();
+    }
+    id
+}
+
+/// Ends every game of `view`'s last round in the store alone, as the sweep ends a game
+/// nobody came back to, or as a room whose node died before it could tell: no director
+/// is told.
+async fn end_quietly(store: &Store, view: &TournamentView) {
+    let round = view.pairings.last().unwrap();
+    for room in round.games.iter().filter_map(|g| g.room.as_deref()) {
+        let loaded = store.load(room).await.unwrap().unwrap();
+        let draw = Outcome::Draw {
+            reason: DrawReason::Agreement,
+        };
+        store
+            .finish(room, loaded.incarnation, draw, Vec::new())
+            .await
+            .unwrap();
+    }
+}
+
+/// Lets the paused clock run in small steps until round `round` of tournament `id` is
+/// stored, for at most ten of the directors' polls. (The paused clock jumps to the next
+/// timer whenever every task waits for the store's thread: small steps keep a director
+/// that is talking to the store from being passed by many polls at once.)
+async fn paired(store: &Store, id: &str, round: u32) {
+    let step = Duration::from_millis(100);
+    for _ in 0..(10 * super::director::POLL.as_millis() / step.as_millis()) {
+        let stored = store.pairings(id).await.unwrap();
+        if stored.iter().any(|p| p.round >= round) {
+            return;
+        }
+        tokio::time::sleep(step).await;
+    }
+    panic!("round {round} was never paired");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_result_nobody_told_the_director_reaches_it_at_its_next_poll() {
+    let store = Store::empty().await;
+    let tournaments = server(&store);
+    let players = accounts(&store, 4).await;
+    let id = swiss(&tournaments, &players, 2).await;
+    paired(&store, &id, 1).await;
+    let first = tournaments.view(&id).await.unwrap();
+    assert_eq!(first.summary.round, 1);
+    end_quietly(&store, &first).await;
+    paired(&store, &id, 2).await;
+    let second = tournaments.view(&id).await.unwrap();
+    assert_eq!(second.summary.round, 2, "paired from what the store says");
+    assert!(second.pairings[0].games.iter().all(|g| g.outcome.is_some()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn two_directors_of_one_tournament_store_each_round_once() {
+    // Two servers on one database, each running the tournament's director (as two nodes
+    // might for a moment around a failover).
+    let store = Store::empty().await;
+    let (here, there) = (server(&store), server(&store));
+    let players = accounts(&store, 6).await;
+    let id = swiss(&here, &players, 2).await;
+    assert_eq!(there.view(&id).await.unwrap().summary.players, 6);
+    for round in 1..=2u32 {
+        paired(&store, &id, round).await;
+        let stored = store.pairings(&id).await.unwrap();
+        assert_eq!(
+            stored.len(),
+            3 * round as usize,
+            "round {round} stored once"
+        );
+        // Each director has read the round as stored (the one refused too) by its next
+        // poll at the latest.
+        let mut views = Vec::new();
+        for _ in 0..3 {
+            views = vec![
+                here.view(&id).await.unwrap(),
+                there.view(&id).await.unwrap(),
+            ];
+            if views.iter().all(|v| v.summary.round == round) {
+                break;
+            }
+            tokio::time::sleep(super::director::POLL).await;
+        }
+        assert_eq!(
+            views[0].pairings, views[1].pairings,
+            "both follow the round stored"
+        );
+        assert_eq!(views[0].summary.round, round);
+        end_quietly(&store, &views[0]).await;
+    }
+    let rooms: std::collections::HashSet<_> = store
+        .pairings(&id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.room)
+        .collect();
+    assert_eq!(rooms.len(), 6, "every game has a room of its own");
+}
