@@ -2,8 +2,9 @@
 """Browser tests of the tournaments' pages: a player creates a Swiss (the server's
 refusal shown first), two players join, it starts a few seconds later, the standings and
 the pairing show as the pages follow it live, the pairing links to a room both play in,
-marked as a tournament's there and in the lobby, and the result comes back to the
-tournament's page. The tournament's name is markup, shown as text and never run.
+marked as a tournament's there, in the lobby and in one's games, and the result comes
+back to the tournament's page. The tournament's name is markup, shown as text and never
+run.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -103,11 +104,14 @@ def scenario(server, browser):
     wait_until("black sees the turn", lambda: black.board().get("turns") == "1")
     white.screenshot("tournament-game.png")
 
-    # The lobby lists the game under way, marked with a link to its tournament.
+    # The lobby and the player's own games list the game under way, marked with a link to
+    # its tournament.
     white.go(base + "/")
     mark = f'#rooms tr[data-room="{room}"] a.tournament-mark'
     white.find(mark)
     assert white.js("return document.querySelector(arguments[0]).getAttribute('href');", mark) == f"/tournament/{tournament}"
+    white.go(base + "/mine")
+    white.find(f'#mine tr[data-room="{room}"] a.tournament-mark')
     black.click("#resign")
     black.click("#resign")
 
