@@ -1,21 +1,24 @@
 //! Tournaments in the terminal: `punct tournaments` and `punct tournament show` as lines
 //! of text, and finding a player's next game, which `punct tournament play` and
-//! `punct bot --tournament` wait for and then play like any other seat.
+//! `punct bot --tournament` wait for (following the tournament over a WebSocket) and then
+//! play like any other seat.
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use punct_client::Client;
 use punct_protocol::{
-    TournamentGame, TournamentList, TournamentState, TournamentSummary, TournamentView,
+    ClientMessage, ServerMessage, TournamentGame, TournamentList, TournamentState,
+    TournamentSummary, TournamentView,
 };
 use punct_rules::{Color, Outcome};
 
 use crate::seats::SavedSeat;
 use crate::ui::plain;
 
-/// How often a player waiting for a pairing reads the tournament again.
-pub const POLL: Duration = Duration::from_secs(1);
+/// How long a player waiting for a pairing waits before following the tournament again,
+/// after the connection that followed it failed.
+pub const RETRY: Duration = Duration::from_secs(1);
 
 /// `punct tournaments`: a heading and one line per tournament for each of upcoming,
 /// running and finished; a hint when there are none at all.
@@ -241,8 +244,10 @@ pub fn next(view: &TournamentView, server: &str, me: &str, played: &HashSet<Stri
     }
 }
 
-/// Reads tournament `id` every [`POLL`] until `me` has a game to play (`Some`) or nothing
-/// more to do (`None`).
+/// Follows tournament `id` (`PROTOCOL.md`, `follow`) until `me` has a game to play
+/// (`Some`) or nothing more to do (`None`). The answer to `follow` is the whole
+/// tournament, so a connection lost is made again and misses nothing; a refusal (no
+/// such tournament) is final.
 pub async fn wait_for_game(
     server: &Client,
     id: &str,
@@ -250,11 +255,50 @@ pub async fn wait_for_game(
     played: &HashSet<String>,
 ) -> anyhow::Result<Option<SavedSeat>> {
     loop {
-        let view = server.tournament(id).await?;
-        match next(&view, &server.server().to_string(), me, played) {
+        match follow(server, id, me, played).await {
+            Ok(answer) => return Ok(answer),
+            Err(
+                e @ (punct_client::Error::Rejected { .. }
+                | punct_client::Error::Refused {
+                    status: 400..=499, ..
+                }),
+            ) => return Err(e.into()),
+            Err(_) => tokio::time::sleep(RETRY).await,
+        }
+    }
+}
+
+/// One connection's following of tournament `id`, until `me` has a game to play or
+/// nothing more to do.
+async fn follow(
+    server: &Client,
+    id: &str,
+    me: &str,
+    played: &HashSet<String>,
+) -> Result<Option<SavedSeat>, punct_client::Error> {
+    let base = server.server().to_string();
+    let mut connection = server.connect().await?;
+    connection.hello(false).await?;
+    connection
+        .send(|request| ClientMessage::Follow {
+            id: request,
+            tournament: id.to_owned(),
+        })
+        .await?;
+    loop {
+        let view = match connection.recv().await? {
+            ServerMessage::Tournament { tournament, .. } => *tournament,
+            // A round paired: the tournament as it is now says whose game is whose.
+            ServerMessage::TournamentRound { .. } => server.tournament(id).await?,
+            ServerMessage::Error { code, message, .. } => {
+                return Err(punct_client::Error::Rejected { code, message });
+            }
+            _ => continue,
+        };
+        match next(&view, &base, me, played) {
             Next::Play(seat) => return Ok(Some(seat)),
             Next::Done => return Ok(None),
-            Next::Wait => tokio::time::sleep(POLL).await,
+            Next::Wait => {}
         }
     }
 }

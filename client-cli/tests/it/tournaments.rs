@@ -227,6 +227,17 @@ fn joining_and_withdrawing_say_what_the_server_refuses() {
     let unknown = ["tournament", "show", "--server", url, "no-such-id"];
     let missing = punct(anna.path(), &unknown).expect_err("no such tournament");
     assert!(missing.contains("no-such-tournament"), "{missing}");
+    let unknown = [
+        "tournament",
+        "play",
+        "--server",
+        url,
+        "no-such-id",
+        "--script",
+        "-",
+    ];
+    let missing = punct(anna.path(), &unknown).expect_err("nothing to follow");
+    assert!(missing.contains("no-such-tournament"), "{missing}");
     let list = punct(anna.path(), &["tournaments", "--server", url]).expect("listed");
     assert!(list.starts_with("upcoming:\n  "), "{list}");
 }
