@@ -14,6 +14,7 @@ Usage: tournament_test.py SERVER_BINARY SCREENSHOT_DIR
 import time
 
 from account_test import sign_in
+from comfort_test import legible
 from harness import http, run, wait_until
 
 PASSWORD = "a fine password"
@@ -84,7 +85,7 @@ def scenario(server, browser):
         wait_until(f"{b.name} sees the pairing", lambda: b.js("return document.querySelectorAll('#rounds tr[data-room]').length;") == 1, timeout=30)
         wait_until(f"{b.name} sees its next game", lambda: b.visible("#next-game"))
         assert "anna" in b.text("#standings tbody") and "bert" in b.text("#standings tbody")
-    anna.screenshot("tournament-running.png")
+    legible(anna, "a running tournament", "tournament-running")
     for b in (anna, bert):
         assert "tournament_round" in b.received(), b.received()
     view = http("GET", f"{base}/api/tournaments/{tournament}")
@@ -121,7 +122,7 @@ def scenario(server, browser):
     wait_until("finished", lambda: black.text("#state") == "finished", timeout=20)
     winner = game["white"]
     assert black.text("#standings tbody tr:first-child td:nth-child(2)") == winner
-    black.screenshot("tournament-finished.png")
+    legible(black, "a finished tournament", "tournament-finished")
     wait_until("cleo sees the result", lambda: cleo.text("#rounds tr[data-room] .outcome") == "1–0")
     assert cleo.text("#state") == "finished"
     assert not cleo.js("return document.body.dataset.following === 'true';")
