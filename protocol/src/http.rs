@@ -336,6 +336,9 @@ pub struct ArchivedGame {
     pub outcome: Outcome,
     /// When the game ended, in milliseconds since the Unix epoch.
     pub finished_at: u64,
+    /// The tournament whose game it was, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
 }
 
 /// The body of every HTTP error response.

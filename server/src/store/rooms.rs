@@ -486,6 +486,7 @@ pub(super) async fn archive(
                 rated: row.get(5)?,
                 white: white.view(),
                 black: black.view(),
+                tournament: row.get(12)?,
             })
         })
         .collect()

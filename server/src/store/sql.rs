@@ -776,12 +776,13 @@ pub(crate) const TURNS: &str =
 /// Up to `$4` finished games of visibility `$1`, the one that ended last first, after
 /// the game that ended at `$2` in room `$3` (if given), and only those account `$5`
 /// played (if given): room, variant, outcome, when it ended, turns played, whether
-/// rated, both players.
+/// rated, both players, the tournament whose game it was.
 pub(crate) fn archive() -> String {
     format!(
         "SELECT r.id, r.variant, r.outcome, r.finished_at,
                 (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.rated,
-                {PLAYERS_COLUMNS}
+                {PLAYERS_COLUMNS},
+                (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id)
          FROM rooms r {PLAYERS_JOIN}
          WHERE r.outcome IS NOT NULL AND r.visibility = $1
            AND (CAST($2 AS BIGINT) IS NULL

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::correspondence::seated;
 use crate::ratings::{End, play};
+use crate::tournament::{create, post, swiss, until};
 
 const PASSWORD: &str = "a fine password";
 
@@ -116,6 +117,20 @@ async fn a_sqlite_server_moves_to_postgresql_with_its_games_accounts_ratings_cha
     assert_eq!(host.say("good luck").await, None);
     rooms.push(timed.room.clone());
     drop((anna_at_board, host));
+    // A Swiss under way: its first round paired, a game and a bye.
+    let tournament = create(&anna, &swiss(2, 1500, 8)).await;
+    for player in [&anna, &bert, &carl] {
+        assert_eq!(post(player, &tournament, "join").await, (200, None));
+    }
+    let paired = until(&old, &tournament, |v| v.summary.round == 1).await;
+    rooms.extend(
+        paired.pairings[0]
+            .games
+            .iter()
+            .filter_map(|g| g.room.clone()),
+    );
+    let tournament_path = format!("/api/tournaments/{tournament}");
+    let tournament_before: Value = old.get(&tournament_path).await;
     let before = what_players_see(&old, &rooms, &players).await;
     old.shutdown().await.unwrap();
 
@@ -128,7 +143,7 @@ async fn a_sqlite_server_moves_to_postgresql_with_its_games_accounts_ratings_cha
         String::from_utf8_lossy(&migrated.stderr)
     );
     assert!(said.starts_with("copied "), "{said}");
-    assert!(said.contains(" rows of 19 tables (5 games) in "), "{said}");
+    assert!(said.contains(" rows of 19 tables (6 games) in "), "{said}");
 
     // Values that read the same as text in both: ids, times, counts, ratings.
     for sql in [
@@ -153,6 +168,11 @@ async fn a_sqlite_server_moves_to_postgresql_with_its_games_accounts_ratings_cha
 
     let new = server(&postgres, &sink).await;
     assert_eq!(what_players_see(&new, &rooms, &players).await, before);
+    let tournament_after: Value = new.get(&tournament_path).await;
+    assert_eq!(
+        tournament_after, tournament_before,
+        "the tournament goes on from its round"
+    );
     // Passwords and seats: the same ones let their owners back in.
     let mut signed_in = Vec::new();
     for (username, _) in &players {

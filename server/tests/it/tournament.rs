@@ -49,7 +49,7 @@ async fn players(server: &Endpoint, prefix: &str, count: usize) -> Vec<(String, 
 }
 
 /// Creates a tournament as `creator` from `body`: its id.
-async fn create(creator: &Endpoint, body: &serde_json::Value) -> String {
+pub(crate) async fn create(creator: &Endpoint, body: &serde_json::Value) -> String {
     let (status, answer) = creator
         .http("POST", "/api/tournaments", &body.to_string())
         .await;
@@ -60,7 +60,7 @@ async fn create(creator: &Endpoint, body: &serde_json::Value) -> String {
 }
 
 /// A Swiss of `rounds` rounds starting in `starts_in` milliseconds.
-fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json::Value {
+pub(crate) fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json::Value {
     serde_json::json!({
         "name": "Friday Swiss",
         "format": "swiss",
@@ -92,7 +92,7 @@ async fn entered(
 }
 
 /// `POST /api/tournaments/{id}/{what}` as `who`: the status and the error code if refused.
-async fn post(who: &Endpoint, id: &str, what: &str) -> (u16, Option<ErrorCode>) {
+pub(crate) async fn post(who: &Endpoint, id: &str, what: &str) -> (u16, Option<ErrorCode>) {
     let (status, body) = who
         .http("POST", &format!("/api/tournaments/{id}/{what}"), "")
         .await;
@@ -104,7 +104,7 @@ async fn view(server: &Endpoint, id: &str) -> TournamentView {
 }
 
 /// Waits until tournament `id` is as `done` wants it; answers it then.
-async fn until(
+pub(crate) async fn until(
     server: &Endpoint,
     id: &str,
     done: impl Fn(&TournamentView) -> bool,
@@ -357,6 +357,17 @@ async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its
     }
     let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
     assert!(listed.finished.iter().any(|t| t.id == id));
+    // Its games are marked as the tournament's in the archive and in their rooms.
+    let archive: punct_protocol::Archive = server.get("/api/games?limit=100").await;
+    assert_eq!(archive.games.len(), 12);
+    assert!(
+        archive
+            .games
+            .iter()
+            .all(|g| g.tournament.as_ref() == Some(&id))
+    );
+    let room = view.pairings[0].games[0].room.as_ref().unwrap();
+    assert_eq!(server.summary(room).await.tournament, Some(id.clone()));
 }
 
 #[tokio::test]
