@@ -2,9 +2,9 @@
 """Browser tests of the tournaments' pages: a player creates a Swiss (the server's
 refusal shown first), two players join, it starts a few seconds later, the standings and
 the pairing show as the pages follow it live, the pairing links to a room both play in,
-marked as a tournament's there, in the lobby and in one's games, and the result comes
-back to the tournament's page. The tournament's name is markup, shown as text and never
-run.
+marked as a tournament's there, in the lobby, in one's games and in the archive, and the
+result comes back to the tournament's page. The tournament's name is markup, shown as
+text and never run.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -126,6 +126,12 @@ def scenario(server, browser):
     wait_until("cleo sees the result", lambda: cleo.text("#rounds tr[data-room] .outcome") == "1–0")
     assert cleo.text("#state") == "finished"
     assert not cleo.js("return document.body.dataset.following === 'true';")
+
+    # The archive marks the game as the tournament's.
+    black.go(base + "/games")
+    archived = f'#games tr[data-room="{room}"] a.tournament-mark'
+    black.find(archived)
+    assert black.js("return document.querySelector(arguments[0]).getAttribute('href');", archived) == f"/tournament/{tournament}"
 
     # Markup in the name stayed text everywhere.
     anna.go(base + "/tournaments")
