@@ -7,7 +7,7 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { el, formatText, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
+import { el, formatText, nextGame, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
 import { t } from './i18n.js';
 
 /** How often the page reads the tournament while it cannot follow it. */
@@ -78,20 +78,11 @@ function renderHead(view) {
   $('withdraw').hidden = !mine;
 }
 
-/** The signed-in player's game of the last round they are paired in. */
-function nextGame(view) {
-  for (const round of [...view.pairings].reverse()) {
-    const game = round.games.find((g) => g.white === me || g.black === me);
-    if (game) return { round: round.round, game };
-  }
-  return null;
-}
-
 function renderNext(view) {
   const mine = entered(view);
   $('next-panel').hidden = !mine || over(view);
   if ($('next-panel').hidden) return;
-  const found = nextGame(view);
+  const found = nextGame(view, me);
   if (view.state === 'upcoming' || !found) {
     const left = Math.max(0, view.starts_at - Date.now());
     $('next').replaceChildren(t('tournament.next.starts-in', { left: timeLeftText(left) }));
