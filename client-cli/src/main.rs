@@ -1063,4 +1063,25 @@ mod tests {
         );
         assert!(Cli::try_parse_from(["punct", "watch", "--room", "r"]).is_err());
     }
+
+    #[test]
+    fn a_tournament_bot_takes_no_seat_of_its_own() {
+        let bot = |extra: &[&str]| {
+            let args = [
+                "punct",
+                "bot",
+                "--server",
+                "http://a:8080",
+                "--tournament",
+                "t",
+            ];
+            Cli::try_parse_from(args.iter().chain(extra))
+        };
+        let Command::Bot(args) = bot(&["--level", "2"]).unwrap().command else {
+            panic!("bot");
+        };
+        assert_eq!(args.tournament.as_deref(), Some("t"));
+        assert!(bot(&["--room", "r"]).is_err());
+        assert!(bot(&["--create", "standard"]).is_err());
+    }
 }
