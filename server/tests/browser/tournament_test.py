@@ -133,11 +133,18 @@ def scenario(server, browser):
     black.find(archived)
     assert black.js("return document.querySelector(arguments[0]).getAttribute('href');", archived) == f"/tournament/{tournament}"
 
+    # In German, the page and what its script writes.
+    dora = browser("dora", lang="de")
+    dora.go(f"{base}/tournament/{tournament}")
+    wait_until("the German page", lambda: dora.text("#state") == "beendet")
+    assert dora.text("#facts").startswith("Schweizer System, 1 Runde · Standardspiel · ohne Uhr"), dora.text("#facts")
+    assert dora.text("#standings thead") == "PlatzSpielerPunkteBuchholzSonneborn-BergerPartien"
+
     # Markup in the name stayed text everywhere.
     anna.go(base + "/tournaments")
     wait_until("the finished list", lambda: anna.text("#finished .tournament-link") == HOSTILE)
     time.sleep(0.3)
-    for b in (anna, bert, cleo):
+    for b in (anna, bert, cleo, dora):
         assert not b.js("return window.pwned === 1;")
         assert not b.driver.find_elements("css selector", "#name img, .tournament-link img")
 
