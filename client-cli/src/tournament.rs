@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use punct_client::Client;
 use punct_protocol::{
-    ClientMessage, ServerMessage, TournamentGame, TournamentList, TournamentState,
-    TournamentSummary, TournamentView,
+    ClientMessage, ServerMessage, TournamentFormat, TournamentGame, TournamentList,
+    TournamentState, TournamentSummary, TournamentView,
 };
 use punct_rules::{Color, Outcome};
 
@@ -47,10 +47,11 @@ pub fn list_lines(list: &TournamentList) -> Vec<String> {
 
 /// `ID  NAME  FORMAT  VARIANT CONTROL  PLAYERS/MAX  STATE-OR-START`.
 fn summary_line(t: &TournamentSummary) -> String {
-    let when = match t.state {
-        TournamentState::Upcoming => format!("starts {}", start_text(t.starts_at)),
-        TournamentState::Running => format!("round {}", t.round),
-        state => state.as_str().to_owned(),
+    let when = match (t.state, t.ends_at) {
+        (TournamentState::Upcoming, _) => format!("starts {}", start_text(t.starts_at)),
+        (TournamentState::Running, Some(end)) => format!("until {}", start_text(end)),
+        (TournamentState::Running, None) => format!("round {}", t.round),
+        (state, _) => state.as_str().to_owned(),
     };
     format!(
         "{id}  {name:<24}  {format:<20}  {variant} {control:<10}  {players:>3}/{max:<4}  {when}",
@@ -124,10 +125,22 @@ pub fn show_lines(view: &TournamentView) -> Vec<String> {
             if t.rated { ", rated" } else { "" },
             plain(&t.creator)
         ),
-        match t.state {
-            TournamentState::Upcoming => format!("starts {}", start_text(t.starts_at)),
-            TournamentState::Running => format!("running, round {}", t.round),
-            state => state.as_str().to_owned(),
+        match (t.state, t.ends_at) {
+            (TournamentState::Upcoming, None) => format!("starts {}", start_text(t.starts_at)),
+            (TournamentState::Upcoming, Some(end)) => format!(
+                "starts {}, ends {}",
+                start_text(t.starts_at),
+                start_text(end)
+            ),
+            (TournamentState::Running, Some(end)) => {
+                format!(
+                    "running until {}, {} games paired",
+                    start_text(end),
+                    t.round
+                )
+            }
+            (TournamentState::Running, None) => format!("running, round {}", t.round),
+            (state, _) => state.as_str().to_owned(),
         },
         format!(
             "{} of {} players (at least {})",
@@ -167,9 +180,14 @@ pub fn show_lines(view: &TournamentView) -> Vec<String> {
             ));
         }
     }
+    // An arena's "rounds" are the times its pool was paired.
+    let label = match t.format {
+        TournamentFormat::Arena => "pairing",
+        _ => "round",
+    };
     for round in &view.pairings {
         lines.push(String::new());
-        lines.push(format!("round {}:", round.round));
+        lines.push(format!("{label} {}:", round.round));
         for (board, game) in round.games.iter().enumerate() {
             lines.push(format!("  {:>3}. {}", board + 1, game_text(game)));
         }
@@ -212,7 +230,8 @@ pub enum Next {
 }
 
 /// What `me` has to do in `view`, on `server`, given the rooms played already: the
-/// first game of theirs, round by round, that is neither over nor played.
+/// first game of theirs, round by round, that is neither over nor played; else wait
+/// while they are in a tournament not over.
 pub fn next(view: &TournamentView, server: &str, me: &str, played: &HashSet<String>) -> Next {
     let entered = view
         .entries
@@ -228,8 +247,11 @@ pub fn next(view: &TournamentView, server: &str, me: &str, played: &HashSet<Stri
             !played.contains(*room)
                 && (g.white.eq_ignore_ascii_case(me) || black.eq_ignore_ascii_case(me))
         });
+    // A game of theirs not over is played whatever the tournament's state: an arena's
+    // time may be up while it is under way (it counts when it ends), and a player who
+    // paused an arena plays out the game they were in.
     match (game, view.summary.state) {
-        (Some((g, room, _)), TournamentState::Running) if entered => Next::Play(SavedSeat {
+        (Some((g, room, _)), _) => Next::Play(SavedSeat {
             server: server.to_owned(),
             room: room.clone(),
             color: if g.white.eq_ignore_ascii_case(me) {
@@ -305,9 +327,7 @@ async fn follow(
 
 #[cfg(test)]
 mod tests {
-    use punct_protocol::{
-        StandingRow, TournamentEntry, TournamentFormat, TournamentRound, TournamentSummary,
-    };
+    use punct_protocol::{StandingRow, TournamentEntry, TournamentRound, TournamentSummary};
     use punct_rules::{Variant, WinReason};
 
     use super::*;
@@ -400,6 +420,15 @@ mod tests {
             next(&finished, "http://s", "anna", &HashSet::new()),
             Next::Done
         );
+        // An arena's time is up while a game is under way: it is still played.
+        let late = view(
+            TournamentState::Finished,
+            vec![game("r2", "anna", Some("bert"), false)],
+        );
+        let Next::Play(seat) = next(&late, "http://s", "anna", &HashSet::new()) else {
+            panic!("anna's game is still to be played");
+        };
+        assert_eq!(seat.room, "r2");
         let upcoming = view(TournamentState::Upcoming, Vec::new());
         assert_eq!(
             next(&upcoming, "http://s", "anna", &HashSet::new()),

@@ -22,6 +22,8 @@ let me = null;
 let tournament = null;
 
 const over = (view) => view.state === 'finished' || view.state === 'cancelled';
+/** An arena under way: players join, pause (withdraw) and come back while it runs. */
+const arenaRunning = (view) => view.format === 'arena' && view.state === 'running';
 const playerLink = (username) => el('a', { className: 'name player-link', href: playerHref(username) }, username);
 
 /** A game's result as a score: 1–0, 0–1, ½–½; a bye's as +. */
@@ -66,16 +68,20 @@ function renderHead(view) {
   if (view.state === 'upcoming') {
     const left = Math.max(0, view.starts_at - Date.now());
     $('state').textContent = t('tournament.starts-in', { when: when(view.starts_at), left: timeLeftText(left) });
+  } else if (arenaRunning(view)) {
+    const left = Math.max(0, view.ends_at - Date.now());
+    $('state').textContent = t('tournament.ends-in', { when: when(view.ends_at), left: timeLeftText(left) });
   } else if (view.state === 'running') {
     $('state').textContent = view.rounds ? t('tournament.round-of-rounds', { round: view.round, rounds: view.rounds }) : t('tournament.round-of', { round: view.round });
   } else {
     $('state').textContent = t(`tournament.state.${view.state}`);
   }
   const mine = entered(view);
-  const open = view.state === 'upcoming';
+  const open = view.state === 'upcoming' || arenaRunning(view);
   $('entry-actions').hidden = me === null || !(open || (view.state === 'running' && mine));
   $('join').hidden = !open || mine;
   $('withdraw').hidden = !mine;
+  $('withdraw').textContent = arenaRunning(view) ? t('tournament.pause') : t('tournament.withdraw');
 }
 
 function renderNext(view) {
@@ -92,7 +98,7 @@ function renderNext(view) {
   if (!game.black) {
     $('next').replaceChildren(t('tournament.next.bye', { round }));
   } else if (game.outcome) {
-    $('next').replaceChildren(t('tournament.next.waiting'));
+    $('next').replaceChildren(t(view.format === 'arena' ? 'tournament.next.pool' : 'tournament.next.waiting'));
   } else {
     const colour = game.white === me ? 'white' : 'black';
     const opponent = colour === 'white' ? game.black : game.white;
@@ -110,7 +116,10 @@ function renderStandings(view) {
   const withdrawn = new Set(view.entries.filter((e) => e.withdrawn).map((e) => e.player));
   // Before the first round, the players in the order they joined, with no score yet.
   const rows = view.standings.length > 0 ? view.standings : view.entries.filter((e) => !e.withdrawn).map((e) => ({ player: e.player, score: 0, games: 0 }));
-  const head = el('thead', {}, el('tr', {}, ...['tournament.place', 'tournament.player', 'tournament.score', 'tournament.buchholz', 'tournament.sonneborn-berger', 'tournament.games'].map((key) => el('th', {}, t(key)))));
+  // An arena ranks by its points alone: no tie-breaks.
+  const ties = view.format !== 'arena';
+  const columns = ['tournament.place', 'tournament.player', 'tournament.score', ...(ties ? ['tournament.buchholz', 'tournament.sonneborn-berger'] : []), 'tournament.games'];
+  const head = el('thead', {}, el('tr', {}, ...columns.map((key) => el('th', {}, t(key)))));
   const body = el(
     'tbody',
     {},
@@ -121,8 +130,8 @@ function renderStandings(view) {
         el('td', {}, String(index + 1)),
         el('td', {}, playerLink(row.player), withdrawn.has(row.player) ? el('span', { className: 'withdrawn' }, ' ', t('tournament.withdrawn')) : null),
         el('td', { className: 'score' }, points(row.score)),
-        el('td', {}, row.buchholz === undefined ? '' : points(row.buchholz)),
-        el('td', {}, row.sonneborn_berger === undefined ? '' : points(row.sonneborn_berger)),
+        ties ? el('td', {}, row.buchholz === undefined ? '' : points(row.buchholz)) : null,
+        ties ? el('td', {}, row.sonneborn_berger === undefined ? '' : points(row.sonneborn_berger)) : null,
         el('td', {}, String(row.games)),
       ),
     ),
@@ -138,7 +147,8 @@ function renderRounds(view) {
     el(
       'section',
       { className: 'round', dataset: { round: round.round } },
-      el('h3', {}, t('tournament.round', { round: round.round })),
+      // An arena's "rounds" are the times its pool was paired.
+      el('h3', {}, t(view.format === 'arena' ? 'tournament.pairing' : 'tournament.round', { round: round.round })),
       el(
         'table',
         { className: 'pairings' },
@@ -236,5 +246,5 @@ me = await mountAccount($('account'));
 if (await refresh()) {
   follow();
   // The countdowns move every second.
-  setInterval(() => tournament?.state === 'upcoming' && render(), 1000);
+  setInterval(() => tournament && (tournament.state === 'upcoming' || arenaRunning(tournament)) && render(), 1000);
 }

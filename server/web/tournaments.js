@@ -17,6 +17,11 @@ function status(text) {
   $('tournaments-status').textContent = text;
 }
 
+/** Where a running tournament is: an arena's end, another's round. */
+function runningText(tournament) {
+  return tournament.ends_at ? t('tournament.until', { when: when(tournament.ends_at) }) : t('tournament.round-of', { round: tournament.round });
+}
+
 function row(tournament, section) {
   const actions = el('td', { className: 'actions' });
   if (section === 'upcoming' && me) {
@@ -33,7 +38,7 @@ function row(tournament, section) {
     };
     actions.append(join);
   }
-  const time = section === 'upcoming' ? when(tournament.starts_at) : section === 'running' ? t('tournament.round-of', { round: tournament.round }) : t(`tournament.state.${tournament.state}`);
+  const time = section === 'upcoming' ? when(tournament.starts_at) : section === 'running' ? runningText(tournament) : t(`tournament.state.${tournament.state}`);
   return el(
     'tr',
     { dataset: { tournament: tournament.id, state: tournament.state } },
@@ -69,19 +74,22 @@ async function refresh() {
   document.body.dataset.loaded = 'true';
 }
 
-/** The form's start time, by default ten minutes from now, as `datetime-local` reads it
- * (local time, to the minute). */
-function soon() {
-  const at = new Date(Date.now() + 10 * 60_000);
+/** The time `minutes` from now, to the minute, as `datetime-local` reads it (local
+ * time). */
+function soon(minutes) {
+  const at = new Date(Date.now() + minutes * 60_000);
   at.setSeconds(0, 0);
   return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
 const form = $('create-tournament');
-form.elements.starts_at.value = soon();
+form.elements.starts_at.value = soon(10);
+form.elements.ends_at.value = soon(70);
 form.elements.format.addEventListener('change', () => {
-  // Rounds are a Swiss's only: a round robin has as many as its players need.
+  // Rounds are a Swiss's only: a round robin has as many as its players need. An arena
+  // lasts until its end instead.
   $('rounds-field').hidden = form.elements.format.value !== 'swiss';
+  $('ends-field').hidden = form.elements.format.value !== 'arena';
 });
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -96,6 +104,7 @@ form.addEventListener('submit', async (event) => {
     min_players: Number(fields.min_players),
     max_players: Number(fields.max_players),
     rounds: fields.format === 'swiss' ? Number(fields.rounds) : undefined,
+    ends_at: fields.format === 'arena' ? new Date(fields.ends_at).getTime() : undefined,
   };
   $('create-submit').disabled = true;
   try {

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use punct_client::Client;
-use punct_protocol::{CreateTournament, TournamentFormat, TournamentState, TournamentView};
+use punct_protocol::{
+    CreateTournament, TimeControl, TournamentFormat, TournamentState, TournamentView,
+};
 use punct_rules::Variant;
 use tempfile::TempDir;
 
@@ -41,25 +43,34 @@ fn block_on<T>(work: impl Future<Output = T>) -> T {
         .block_on(work)
 }
 
+/// Milliseconds since the Unix epoch, now.
+fn now() -> i64 {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH);
+    i64::try_from(now.expect("after 1970").as_millis()).expect("a time")
+}
+
 /// A Swiss of `rounds` rounds without clocks, made by a new account, that starts
 /// `in_ms` from now; answers its id.
 fn swiss(url: &str, rounds: u32, in_ms: i64) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("after 1970")
-        .as_millis();
-    let request = CreateTournament {
-        name: "Friday <b>Swiss</b>".into(),
-        format: TournamentFormat::Swiss,
-        variant: Variant::Standard,
-        clock: None,
-        rated: false,
-        starts_at: i64::try_from(now).expect("a time") + in_ms,
-        ends_at: None,
-        rounds: Some(rounds),
-        min_players: 2,
-        max_players: 8,
-    };
+    create(
+        url,
+        CreateTournament {
+            name: "Friday <b>Swiss</b>".into(),
+            format: TournamentFormat::Swiss,
+            variant: Variant::Standard,
+            clock: None,
+            rated: false,
+            starts_at: now() + in_ms,
+            ends_at: None,
+            rounds: Some(rounds),
+            min_players: 2,
+            max_players: 8,
+        },
+    )
+}
+
+/// The tournament of `request`, made by a new account; answers its id.
+fn create(url: &str, request: CreateTournament) -> String {
     block_on(async {
         let anonymous = Client::new(url.parse().expect("URL")).expect("client");
         let session = anonymous
@@ -151,6 +162,63 @@ fn four_bots_fill_a_two_round_swiss_and_play_every_game_to_the_end() {
     let leader = &view.standings[0];
     assert!(
         shown.contains(&format!("  1  {:<24}  {:>5}", leader.player, leader.score)),
+        "{shown}"
+    );
+}
+
+#[test]
+fn bots_play_an_arena_game_after_game_until_its_end() {
+    let server = start_server();
+    let url = server.url.as_str();
+    let id = create(
+        url,
+        CreateTournament {
+            name: "Lunch arena".into(),
+            format: TournamentFormat::Arena,
+            variant: Variant::Basic,
+            clock: Some(TimeControl::clock(60, 0)),
+            rated: false,
+            starts_at: now() + 3000,
+            ends_at: Some(now() + 12_000),
+            rounds: None,
+            min_players: 2,
+            max_players: 8,
+        },
+    );
+    // Three, so that a player back in the pool finds someone other than the opponent
+    // just played waiting.
+    let configs = [player(url, "ada"), player(url, "bob"), player(url, "cyd")];
+    let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
+    let mut rooms = HashSet::new();
+    let mut games = Vec::new();
+    for lines in bots.into_iter().map(Punct::finish) {
+        assert_eq!(lines.last().expect("lines")["state"], "finished");
+        let seats = lines.iter().filter(|l| l["type"] == "seat");
+        rooms.extend(seats.map(|s| s["room"].as_str().expect("room").to_owned()));
+        games.push(lines.iter().filter(|l| l["type"] == "game_over").count());
+    }
+    let played: usize = games.iter().sum();
+    assert!(played >= 4, "paired again after their games: {games:?}");
+
+    // Every game paired was played to its end by both its players, those paired just
+    // before the time was up too.
+    let view = view(url, &id);
+    let paired: HashSet<&str> = view
+        .pairings
+        .iter()
+        .flat_map(|p| &p.games)
+        .filter_map(|g| g.room.as_deref())
+        .collect();
+    assert_eq!(2 * paired.len(), played);
+    assert_eq!(paired, rooms.iter().map(String::as_str).collect());
+    assert!(view.standings.iter().all(|row| row.buchholz.is_none()));
+    let shown = punct(
+        configs[0].path(),
+        &["tournament", "show", "--server", url, &id],
+    );
+    let shown = shown.expect("shown");
+    assert!(
+        shown.contains("arena, basic 60+0") && shown.contains("\npairing 2:\n"),
         "{shown}"
     );
 }
