@@ -85,10 +85,11 @@ function renderHead(view) {
 }
 
 function renderNext(view) {
-  const mine = entered(view);
-  $('next-panel').hidden = !mine || over(view);
+  const found = me === null ? null : nextGame(view, me);
+  // A player who paused an arena plays out the game they were in.
+  const playing = found !== null && found.game.black && !found.game.outcome;
+  $('next-panel').hidden = over(view) || !(entered(view) || playing);
   if ($('next-panel').hidden) return;
-  const found = nextGame(view, me);
   if (view.state === 'upcoming' || !found) {
     const left = Math.max(0, view.starts_at - Date.now());
     $('next').replaceChildren(t('tournament.next.starts-in', { left: timeLeftText(left) }));
@@ -128,7 +129,7 @@ function renderStandings(view) {
         'tr',
         { dataset: { player: row.player }, className: row.player === me ? 'me' : '' },
         el('td', {}, String(index + 1)),
-        el('td', {}, playerLink(row.player), withdrawn.has(row.player) ? el('span', { className: 'withdrawn' }, ' ', t('tournament.withdrawn')) : null),
+        el('td', {}, playerLink(row.player), withdrawn.has(row.player) ? el('span', { className: 'withdrawn' }, ' ', t(view.format === 'arena' ? 'tournament.paused' : 'tournament.withdrawn')) : null),
         el('td', { className: 'score' }, points(row.score)),
         ties ? el('td', {}, row.buchholz === undefined ? '' : points(row.buchholz)) : null,
         ties ? el('td', {}, row.sonneborn_berger === undefined ? '' : points(row.sonneborn_berger)) : null,

@@ -3,8 +3,8 @@
 refusal shown first), two players join, it starts a few seconds later, the standings and
 the pairing show as the pages follow it live, the pairing links to a room both play in,
 marked as a tournament's there, in the lobby, in one's games and in the archive, and the
-result comes back to the tournament's page. The tournament's name is markup, shown as
-text and never run.
+result comes back to the tournament's page. An arena is joined while it runs, and
+paused. The tournament's name is markup, shown as text and never run.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -51,6 +51,38 @@ def create(b, base):
     wait_until("the tournament's page", lambda: b.js("return location.pathname.startsWith('/tournament/');"))
     wait_until("its name", lambda: b.text("#name") == HOSTILE)
     return b.js("return location.pathname.split('/')[2];")
+
+
+def arena(base, anna, bert, cleo):
+    """An arena, made over the API from anna's page: anna and bert join before it starts
+    and are paired, cleo joins while it runs, the page counts down to its end and has no
+    tie-breaks, and anna pauses."""
+    starts = anna.js("return Date.now() + 6000;")
+    created = anna.js(
+        "return fetch('/api/tournaments', {method: 'POST', body: JSON.stringify(arguments[0])}).then((r) => r.json());",
+        {"name": "Lunch arena", "format": "arena", "clock": {"base": 300, "increment": 0}, "starts_at": starts, "ends_at": starts + 120_000, "max_players": 8},
+    )
+    tournament = created["id"]
+    for b in (anna, bert):
+        b.go(f"{base}/tournament/{tournament}")
+        b.click("#join")
+        wait_until(f"{b.name} entered", lambda: b.visible("#withdraw"))
+    wait_until("the arena under way", lambda: (anna.text("#state") or "").startswith("Ends "), timeout=20)
+    for b in (anna, bert):
+        wait_until(f"{b.name} paired in the arena", lambda: b.visible("#next-game"))
+        assert b.text("#rounds h3") == "Pairing 1", b.text("#rounds h3")
+        assert "Buchholz" not in b.text("#standings thead")
+    sign_in(cleo, base, "cleo", PASSWORD, create=True)
+    cleo.go(f"{base}/tournament/{tournament}")
+    cleo.click("#join")
+    wait_until("cleo in the standings", lambda: "cleo" in (anna.text("#standings tbody") or ""))
+    assert anna.text("#withdraw") == "Pause"
+    anna.click("#withdraw")
+    wait_until("anna may come back", lambda: anna.visible("#join") and not anna.visible("#withdraw"))
+    # Her game under way is played out: it is still hers to play.
+    assert anna.visible("#next-game")
+    assert "(paused)" in anna.text("#standings tbody")
+    anna.screenshot("arena.png")
 
 
 def scenario(server, browser):
@@ -139,6 +171,8 @@ def scenario(server, browser):
     wait_until("the German page", lambda: dora.text("#state") == "beendet")
     assert dora.text("#facts").startswith("Schweizer System, 1 Runde · Standardspiel · ohne Uhr"), dora.text("#facts")
     assert dora.text("#standings thead") == "PlatzSpielerPunkteBuchholzSonneborn-BergerPartien"
+
+    arena(base, anna, bert, cleo)
 
     # Markup in the name stayed text everywhere.
     anna.go(base + "/tournaments")
