@@ -65,6 +65,7 @@ def arena(base, anna, bert, cleo):
     tournament = created["id"]
     for b in (anna, bert):
         b.go(f"{base}/tournament/{tournament}")
+        wait_until(f"{b.name} may join", lambda: b.visible("#join"))
         b.click("#join")
         wait_until(f"{b.name} entered", lambda: b.visible("#withdraw"))
     wait_until("the arena under way", lambda: (anna.text("#state") or "").startswith("Ends "), timeout=20)
@@ -74,6 +75,7 @@ def arena(base, anna, bert, cleo):
         assert "Buchholz" not in b.text("#standings thead")
     sign_in(cleo, base, "cleo", PASSWORD, create=True)
     cleo.go(f"{base}/tournament/{tournament}")
+    wait_until("cleo may join", lambda: cleo.visible("#join"))
     cleo.click("#join")
     wait_until("cleo in the standings", lambda: "cleo" in (anna.text("#standings tbody") or ""))
     assert anna.text("#withdraw") == "Pause"
