@@ -12,6 +12,7 @@
 //! - [`seats`]: the seat file that keeps seat tokens between runs, and getting a seat.
 //! - [`script`]: scripted play and watching, events out as JSON lines.
 //! - [`bot`]: the engine playing a seat online.
+//! - [`tournament`]: tournaments as lines of text, and a player's next game in one.
 //! - [`lobby`]: the lobby's state and key handling (list, create, join, watch), free of
 //!   any terminal.
 //! - [`app`]: the interactive room view's state and key handling, free of any terminal.
@@ -29,5 +30,6 @@ pub mod lobby;
 pub mod script;
 pub mod seats;
 pub mod session;
+pub mod tournament;
 pub mod tui;
 pub mod ui;

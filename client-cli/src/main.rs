@@ -6,10 +6,11 @@
 //!
 //! `punct rules match` plays the computer against itself from the start instead.
 //!
-//! `punct play`, `punct watch` and `punct bot` talk to a server (see README.md beside
+//! `punct play`, `punct watch`, `punct bot` and `punct tournament` talk to a server (see README.md beside
 //! this crate), as the account `punct login` signed in to when there is one; their work
 //! is in the `punct_cli` library.
 
+use std::collections::HashSet;
 use std::io::{self, IsTerminal, Read, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -21,12 +22,12 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use punct_cli::account::{self, SessionBook};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
-use punct_cli::{bot as online_bot, lobby, script, tui};
+use punct_cli::{bot as online_bot, lobby, script, tournament, tui};
 use punct_client::{Client, Entry, Server};
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
 use punct_engine::{Engine, Limits, puzzle};
-use punct_protocol::{CreateRoom, SeatChoice, TimeControl, Visibility};
+use punct_protocol::{CreateRoom, ErrorCode, SeatChoice, TimeControl, Visibility};
 use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
 /// Play and analyse PÜNCT.
@@ -60,6 +61,51 @@ enum Command {
     /// List your unfinished games on a server (signed in with punct login), those
     /// waiting for your move first; punct play --room ROOM continues one.
     Games(ServerArgs),
+    /// List a server's tournaments: upcoming, running and lately finished, each with its
+    /// id for punct tournament.
+    Tournaments(ServerArgs),
+    /// Look at, join, withdraw from or play in one tournament.
+    #[command(subcommand)]
+    Tournament(TournamentCommand),
+}
+
+/// `punct tournament …`: one tournament, by its id (from punct tournaments).
+#[derive(Subcommand, Debug)]
+enum TournamentCommand {
+    /// Print the tournament: its settings, standings, and every round's games with their
+    /// rooms and results.
+    Show(TournamentArgs),
+    /// Enter the tournament with the account signed in to (punct login), before it
+    /// starts.
+    Join(TournamentArgs),
+    /// Withdraw from the tournament: before the start the place is free again; after
+    /// it, you are paired no more and a game under way is lost.
+    Withdraw(TournamentArgs),
+    /// Wait for your next game in the tournament (signed in), then play it in the
+    /// interactive room view, or with --script as punct play --script does.
+    Play(TournamentPlayArgs),
+}
+
+/// Which tournament, on which server.
+#[derive(Args, Debug)]
+struct TournamentArgs {
+    /// The server.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The tournament's id.
+    id: String,
+}
+
+/// `punct tournament play`.
+#[derive(Args, Debug)]
+struct TournamentPlayArgs {
+    /// The tournament.
+    #[command(flatten)]
+    tournament: TournamentArgs,
+    /// Play the turns of FILE (`-`: standard input) and print events as JSON lines,
+    /// instead of the interactive app.
+    #[arg(long, value_name = "FILE")]
+    script: Option<PathBuf>,
 }
 
 /// `punct login`.
@@ -110,6 +156,15 @@ impl ServerArgs {
             Some(session) => (client.with_session(&session.token), Some(session.username)),
             None => (client, None),
         })
+    }
+
+    /// A client signed in with the saved session, and its username; an error that says
+    /// to sign in when no session is saved.
+    fn player(&self) -> anyhow::Result<(Client, String)> {
+        match self.client()? {
+            (client, Some(username)) => Ok((client, username)),
+            (_, None) => anyhow::bail!("tournaments are for signed-in players: punct login first"),
+        }
     }
 
     /// The session file, if there is a place for one.
@@ -224,6 +279,10 @@ struct BotArgs {
     /// Thinking time per turn, in milliseconds.
     #[arg(long, default_value_t = 1000)]
     ms_per_turn: u64,
+    /// Enter this tournament with the account signed in to (punct login), and play
+    /// every game it is paired in until the tournament ends, instead of one seat.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["room", "create"])]
+    tournament: Option<String>,
 }
 
 /// The seat asked for with --create.
@@ -400,6 +459,8 @@ fn main() -> ExitCode {
         Command::Logout(args) => online(logout(args)),
         Command::Whoami(args) => online(whoami(args)),
         Command::Games(args) => online(games(args)),
+        Command::Tournaments(args) => online(tournaments(args)),
+        Command::Tournament(command) => online(tournament(command)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -743,17 +804,7 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
         let seat = punct_cli::seats::obtain(&server, &request, args.seat.book().as_ref()).await?;
         return tui::room(server, seat.entry(), args.seat.book()).await;
     };
-    let text = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| anyhow::anyhow!("cannot read the script from stdin: {e}"))?;
-        text
-    } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read the script {}: {e}", path.display()))?
-    };
-    let steps = script::parse_script(&text)?;
+    let steps = script::parse_script(&read_script(path)?)?;
     if args.seat.room.is_none() && args.seat.create.is_none() {
         anyhow::bail!("--script needs --room or --create");
     }
@@ -782,6 +833,10 @@ async fn watch(args: WatchArgs) -> anyhow::Result<()> {
 
 /// `punct bot`.
 async fn bot(args: BotArgs) -> anyhow::Result<()> {
+    if let Some(id) = &args.tournament {
+        let (server, me) = args.server.player()?;
+        return tournament_bot(&server, id, &me, &args).await;
+    }
     let (server, account) = args.server.client()?;
     let seat = args.seat.obtain(&server, account).await?;
     let link = punct_client::connect(server, seat.entry());
@@ -793,6 +848,111 @@ async fn bot(args: BotArgs) -> anyhow::Result<()> {
         &mut io::stdout().lock(),
     )
     .await
+}
+
+/// `punct bot --tournament`: enters the tournament (unless entered already), then plays
+/// each game it is paired in as it comes, printing each game's seat line and events,
+/// until the tournament is over or the account is no longer in it.
+async fn tournament_bot(server: &Client, id: &str, me: &str, args: &BotArgs) -> anyhow::Result<()> {
+    match server.join_tournament(id).await {
+        Ok(_) => {}
+        // Entered before (a bot started again), or playing already: carry on.
+        Err(punct_client::Error::Refused {
+            code: Some(ErrorCode::AlreadyEntered | ErrorCode::TournamentStarted),
+            ..
+        }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let mut played = HashSet::new();
+    let per_turn = Duration::from_millis(args.ms_per_turn);
+    while let Some(seat) = tournament::wait_for_game(server, id, me, &played).await? {
+        script::print_line(&mut io::stdout().lock(), &script::seat_line(&seat))?;
+        played.insert(seat.room.clone());
+        let link = punct_client::connect(server.clone(), seat.entry());
+        online_bot::run(
+            link,
+            Engine::new(args.level),
+            per_turn,
+            &mut io::stdout().lock(),
+        )
+        .await?;
+    }
+    let view = server.tournament(id).await?;
+    script::print_line(
+        &mut io::stdout().lock(),
+        &serde_json::json!({"type": "tournament_over", "tournament": id, "state": view.summary.state}),
+    )?;
+    Ok(())
+}
+
+/// `punct tournaments`.
+async fn tournaments(args: ServerArgs) -> anyhow::Result<()> {
+    let (server, _) = args.client()?;
+    for line in tournament::list_lines(&server.tournaments().await?) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// `punct tournament …`.
+async fn tournament(command: TournamentCommand) -> anyhow::Result<()> {
+    match command {
+        TournamentCommand::Show(args) => {
+            let (server, _) = args.server.client()?;
+            for line in tournament::show_lines(&server.tournament(&args.id).await?) {
+                println!("{line}");
+            }
+        }
+        TournamentCommand::Join(args) => {
+            let (server, me) = args.server.player()?;
+            let view = server.join_tournament(&args.id).await?;
+            println!(
+                "{me} joined {} ({} players)",
+                punct_cli::ui::plain(&view.summary.name),
+                view.summary.players
+            );
+        }
+        TournamentCommand::Withdraw(args) => {
+            let (server, me) = args.server.player()?;
+            let view = server.withdraw_from_tournament(&args.id).await?;
+            println!(
+                "{me} withdrew from {}",
+                punct_cli::ui::plain(&view.summary.name)
+            );
+        }
+        TournamentCommand::Play(args) => {
+            let TournamentArgs { server, id } = &args.tournament;
+            let (server, me) = server.player()?;
+            if args.script.is_none() {
+                eprintln!("waiting for your next game in tournament {id}…");
+            }
+            let Some(seat) = tournament::wait_for_game(&server, id, &me, &HashSet::new()).await?
+            else {
+                anyhow::bail!("no game to play: the tournament is over, or you are not in it");
+            };
+            let Some(path) = &args.script else {
+                return tui::room(server, seat.entry(), None).await;
+            };
+            let steps = script::parse_script(&read_script(path)?)?;
+            script::print_line(&mut io::stdout().lock(), &script::seat_line(&seat))?;
+            script::play(&server, seat, None, &steps, &mut io::stdout().lock()).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The text of a script of turns, from FILE or, for `-`, standard input.
+fn read_script(path: &std::path::Path) -> anyhow::Result<String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| anyhow::anyhow!("cannot read the script from stdin: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read the script {}: {e}", path.display()))
+    }
 }
 
 /// `punct login`: asks for what is missing, signs in (or registers), and saves the
@@ -902,5 +1062,26 @@ mod tests {
             "http://a:8080"
         );
         assert!(Cli::try_parse_from(["punct", "watch", "--room", "r"]).is_err());
+    }
+
+    #[test]
+    fn a_tournament_bot_takes_no_seat_of_its_own() {
+        let bot = |extra: &[&str]| {
+            let args = [
+                "punct",
+                "bot",
+                "--server",
+                "http://a:8080",
+                "--tournament",
+                "t",
+            ];
+            Cli::try_parse_from(args.iter().chain(extra))
+        };
+        let Command::Bot(args) = bot(&["--level", "2"]).unwrap().command else {
+            panic!("bot");
+        };
+        assert_eq!(args.tournament.as_deref(), Some("t"));
+        assert!(bot(&["--room", "r"]).is_err());
+        assert!(bot(&["--create", "standard"]).is_err());
     }
 }

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use punct_protocol::{
-    ApiError, CreateRoom, Credentials, Leaderboard, Lobby, MyGames, PlayerProfile, Record,
-    RoomSummary, SeatGranted, Session, SignedIn, TakeSeat,
+    ApiError, CreateRoom, CreateTournament, Credentials, Leaderboard, Lobby, MyGames,
+    PlayerProfile, Record, RoomSummary, SeatGranted, Session, SignedIn, TakeSeat, TournamentList,
+    TournamentView,
 };
 use punct_rules::Variant;
 use reqwest::Method;
@@ -346,6 +347,47 @@ impl Client {
     pub async fn room(&self, room: &str) -> Result<RoomSummary, Error> {
         self.json(Method::GET, &format!("api/rooms/{room}"), String::new())
             .await
+    }
+
+    /// `GET /api/tournaments`: the tournaments upcoming, running and lately finished.
+    pub async fn tournaments(&self) -> Result<TournamentList, Error> {
+        self.json(Method::GET, "api/tournaments", String::new())
+            .await
+    }
+
+    /// `GET /api/tournaments/{id}`: one tournament, its standings and rounds.
+    pub async fn tournament(&self, id: &str) -> Result<TournamentView, Error> {
+        self.json(Method::GET, &format!("api/tournaments/{id}"), String::new())
+            .await
+    }
+
+    /// `POST /api/tournaments`: a new tournament (signed in).
+    pub async fn create_tournament(
+        &self,
+        request: &CreateTournament,
+    ) -> Result<TournamentView, Error> {
+        let body = serde_json::to_string(request).expect("requests serialise");
+        self.json(Method::POST, "api/tournaments", body).await
+    }
+
+    /// `POST /api/tournaments/{id}/join`: enters the signed-in account.
+    pub async fn join_tournament(&self, id: &str) -> Result<TournamentView, Error> {
+        self.json(
+            Method::POST,
+            &format!("api/tournaments/{id}/join"),
+            String::new(),
+        )
+        .await
+    }
+
+    /// `POST /api/tournaments/{id}/withdraw`: withdraws the signed-in account.
+    pub async fn withdraw_from_tournament(&self, id: &str) -> Result<TournamentView, Error> {
+        self.json(
+            Method::POST,
+            &format!("api/tournaments/{id}/withdraw"),
+            String::new(),
+        )
+        .await
     }
 
     /// `GET /api/rooms/{id}/record`: a room's game record.

@@ -6,7 +6,8 @@
 //! - [`Server`]: a server's base URL, `http://` or `https://` (behind a TLS proxy), read
 //!   from what a person types.
 //! - [`Client`]: the HTTP API of `server/API.md` (rooms, seats, the lobby, records,
-//!   readiness) on `reqwest`, with timeouts, and the start of WebSocket connections.
+//!   tournaments, readiness) on `reqwest`, with timeouts, and the start of WebSocket
+//!   connections.
 //! - [`Connection`]: one WebSocket on `tokio-tungstenite`, speaking the JSON of
 //!   `protocol/PROTOCOL.md`: numbered requests, their replies told apart from the events
 //!   that come meanwhile, timeouts on replies and on silence.

@@ -2,7 +2,7 @@
 
 import { createRoom, takeSeat, api, displayName, setDisplayName, holdsSeat } from './api.js';
 import { mountAccount } from './account.js';
-import { el, installApp, playerNode, roomHref, timeControlText } from './ui.js';
+import { clockOf, el, installApp, playerNode, roomHref, timeControlText, tournamentMark } from './ui.js';
 import { t } from './i18n.js';
 
 const REFRESH_MS = 3000;
@@ -53,7 +53,7 @@ function row(room) {
     // A UUIDv7 begins with its time, the same for rooms made together: show its random end.
     // Each cell names its column too, for a phone's layout, where rows are cards.
     el('td', { dataset: { label: t('lobby.column.room') } }, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
-    el('td', { dataset: { label: t('lobby.column.game') } }, t(`variant.${room.variant}`), room.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null),
+    el('td', { dataset: { label: t('lobby.column.game') } }, t(`variant.${room.variant}`), room.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null, tournamentMark(room.tournament)),
     el('td', { className: 'clock', dataset: { label: t('lobby.column.clock') } }, timeControlText(room.clock)),
     el('td', { className: 'seats' }, seat(room.players.white, 'white'), ' ', seat(room.players.black, 'black')),
     el('td', { className: 'turns', dataset: { label: t('lobby.column.move') } }, String(Math.floor(room.turns / 2) + 1)),
@@ -108,14 +108,8 @@ $('create').addEventListener('submit', async (event) => {
   const request = Object.fromEntries(new FormData(event.target));
   // The name goes with every request of an anonymous player (`createRoom`).
   delete request.name;
-  // The clock option reads "base+increment" in seconds, or "Nd" for days a move; none
-  // leaves the field out.
-  if (request.clock?.endsWith('d')) {
-    request.clock = { days: Number(request.clock.slice(0, -1)) };
-  } else if (request.clock) {
-    const [base, increment] = request.clock.split('+').map(Number);
-    request.clock = { base, increment };
-  } else delete request.clock;
+  // No clock leaves the field out.
+  request.clock = clockOf(request.clock);
   // "Play the computer" names its level; a person leaves the field out.
   if (request.computer) request.computer = Number(request.computer);
   else delete request.computer;

@@ -18,7 +18,7 @@
 
 import { seatToken, api } from './api.js';
 import { mountAccount } from './account.js';
-import { timeControlText } from './ui.js';
+import { timeControlText, tournamentHref } from './ui.js';
 import { t } from './i18n.js';
 import { loadEngine } from './engine.js';
 import { initial, apply, withPosition, withNames, myColor } from './room-state.js';
@@ -189,6 +189,11 @@ let missing = false;
   api('GET', summaryPath)
     .then((summary) => {
       document.getElementById('time-control').textContent = summary.clock ? timeControlText(summary.clock) : t('room.no-clock');
+      if (summary.tournament) {
+        const link = document.getElementById('tournament-link');
+        link.href = tournamentHref(summary.tournament);
+        link.hidden = false;
+      }
       return summary.players;
     })
     .catch((e) => {

@@ -47,6 +47,42 @@ export function roomHref(room) {
   return `/room/${encodeURIComponent(room)}`;
 }
 
+/** The page of tournament `id`. */
+export function tournamentHref(id) {
+  return `/tournament/${encodeURIComponent(id)}`;
+}
+
+/** The mark of a tournament's game, where games are listed: a link to its tournament,
+ * or nothing for a game of no tournament. */
+export function tournamentMark(tournament) {
+  if (!tournament) return null;
+  return el('a', { className: 'tournament-mark', href: tournamentHref(tournament) }, t('game.tournament'));
+}
+
+/** A tournament's format in words, with a Swiss's rounds. */
+export function formatText(tournament) {
+  const format = t(`format.${tournament.format}`);
+  if (!tournament.rounds) return format;
+  return tournament.rounds === 1 ? t('tournament.format-one-round', { format }) : t('tournament.format-rounds', { format, rounds: tournament.rounds });
+}
+
+/** The next game in tournament `view` of the player `me`, with its round: the first of
+ * theirs not over (by correspondence every round is paired at once), else their game (or
+ * bye) of the last round they are in; null before they are paired. */
+export function nextGame(view, me) {
+  const mine = view.pairings.flatMap((round) => round.games.filter((g) => g.white === me || g.black === me).map((game) => ({ round: round.round, game })));
+  return mine.find(({ game }) => game.black && !game.outcome) ?? mine.at(-1) ?? null;
+}
+
+/** A clock option of the forms ("base+increment" in seconds, "Nd" for days a move, ""
+ * for none) as the API takes it: `{base, increment}`, `{days}`, or undefined. */
+export function clockOf(option) {
+  if (!option) return undefined;
+  if (option.endsWith('d')) return { days: Number(option.slice(0, -1)) };
+  const [base, increment] = option.split('+').map(Number);
+  return { base, increment };
+}
+
 /** Who plays a seat (`{name?, account?}`): a link to their page when an account holds
  * it, the name they gave otherwise, `fallback` when they gave none. */
 export function playerNode(player, fallback = t('player.anonymous')) {
@@ -126,7 +162,7 @@ export function gameRows(games, player) {
       'tr',
       { dataset: { room: game.room } },
       el('td', {}, when(game.finished_at)),
-      el('td', {}, t(`variant.${game.variant}`), game.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null),
+      el('td', {}, t(`variant.${game.variant}`), game.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null, tournamentMark(game.tournament)),
       el('td', { className: 'vs' }, playerNode(game.white), ' – ', playerNode(game.black)),
       el('td', { className: `result ${kind}` }, result),
       el('td', { className: 'turns' }, String(game.turns)),

@@ -14,7 +14,7 @@ use punct_protocol::{CreateRoom, SeatChoice, ServerMessage, TimeControl};
 use punct_rules::Color;
 use serde_json::Value;
 
-use crate::common::{run_punct, screen, start_server};
+use crate::common::{register, run_punct, screen, start_server};
 
 /// A password no file may hold.
 const PASSWORD: &str = "correct horse battery";
@@ -192,15 +192,7 @@ fn games_lists_a_correspondence_game_as_your_move_for_the_one_to_move() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("punct login"));
     let session = |config: &Path, username: &str| {
-        let login = [
-            "login",
-            "--server",
-            url,
-            "--register",
-            "--username",
-            username,
-        ];
-        stdout(&punct(config, &login, &format!("{PASSWORD}\n")));
+        register(url, username, PASSWORD, config);
         let text = std::fs::read_to_string(config.join("sessions.json")).expect("saved");
         let saved: Value = serde_json::from_str(&text).expect("JSON");
         let token = saved[url]["token"].as_str().expect("a token").to_owned();

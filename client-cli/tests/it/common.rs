@@ -1,9 +1,9 @@
 //! A server for `punct` processes to talk to, in the test's process, and the screen of
 //! the room view as text.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use punct_cli::app::App;
 use punct_server::Config;
@@ -11,6 +11,7 @@ use punct_testing::TestServer;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
+use serde_json::Value;
 
 /// Runs `work` on a runtime of its own, on a thread of its own, for the rest of the test.
 pub(crate) fn in_background(work: impl Future<Output = ()> + Send + 'static) {
@@ -100,4 +101,90 @@ pub(crate) fn run_punct(args: &[&str], input: &str, config: Option<&Path>) -> Ou
         .write_all(input.as_bytes())
         .expect("punct reads its stdin");
     child.wait_with_output().expect("punct runs")
+}
+
+/// Registers `username` with `punct login --register` (password `password`), saving its
+/// session in the configuration directory `config`.
+pub(crate) fn register(url: &str, username: &str, password: &str, config: &Path) {
+    let login = [
+        "login",
+        "--server",
+        url,
+        "--register",
+        "--username",
+        username,
+    ];
+    let output = run_punct(&login, &format!("{password}\n"), Some(config));
+    assert!(
+        output.status.success(),
+        "punct login failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A `punct` process with its output read line by line. A thread drains the output as it
+/// comes: a process whose pipe fills up would stall, and with it the game.
+pub(crate) struct Punct {
+    child: Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Punct {
+    pub(crate) fn spawn(args: &[&str]) -> Punct {
+        Punct::spawn_in(args, None)
+    }
+
+    /// `punct` with `args` and, if given, `config` as its configuration directory (the
+    /// account `punct login` signed in to there).
+    pub(crate) fn spawn_in(args: &[&str], config: Option<&Path>) -> Punct {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_punct"));
+        if let Some(config) = config {
+            command.env("PUNCT_CONFIG_DIR", config);
+        }
+        let mut child = command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("punct starts");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if tx.send(line.expect("readable")).is_err() {
+                    return;
+                }
+            }
+        });
+        Punct { child, lines }
+    }
+
+    /// The next JSON line.
+    pub(crate) fn next(&mut self) -> Value {
+        let line = self.lines.recv().expect("another line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Reads until a line of this type, returning it.
+    pub(crate) fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let line = self.next();
+            if line["type"] == kind {
+                return line;
+            }
+        }
+    }
+
+    /// Every remaining line, once the process has exited successfully.
+    pub(crate) fn finish(mut self) -> Vec<Value> {
+        let rest: Vec<Value> = self
+            .lines
+            .iter()
+            .map(|l| serde_json::from_str(&l).expect("JSON"))
+            .collect();
+        let status = self.child.wait().expect("exits");
+        assert!(status.success(), "punct failed: {status}");
+        rest
+    }
 }

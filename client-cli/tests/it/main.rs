@@ -13,3 +13,4 @@ mod online;
 mod rules;
 mod rules_match;
 mod rules_puzzles;
+mod tournaments;

@@ -1,73 +1,15 @@
 //! End to end: a real `punct-server` in this process, and `punct` processes that play,
 //! watch and let the engine play over the network.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use punct_engine::{Engine, Level};
 use punct_rules::{Game, Outcome, Turn, Variant};
 use serde_json::Value;
 
-use crate::common::start_server;
-
-/// A `punct` process with its output read line by line. A thread drains the output as it
-/// comes: a process whose pipe fills up would stall, and with it the game.
-struct Punct {
-    child: Child,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl Punct {
-    fn spawn(args: &[&str]) -> Punct {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_punct"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("punct starts");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                if tx.send(line.expect("readable")).is_err() {
-                    return;
-                }
-            }
-        });
-        Punct { child, lines }
-    }
-
-    /// The next JSON line.
-    fn next(&mut self) -> Value {
-        let line = self.lines.recv().expect("another line");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Reads until a line of this type, returning it.
-    fn until(&mut self, kind: &str) -> Value {
-        loop {
-            let line = self.next();
-            if line["type"] == kind {
-                return line;
-            }
-        }
-    }
-
-    /// Every remaining line, once the process has exited successfully.
-    fn finish(mut self) -> Vec<Value> {
-        let rest: Vec<Value> = self
-            .lines
-            .iter()
-            .map(|l| serde_json::from_str(&l).expect("JSON"))
-            .collect();
-        let status = self.child.wait().expect("exits");
-        assert!(status.success(), "punct failed: {status}");
-        rest
-    }
-}
+use crate::common::{Punct, start_server};
 
 /// A finished game between two greedy engines: a real game, decided by the rules.
 fn finished_game(variant: Variant) -> Game {

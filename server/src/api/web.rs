@@ -2,7 +2,8 @@
 //! `/player/{username}`, the leaderboard at `/leaderboard`, the archive at `/games`, a
 //! player's games at `/mine`, the analysis board at `/analysis`, the rules at
 //! `/how-to-play`, the tutorial at `/learn`, the puzzles at `/puzzles`, a game against the
-//! computer in the page at `/offline`, the moderators' pages at `/mod` (served by
+//! computer in the page at `/offline`, the tournaments at `/tournaments` and one at
+//! `/tournament/{id}`, the moderators' pages at `/mod` (served by
 //! `api::moderation`), and their assets under `/assets/`. The pages get everything else
 //! from the JSON API. A room's page for a room that does not exist is a `404` page of its
 //! own.
@@ -130,6 +131,16 @@ const PAGES: &[(&str, &str, &str)] = &[
         "/puzzles",
         "puzzles.html",
         include_str!("../../web/puzzles.html"),
+    ),
+    (
+        "/tournaments",
+        "tournaments.html",
+        include_str!("../../web/tournaments.html"),
+    ),
+    (
+        "/tournament/{id}",
+        "tournament.html",
+        include_str!("../../web/tournament.html"),
     ),
 ];
 
@@ -300,6 +311,16 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "offline.js",
         "text/javascript",
         include_bytes!("../../web/offline.js"),
+    ),
+    (
+        "tournaments.js",
+        "text/javascript",
+        include_bytes!("../../web/tournaments.js"),
+    ),
+    (
+        "tournament.js",
+        "text/javascript",
+        include_bytes!("../../web/tournament.js"),
     ),
     ("rules.wasm", "application/wasm", RULES_WASM),
     ("engine.wasm", "application/wasm", ENGINE_WASM),

@@ -327,6 +327,7 @@ def pages(base, b, username, room):
         # (Without the rules engine in the page, the analysis board says so instead.)
         (f"/analysis?room={room}", "document.querySelector('#turns li') || !document.getElementById('no-engine').hidden"),
         ("/how-to-play", "document.querySelector('#kind-list li') && !document.querySelector('svg[data-board]:empty')"),
+        ("/tournaments", "document.body.dataset.loaded"),
     ]:
         b.go(base + path)
         wait_until(f"{b.name}: {path} shown", lambda: b.js(f"return Boolean({shown});"))

@@ -34,6 +34,9 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
         "/leaderboard",
         "/mine",
         "/account",
+        "/tournaments",
+        // A tournament's page says itself when there is no such tournament.
+        "/tournament/no-such-id",
     ] {
         let (status, html) = server.http("GET", page, "").await;
         assert_eq!(status, 200, "{page}");
@@ -52,6 +55,8 @@ async fn the_pages_and_their_assets_are_served_from_the_binary() {
         "api.js",
         "engine.js",
         "account-page.js",
+        "tournaments.js",
+        "tournament.js",
     ] {
         // Under the release's version, and where pages of earlier releases look.
         for path in [

@@ -1,0 +1,311 @@
+//! Tournaments from the terminal against a real server: bots that fill a Swiss and play
+//! it to the end (`punct bot --tournament`), a player who waits for their pairing and
+//! plays it (`punct tournament play`), and `punct tournaments`, `tournament show`,
+//! `join` and `withdraw` with what the server refuses.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use punct_client::Client;
+use punct_protocol::{
+    CreateTournament, TimeControl, TournamentFormat, TournamentState, TournamentView,
+};
+use punct_rules::Variant;
+use tempfile::TempDir;
+
+use crate::common::{Punct, register, run_punct, start_server};
+
+const PASSWORD: &str = "a fine password";
+
+/// A configuration directory in which `punct login --register` made `username`.
+fn player(url: &str, username: &str) -> TempDir {
+    let config = tempfile::tempdir().expect("temporary directory");
+    register(url, username, PASSWORD, config.path());
+    config
+}
+
+/// Runs `punct` as the player of `config`: its standard output, or its standard error
+/// when it fails.
+fn punct(config: &Path, args: &[&str]) -> Result<String, String> {
+    let output = run_punct(args, "", Some(config));
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    match output.status.success() {
+        true => Ok(text(&output.stdout)),
+        false => Err(text(&output.stderr)),
+    }
+}
+
+/// On a runtime of its own: these tests are not async, the `punct` processes are.
+fn block_on<T>(work: impl Future<Output = T>) -> T {
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(work)
+}
+
+/// Milliseconds since the Unix epoch, now.
+fn now() -> i64 {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH);
+    i64::try_from(now.expect("after 1970").as_millis()).expect("a time")
+}
+
+/// A Swiss of `rounds` rounds without clocks, made by a new account, that starts
+/// `in_ms` from now; answers its id.
+fn swiss(url: &str, rounds: u32, in_ms: i64) -> String {
+    create(
+        url,
+        CreateTournament {
+            name: "Friday <b>Swiss</b>".into(),
+            format: TournamentFormat::Swiss,
+            variant: Variant::Standard,
+            clock: None,
+            rated: false,
+            starts_at: now() + in_ms,
+            ends_at: None,
+            rounds: Some(rounds),
+            min_players: 2,
+            max_players: 8,
+        },
+    )
+}
+
+/// The tournament of `request`, made by a new account; answers its id.
+fn create(url: &str, request: CreateTournament) -> String {
+    block_on(async {
+        let anonymous = Client::new(url.parse().expect("URL")).expect("client");
+        let session = anonymous
+            .register("organiser", PASSWORD)
+            .await
+            .expect("registered");
+        let organiser = anonymous.with_session(&session.token);
+        let created = organiser.create_tournament(&request).await;
+        created.expect("created").summary.id
+    })
+}
+
+fn view(url: &str, id: &str) -> TournamentView {
+    block_on(async {
+        let client = Client::new(url.parse().expect("URL")).expect("client");
+        client.tournament(id).await.expect("the tournament")
+    })
+}
+
+/// A bot of level 1 for the account of `config` in tournament `id`.
+fn bot(url: &str, id: &str, config: &Path) -> Punct {
+    let args = [
+        "bot",
+        "--server",
+        url,
+        "--tournament",
+        id,
+        "--level",
+        "1",
+        "--ms-per-turn",
+        "20",
+    ];
+    Punct::spawn_in(&args, Some(config))
+}
+
+#[test]
+fn four_bots_fill_a_two_round_swiss_and_play_every_game_to_the_end() {
+    let server = start_server();
+    let url = server.url.as_str();
+    let id = swiss(url, 2, 4000);
+    let names = ["bot1", "bot2", "bot3", "bot4"];
+    let configs: Vec<TempDir> = names.iter().map(|name| player(url, name)).collect();
+    let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
+
+    let mut rooms = HashSet::new();
+    for lines in bots.into_iter().map(Punct::finish) {
+        let seats: Vec<_> = lines.iter().filter(|l| l["type"] == "seat").collect();
+        assert_eq!(seats.len(), 2, "one game a round: {seats:?}");
+        rooms.extend(
+            seats
+                .iter()
+                .map(|s| s["room"].as_str().expect("room").to_owned()),
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l["type"] == "game_over").count(),
+            2,
+            "both games played to their end"
+        );
+        let last = lines.last().expect("lines");
+        assert_eq!(last["type"], "tournament_over");
+        assert_eq!(last["state"], "finished");
+    }
+    assert_eq!(rooms.len(), 4, "two rounds of two games");
+
+    let view = view(url, &id);
+    assert_eq!(view.summary.state, TournamentState::Finished);
+    assert_eq!(view.pairings.len(), 2);
+    let mut pairs = HashSet::new();
+    for game in view.pairings.iter().flat_map(|r| &r.games) {
+        assert!(game.outcome.is_some(), "every game has ended: {game:?}");
+        let mut pair = [game.white.clone(), game.black.clone().expect("no bye")];
+        pair.sort();
+        assert!(pairs.insert(pair), "nobody meets twice");
+    }
+    let points: f64 = view.standings.iter().map(|row| row.score).sum();
+    assert_eq!(points, 4.0, "a point a game");
+
+    // The terminal shows the same: the list, and the tournament with its results.
+    let config = configs[0].path();
+    let list = punct(config, &["tournaments", "--server", url]).expect("listed");
+    assert!(list.starts_with("finished:\n"), "{list}");
+    assert!(
+        list.contains(&id) && list.contains("Friday <b>Swiss</b>"),
+        "{list}"
+    );
+    let shown = punct(config, &["tournament", "show", "--server", url, &id]).expect("shown");
+    assert!(shown.contains("finished"), "{shown}");
+    assert!(shown.contains("round 2:"), "{shown}");
+    let leader = &view.standings[0];
+    assert!(
+        shown.contains(&format!("  1  {:<24}  {:>5}", leader.player, leader.score)),
+        "{shown}"
+    );
+}
+
+#[test]
+fn bots_play_an_arena_game_after_game_until_its_end() {
+    let server = start_server();
+    let url = server.url.as_str();
+    let id = create(
+        url,
+        CreateTournament {
+            name: "Lunch arena".into(),
+            format: TournamentFormat::Arena,
+            variant: Variant::Basic,
+            clock: Some(TimeControl::clock(60, 0)),
+            rated: false,
+            starts_at: now() + 3000,
+            ends_at: Some(now() + 12_000),
+            rounds: None,
+            min_players: 2,
+            max_players: 8,
+        },
+    );
+    // Three, so that a player back in the pool finds someone other than the opponent
+    // just played waiting.
+    let configs = [player(url, "ada"), player(url, "bob"), player(url, "cyd")];
+    let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
+    let mut rooms = HashSet::new();
+    let mut games = Vec::new();
+    for lines in bots.into_iter().map(Punct::finish) {
+        assert_eq!(lines.last().expect("lines")["state"], "finished");
+        let seats = lines.iter().filter(|l| l["type"] == "seat");
+        rooms.extend(seats.map(|s| s["room"].as_str().expect("room").to_owned()));
+        games.push(lines.iter().filter(|l| l["type"] == "game_over").count());
+    }
+    let played: usize = games.iter().sum();
+    assert!(played >= 4, "paired again after their games: {games:?}");
+
+    // Every game paired was played to its end by both its players, those paired just
+    // before the time was up too.
+    let view = view(url, &id);
+    let paired: HashSet<&str> = view
+        .pairings
+        .iter()
+        .flat_map(|p| &p.games)
+        .filter_map(|g| g.room.as_deref())
+        .collect();
+    assert_eq!(2 * paired.len(), played);
+    assert_eq!(paired, rooms.iter().map(String::as_str).collect());
+    assert!(view.standings.iter().all(|row| row.buchholz.is_none()));
+    let shown = punct(
+        configs[0].path(),
+        &["tournament", "show", "--server", url, &id],
+    );
+    let shown = shown.expect("shown");
+    assert!(
+        shown.contains("arena, basic 60+0") && shown.contains("\npairing 2:\n"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_player_waits_for_their_pairing_and_plays_it_with_a_script() {
+    let server = start_server();
+    let url = server.url.as_str();
+    let id = swiss(url, 1, 3000);
+    let anna = player(url, "anna");
+    let computer = player(url, "computer");
+    let joined = punct(anna.path(), &["tournament", "join", "--server", url, &id]);
+    assert!(joined.expect("joined").starts_with("anna joined"));
+    let opponent = bot(url, &id, computer.path());
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let script = dir.path().join("resign.txt");
+    std::fs::write(&script, "resign\n").expect("written");
+    let args = [
+        "tournament",
+        "play",
+        "--server",
+        url,
+        &id,
+        "--script",
+        script.to_str().expect("UTF-8"),
+    ];
+    let mut anna_plays = Punct::spawn_in(&args, Some(anna.path()));
+    let seat = anna_plays.next();
+    assert_eq!(seat["type"], "seat");
+    assert!(seat["token"].is_null(), "the account holds the seat");
+    assert_eq!(anna_plays.next()["type"], "connected");
+    anna_plays.finish();
+
+    let lines = opponent.finish();
+    assert_eq!(lines.last().expect("lines")["state"], "finished");
+    let view = view(url, &id);
+    let game = &view.pairings[0].games[0];
+    assert_eq!(game.room.as_deref(), seat["room"].as_str());
+    let reason = serde_json::to_value(game.outcome).expect("JSON")["reason"].clone();
+    assert_eq!(reason, "resignation", "{game:?}");
+    let winner = &view.standings[0];
+    assert_eq!((winner.player.as_str(), winner.score), ("computer", 1.0));
+}
+
+#[test]
+fn joining_and_withdrawing_say_what_the_server_refuses() {
+    let server = start_server();
+    let url = server.url.as_str();
+    let id = swiss(url, 3, 600_000);
+    let anna = player(url, "anna");
+    let nobody = tempfile::tempdir().expect("temporary directory");
+    let join = ["tournament", "join", "--server", url, &id];
+    let withdraw = ["tournament", "withdraw", "--server", url, &id];
+
+    let refused = punct(nobody.path(), &join).expect_err("not signed in");
+    assert!(refused.contains("punct login first"), "{refused}");
+    assert!(punct(anna.path(), &join).is_ok());
+    let again = punct(anna.path(), &join).expect_err("entered once");
+    assert!(again.contains("already-entered"), "{again}");
+    let shown = punct(anna.path(), &["tournament", "show", "--server", url, &id]);
+    let shown = shown.expect("shown");
+    assert!(
+        shown.contains("starts 20") && shown.contains("\n  1  anna "),
+        "{shown}"
+    );
+
+    let left = punct(anna.path(), &withdraw).expect("withdrawn");
+    assert_eq!(left, "anna withdrew from Friday <b>Swiss</b>\n");
+    let twice = punct(anna.path(), &withdraw).expect_err("not entered");
+    assert!(twice.contains("not-entered"), "{twice}");
+    assert_eq!(view(url, &id).summary.players, 0, "the place is free again");
+
+    let unknown = ["tournament", "show", "--server", url, "no-such-id"];
+    let missing = punct(anna.path(), &unknown).expect_err("no such tournament");
+    assert!(missing.contains("no-such-tournament"), "{missing}");
+    let unknown = [
+        "tournament",
+        "play",
+        "--server",
+        url,
+        "no-such-id",
+        "--script",
+        "-",
+    ];
+    let missing = punct(anna.path(), &unknown).expect_err("nothing to follow");
+    assert!(missing.contains("no-such-tournament"), "{missing}");
+    let list = punct(anna.path(), &["tournaments", "--server", url]).expect("listed");
+    assert!(list.starts_with("upcoming:\n  "), "{list}");
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Browser tests of the tournaments' pages: a player creates a Swiss (the server's
+refusal shown first), two players join, it starts a few seconds later, the standings and
+the pairing show as the pages follow it live, the pairing links to a room both play in,
+marked as a tournament's there, in the lobby, in one's games and in the archive, and the
+result comes back to the tournament's page. An arena is joined while it runs, and
+paused. The tournament's name is markup, shown as text and never run.
+
+Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
+
+Usage: tournament_test.py SERVER_BINARY SCREENSHOT_DIR
+"""
+
+import time
+
+from account_test import sign_in
+from comfort_test import legible
+from harness import http, run, wait_until
+
+PASSWORD = "a fine password"
+HOSTILE = "<img src=x onerror=window.pwned=1> Swiss"
+
+
+def main():
+    run("tournament", scenario)
+
+
+def local_time(b, seconds):
+    """The time `seconds` from now as the form's `datetime-local` field takes it."""
+    return b.js(
+        "const at = new Date(Date.now() + arguments[0] * 1000);"
+        "return new Date(at.getTime() - at.getTimezoneOffset() * 60000).toISOString().slice(0, 19);",
+        seconds,
+    )
+
+
+def create(b, base):
+    """Anna creates a one-round Swiss from the form; answers its id."""
+    b.go(base + "/tournaments")
+    b.find("#create-tournament:not([hidden])")
+    b.type("#create-tournament input[name=name]", HOSTILE)
+    b.js("document.querySelector('#create-tournament select[name=clock]').value = '';")
+    b.type("#create-tournament input[name=rounds]", "1")
+    # A start in the past: the server refuses, and the page says why.
+    b.js("document.querySelector('#create-tournament input[name=starts_at]').value = '2020-01-01T00:00:00';")
+    b.click("#create-submit")
+    wait_until("the refusal shown", lambda: "past" in (b.text("#tournaments-status") or ""))
+    assert b.js("return location.pathname;") == "/tournaments"
+    b.js("document.querySelector('#create-tournament input[name=starts_at]').value = arguments[0];", local_time(b, 8))
+    b.click("#create-submit")
+    wait_until("the tournament's page", lambda: b.js("return location.pathname.startsWith('/tournament/');"))
+    wait_until("its name", lambda: b.text("#name") == HOSTILE)
+    return b.js("return location.pathname.split('/')[2];")
+
+
+def arena(base, anna, bert, cleo):
+    """An arena, made over the API from anna's page: anna and bert join before it starts
+    and are paired, cleo joins while it runs, the page counts down to its end and has no
+    tie-breaks, and anna pauses."""
+    starts = anna.js("return Date.now() + 6000;")
+    created = anna.js(
+        "return fetch('/api/tournaments', {method: 'POST', body: JSON.stringify(arguments[0])}).then((r) => r.json());",
+        {"name": "Lunch arena", "format": "arena", "clock": {"base": 300, "increment": 0}, "starts_at": starts, "ends_at": starts + 120_000, "max_players": 8},
+    )
+    tournament = created["id"]
+    for b in (anna, bert):
+        b.go(f"{base}/tournament/{tournament}")
+        wait_until(f"{b.name} may join", lambda: b.visible("#join"))
+        b.click("#join")
+        wait_until(f"{b.name} entered", lambda: b.visible("#withdraw"))
+    wait_until("the arena under way", lambda: (anna.text("#state") or "").startswith("Ends "), timeout=20)
+    for b in (anna, bert):
+        wait_until(f"{b.name} paired in the arena", lambda: b.visible("#next-game"))
+        assert b.text("#rounds h3") == "Pairing 1", b.text("#rounds h3")
+        assert "Buchholz" not in b.text("#standings thead")
+    sign_in(cleo, base, "cleo", PASSWORD, create=True)
+    cleo.go(f"{base}/tournament/{tournament}")
+    wait_until("cleo may join", lambda: cleo.visible("#join"))
+    cleo.click("#join")
+    wait_until("cleo in the standings", lambda: "cleo" in (anna.text("#standings tbody") or ""))
+    assert anna.text("#withdraw") == "Pause"
+    anna.click("#withdraw")
+    wait_until("anna may come back", lambda: anna.visible("#join") and not anna.visible("#withdraw"))
+    # Her game under way is played out: it is still hers to play.
+    assert anna.visible("#next-game")
+    assert "(paused)" in anna.text("#standings tbody")
+    anna.screenshot("arena.png")
+
+
+def scenario(server, browser):
+    base = server.base
+    anna = browser("anna")
+    bert = browser("bert")
+    sign_in(anna, base, "anna", PASSWORD, create=True)
+    sign_in(bert, base, "bert", PASSWORD, create=True)
+    tournament = create(anna, base)
+    anna.click("#join")
+    wait_until("anna in the standings", lambda: "anna" in (anna.text("#standings tbody") or ""))
+    wait_until("anna may withdraw", lambda: anna.visible("#withdraw"))
+
+    # Bert joins from the list.
+    bert.go(base + "/tournaments")
+    bert.click(f'#upcoming tr[data-tournament="{tournament}"] button.join')
+    wait_until("bert on the tournament's page", lambda: bert.js("return location.pathname;") == f"/tournament/{tournament}")
+    wait_until("the countdown", lambda: "first round starts in" in (bert.text("#next") or ""))
+    bert.screenshot("tournament-upcoming.png")
+
+    # Cleo watches with her sockets cut off: her page reads the tournament over HTTP.
+    cleo = browser("cleo")
+    cleo.go(f"{base}/tournament/{tournament}")
+    wait_until("cleo follows", lambda: cleo.js("return document.body.dataset.following === 'true';"))
+    cleo.js("window.testBlocked = true; window.testSockets.forEach((s) => s.close());")
+    wait_until("cleo no longer follows", lambda: cleo.js("return document.body.dataset.following !== 'true';"))
+
+    # It starts by itself; both pages follow it over their WebSockets, not reloaded.
+    for b in (anna, bert):
+        wait_until(f"{b.name} follows", lambda: b.js("return document.body.dataset.following === 'true';"))
+    for b in (anna, bert):
+        wait_until(f"{b.name} sees the pairing", lambda: b.js("return document.querySelectorAll('#rounds tr[data-room]').length;") == 1, timeout=30)
+        wait_until(f"{b.name} sees its next game", lambda: b.visible("#next-game"))
+        assert "anna" in b.text("#standings tbody") and "bert" in b.text("#standings tbody")
+    legible(anna, "a running tournament", "tournament-running")
+    for b in (anna, bert):
+        assert "tournament_round" in b.received(), b.received()
+    view = http("GET", f"{base}/api/tournaments/{tournament}")
+    game = view["pairings"][0]["games"][0]
+    room = game["room"]
+    assert anna.js("return document.querySelector('#rounds a.game-link').getAttribute('href');") == f"/room/{room}"
+
+    # The pairing's link is a room both play in, marked as the tournament's.
+    for b in (anna, bert):
+        b.click("#next-game")
+        wait_until(f"{b.name} in the room", lambda: b.js("return location.pathname;") == f"/room/{room}")
+        wait_until(f"{b.name} sees the mark", lambda: b.visible("#tournament-link"))
+        assert b.js("return document.getElementById('tournament-link').getAttribute('href');") == f"/tournament/{tournament}"
+    white, black = (anna, bert) if game["white"] == "anna" else (bert, anna)
+    wait_until("white may move", lambda: white.board().get("myTurn") == "true")
+    white.type("#notation", "C4:C5,D5\n")
+    wait_until("black sees the turn", lambda: black.board().get("turns") == "1")
+    white.screenshot("tournament-game.png")
+
+    # The lobby and the player's own games list the game under way, marked with a link to
+    # its tournament.
+    white.go(base + "/")
+    mark = f'#rooms tr[data-room="{room}"] a.tournament-mark'
+    white.find(mark)
+    assert white.js("return document.querySelector(arguments[0]).getAttribute('href');", mark) == f"/tournament/{tournament}"
+    white.go(base + "/mine")
+    white.find(f'#mine tr[data-room="{room}"] a.tournament-mark')
+    black.click("#resign")
+    black.click("#resign")
+
+    # The result comes back to the tournament's page.
+    black.click("#tournament-link")
+    wait_until("the result", lambda: black.text("#rounds tr[data-room] .outcome") == "1–0", timeout=20)
+    wait_until("finished", lambda: black.text("#state") == "finished", timeout=20)
+    winner = game["white"]
+    assert black.text("#standings tbody tr:first-child td:nth-child(2)") == winner
+    legible(black, "a finished tournament", "tournament-finished")
+    wait_until("cleo sees the result", lambda: cleo.text("#rounds tr[data-room] .outcome") == "1–0")
+    assert cleo.text("#state") == "finished"
+    assert not cleo.js("return document.body.dataset.following === 'true';")
+
+    # The archive marks the game as the tournament's.
+    black.go(base + "/games")
+    archived = f'#games tr[data-room="{room}"] a.tournament-mark'
+    black.find(archived)
+    assert black.js("return document.querySelector(arguments[0]).getAttribute('href');", archived) == f"/tournament/{tournament}"
+
+    # In German, the page and what its script writes.
+    dora = browser("dora", lang="de")
+    dora.go(f"{base}/tournament/{tournament}")
+    wait_until("the German page", lambda: dora.text("#state") == "beendet")
+    assert dora.text("#facts").startswith("Schweizer System, 1 Runde · Standardspiel · ohne Uhr"), dora.text("#facts")
+    assert dora.text("#standings thead") == "PlatzSpielerPunkteBuchholzSonneborn-BergerPartien"
+
+    arena(base, anna, bert, cleo)
+
+    # Markup in the name stayed text everywhere.
+    anna.go(base + "/tournaments")
+    wait_until("the finished list", lambda: anna.text("#finished .tournament-link") == HOSTILE)
+    time.sleep(0.3)
+    for b in (anna, bert, cleo, dora):
+        assert not b.js("return window.pwned === 1;")
+        assert not b.driver.find_elements("css selector", "#name img, .tournament-link img")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+// A tournament's page, `/tournament/{id}`: what it is, its standings, every round's
+// pairings with links to their games, and the signed-in player's next game with a
+// countdown to the start. The page follows the tournament over a WebSocket
+// (protocol/PROTOCOL.md, `follow`): the server sends it again whenever it changes. While
+// the socket is down, the page reads `GET /api/tournaments/{id}` every few seconds
+// instead, and follows again when the socket is back.
+
+import { api } from './api.js';
+import { mountAccount } from './account.js';
+import { el, formatText, nextGame, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
+import { t } from './i18n.js';
+
+/** How often the page reads the tournament while it cannot follow it. */
+const REFRESH_MS = 3000;
+const $ = (id) => document.getElementById(id);
+const id = decodeURIComponent(location.pathname.split('/')[2] || '');
+const path = `/api/tournaments/${encodeURIComponent(id)}`;
+
+/** The username this page is signed in as, or null. */
+let me = null;
+/** The tournament as last read. */
+let tournament = null;
+
+const over = (view) => view.state === 'finished' || view.state === 'cancelled';
+/** An arena under way: players join, pause (withdraw) and come back while it runs. */
+const arenaRunning = (view) => view.format === 'arena' && view.state === 'running';
+const playerLink = (username) => el('a', { className: 'name player-link', href: playerHref(username) }, username);
+
+/** A game's result as a score: 1–0, 0–1, ½–½; a bye's as +. */
+function scoreText(game) {
+  if (!game.black) return t('tournament.bye');
+  if (!game.outcome) return '';
+  if (game.outcome.result === 'draw') return '½–½';
+  return game.outcome.winner === 'white' ? '1–0' : '0–1';
+}
+
+/** A score with its halves: 2½. */
+function points(score) {
+  const whole = Math.floor(score);
+  const half = score - whole >= 0.5 ? '½' : '';
+  return whole === 0 && half ? half : `${whole}${half}`;
+}
+
+/** Whether `me` is entered and not withdrawn. */
+function entered(view) {
+  return me !== null && view.entries.some((e) => e.player === me && !e.withdrawn);
+}
+
+function renderHead(view) {
+  document.title = t('title.tournament-of', { name: view.name });
+  $('name').textContent = view.name;
+  const facts = [
+    formatText(view),
+    ' · ',
+    t(`variant.${view.variant}`),
+    ' · ',
+    view.clock ? timeControlText(view.clock) : t('room.no-clock'),
+    view.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : '',
+    ' · ',
+    t('tournament.players-of', { players: view.players, max: view.max_players }),
+    ' · ',
+    t('tournament.created-by'),
+    ' ',
+    playerLink(view.creator),
+  ];
+  $('facts').replaceChildren(...facts);
+  $('state').dataset.state = view.state;
+  if (view.state === 'upcoming') {
+    const left = Math.max(0, view.starts_at - Date.now());
+    $('state').textContent = t('tournament.starts-in', { when: when(view.starts_at), left: timeLeftText(left) });
+  } else if (arenaRunning(view)) {
+    const left = Math.max(0, view.ends_at - Date.now());
+    $('state').textContent = t('tournament.ends-in', { when: when(view.ends_at), left: timeLeftText(left) });
+  } else if (view.state === 'running') {
+    $('state').textContent = view.rounds ? t('tournament.round-of-rounds', { round: view.round, rounds: view.rounds }) : t('tournament.round-of', { round: view.round });
+  } else {
+    $('state').textContent = t(`tournament.state.${view.state}`);
+  }
+  const mine = entered(view);
+  const open = view.state === 'upcoming' || arenaRunning(view);
+  $('entry-actions').hidden = me === null || !(open || (view.state === 'running' && mine));
+  $('join').hidden = !open || mine;
+  $('withdraw').hidden = !mine;
+  $('withdraw').textContent = arenaRunning(view) ? t('tournament.pause') : t('tournament.withdraw');
+}
+
+function renderNext(view) {
+  const found = me === null ? null : nextGame(view, me);
+  // A player who paused an arena plays out the game they were in.
+  const playing = found !== null && found.game.black && !found.game.outcome;
+  $('next-panel').hidden = over(view) || !(entered(view) || playing);
+  if ($('next-panel').hidden) return;
+  if (view.state === 'upcoming' || !found) {
+    const left = Math.max(0, view.starts_at - Date.now());
+    $('next').replaceChildren(t('tournament.next.starts-in', { left: timeLeftText(left) }));
+    return;
+  }
+  const { round, game } = found;
+  if (!game.black) {
+    $('next').replaceChildren(t('tournament.next.bye', { round }));
+  } else if (game.outcome) {
+    $('next').replaceChildren(t(view.format === 'arena' ? 'tournament.next.pool' : 'tournament.next.waiting'));
+  } else {
+    const colour = game.white === me ? 'white' : 'black';
+    const opponent = colour === 'white' ? game.black : game.white;
+    $('next').replaceChildren(
+      t('tournament.next.game', { round, colour: side(colour) }),
+      ' ',
+      playerLink(opponent),
+      ' ',
+      el('a', { id: 'next-game', className: 'button play', href: roomHref(game.room) }, t('tournament.next.play')),
+    );
+  }
+}
+
+function renderStandings(view) {
+  const withdrawn = new Set(view.entries.filter((e) => e.withdrawn).map((e) => e.player));
+  // Before the first round, the players in the order they joined, with no score yet.
+  const rows = view.standings.length > 0 ? view.standings : view.entries.filter((e) => !e.withdrawn).map((e) => ({ player: e.player, score: 0, games: 0 }));
+  // An arena ranks by its points alone: no tie-breaks.
+  const ties = view.format !== 'arena';
+  const columns = ['tournament.place', 'tournament.player', 'tournament.score', ...(ties ? ['tournament.buchholz', 'tournament.sonneborn-berger'] : []), 'tournament.games'];
+  const head = el('thead', {}, el('tr', {}, ...columns.map((key) => el('th', {}, t(key)))));
+  const body = el(
+    'tbody',
+    {},
+    ...rows.map((row, index) =>
+      el(
+        'tr',
+        { dataset: { player: row.player }, className: row.player === me ? 'me' : '' },
+        el('td', {}, String(index + 1)),
+        el('td', {}, playerLink(row.player), withdrawn.has(row.player) ? el('span', { className: 'withdrawn' }, ' ', t(view.format === 'arena' ? 'tournament.paused' : 'tournament.withdrawn')) : null),
+        el('td', { className: 'score' }, points(row.score)),
+        ties ? el('td', {}, row.buchholz === undefined ? '' : points(row.buchholz)) : null,
+        ties ? el('td', {}, row.sonneborn_berger === undefined ? '' : points(row.sonneborn_berger)) : null,
+        el('td', {}, String(row.games)),
+      ),
+    ),
+  );
+  $('standings').replaceChildren(head, body);
+  $('standings').hidden = rows.length === 0;
+  $('no-players').hidden = rows.length > 0;
+}
+
+function renderRounds(view) {
+  $('rounds-panel').hidden = view.pairings.length === 0;
+  const rounds = [...view.pairings].reverse().map((round) =>
+    el(
+      'section',
+      { className: 'round', dataset: { round: round.round } },
+      // An arena's "rounds" are the times its pool was paired.
+      el('h3', {}, t(view.format === 'arena' ? 'tournament.pairing' : 'tournament.round', { round: round.round })),
+      el(
+        'table',
+        { className: 'pairings' },
+        el(
+          'tbody',
+          {},
+          ...round.games.map((game, board) =>
+            el(
+              'tr',
+              { dataset: { room: game.room ?? '' } },
+              el('td', {}, String(board + 1)),
+              el('td', { className: 'vs' }, playerLink(game.white), game.black ? [' – ', playerLink(game.black)] : null),
+              el('td', { className: 'outcome' }, scoreText(game)),
+              el('td', {}, game.room ? el('a', { className: 'game-link', href: roomHref(game.room) }, game.outcome ? t('games.replay') : t('tournament.game')) : null),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  $('rounds').replaceChildren(...rounds);
+}
+
+function render() {
+  if (!tournament) return;
+  renderHead(tournament);
+  renderNext(tournament);
+  renderStandings(tournament);
+  renderRounds(tournament);
+  document.body.dataset.loaded = 'true';
+}
+
+/** Reads the tournament again; true while there is more to follow. */
+async function refresh() {
+  try {
+    tournament = await api('GET', path);
+    $('tournament-error').hidden = true;
+  } catch (e) {
+    $('tournament-error').textContent = e.code === 'no-such-tournament' ? t('tournament.none') : e.message;
+    $('tournament-error').hidden = false;
+    return e.code !== 'no-such-tournament';
+  }
+  render();
+  return !over(tournament);
+}
+
+/** Follows the tournament over a WebSocket until it is over; the socket lost, reads it
+ * over HTTP until a new one follows again. */
+function follow() {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', id: 1, version: 1, legal_turns: false }));
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === 'welcome') {
+      socket.send(JSON.stringify({ type: 'follow', id: 2, tournament: id }));
+    } else if (message.type === 'tournament') {
+      document.body.dataset.following = 'true';
+      tournament = message.tournament;
+      render();
+      if (over(tournament)) socket.close();
+    } else if (message.type === 'tournament_round' && tournament) {
+      // The round as paired; the standings come with the next `tournament`.
+      const rounds = tournament.pairings.filter((r) => r.round !== message.round.round);
+      tournament = { ...tournament, state: 'running', round: Math.max(tournament.round, message.round.round), pairings: [...rounds, message.round].sort((a, b) => a.round - b.round) };
+      render();
+    } else if (message.type === 'error' && message.code === 'no-such-tournament') {
+      socket.close();
+    }
+  };
+  socket.onclose = async () => {
+    delete document.body.dataset.following;
+    if (tournament && over(tournament)) return;
+    // Caught up over HTTP, then followed again.
+    const more = await refresh();
+    if (more) setTimeout(follow, REFRESH_MS);
+  };
+}
+
+/** Joins or withdraws (`action`), showing the server's refusal if it refuses. */
+async function entry(action) {
+  $('entry-status').textContent = '';
+  try {
+    tournament = await api('POST', `${path}/${action}`);
+    render();
+  } catch (e) {
+    $('entry-status').textContent = e.message;
+  }
+}
+
+$('join').onclick = () => entry('join');
+$('withdraw').onclick = () => entry('withdraw');
+
+me = await mountAccount($('account'));
+if (await refresh()) {
+  follow();
+  // The countdowns move every second.
+  setInterval(() => tournament && (tournament.state === 'upcoming' || arenaRunning(tournament)) && render(), 1000);
+}
