@@ -239,15 +239,31 @@ impl Director {
         match self.summary.state {
             TournamentState::Upcoming if now() >= self.summary.starts_at => self.start().await,
             TournamentState::Running => {
-                let before = self.pairings.clone();
-                self.reload().await?;
-                if self.pairings != before {
-                    self.changed();
-                }
+                self.refresh().await?;
                 self.next().await
+            }
+            // An arena's games paired before its end are played out after it, and
+            // count when they end.
+            TournamentState::Finished
+                if self
+                    .pairings
+                    .iter()
+                    .any(|p| p.black.is_some() && p.outcome.is_none()) =>
+            {
+                self.refresh().await
             }
             _ => Ok(()),
         }
+    }
+
+    /// Reads the results again, and tells followers if any came.
+    async fn refresh(&mut self) -> Result<(), StoreError> {
+        let before = self.pairings.clone();
+        self.reload().await?;
+        if self.pairings != before {
+            self.changed();
+        }
+        Ok(())
     }
 
     /// Starts the tournament, or cancels it if too few players joined.

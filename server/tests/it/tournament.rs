@@ -903,6 +903,19 @@ async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_ou
         v.summary.state == TournamentState::Finished
     })
     .await;
+    // The games paired before the end are played out after it, and count.
+    let open = |view: &TournamentView| {
+        let games = view.pairings.iter().flat_map(|r| &r.games);
+        games
+            .filter(|g| g.black.is_some() && g.outcome.is_none())
+            .count()
+    };
+    assert!(open(&over) > 0, "a game under way at the end");
+    for round in 1..=over.summary.round {
+        play_round(&server, &id, round, &tokens, &mut dice).await;
+    }
+    let over = until(&server, &id, |v| open(v) == 0).await;
+    assert_eq!(over.summary.state, TournamentState::Finished);
     let mut points: HashMap<String, (u32, u32)> = HashMap::new();
     for (white, black, white_points) in stored_games(&server, &over).await {
         let Some(white_points) = white_points else {
