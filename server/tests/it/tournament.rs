@@ -2,8 +2,9 @@
 //! their director pairs over WebSockets with random legal turns; the standings are
 //! checked against a recomputation from the stored games. A restart in the middle pairs
 //! nobody twice, and so does killing the node of a cluster that runs the director; a
-//! withdrawal forfeits the game under way and is paired no more, and bad requests are
-//! refused with their codes.
+//! withdrawal forfeits the game under way and is paired no more, and a round robin
+//! passes over the rounds withdrawals left empty; bad requests are refused with their
+//! codes.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -586,6 +587,98 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
         v.summary.state == TournamentState::Finished
     })
     .await;
+}
+
+/// A live round robin of four starting in a second, entered by players named `prefix`
+/// and a number: the players (in the order they joined, which is their place on the
+/// Berger table), their tokens, and its id.
+async fn robin_of_four(
+    server: &Endpoint,
+    prefix: &str,
+) -> (Vec<(String, String)>, HashMap<String, String>, String) {
+    let body = serde_json::json!({
+        "name": "Club round robin",
+        "format": "round-robin",
+        "starts_at": now_ms() + 1000,
+        "max_players": 4,
+        "min_players": 4,
+    });
+    entered(server, prefix, 4, &body).await
+}
+
+#[tokio::test]
+async fn a_round_robin_passes_over_rounds_withdrawals_emptied_and_finishes() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    // The two who meet in the last round stay; the two others withdraw during the
+    // first, which leaves the second round with no game at all.
+    let (entrants, tokens, id) = robin_of_four(&server, "club").await;
+    let table = punct_pairing::berger(&[0, 1, 2, 3], punct_pairing::Cycles::Single);
+    assert_eq!(table.len(), 3);
+    let last = table[2].pairs[0];
+    let stay = [last.white, last.black];
+    let first = until(&server, &id, |v| v.summary.round == 1).await;
+    assert_eq!(first.pairings[0].games.len(), 2);
+    for (n, (_, token)) in entrants.iter().enumerate() {
+        if !stay.contains(&n) {
+            assert_eq!(
+                post(&server.signed_in(token), &id, "withdraw").await,
+                (200, None)
+            );
+        }
+    }
+    // Round 2 is passed over, and round 3's one game is paired.
+    let third = until(&server, &id, |v| v.summary.round == 3).await;
+    assert_eq!(third.summary.state, TournamentState::Running);
+    assert!(
+        third.pairings[0].games.iter().all(|g| g.outcome.is_some()),
+        "forfeited"
+    );
+    assert!(
+        third.pairings[1].games.is_empty(),
+        "{:?}",
+        third.pairings[1]
+    );
+    let games = &third.pairings[2].games;
+    assert_eq!(games.len(), 1);
+    let mut pair = [games[0].white.clone(), games[0].black.clone().unwrap()];
+    pair.sort();
+    let mut staying = stay.map(|n| entrants[n].0.clone());
+    staying.sort();
+    assert_eq!(pair, staying);
+    let mut dice = Dice(5);
+    play(
+        &server.signed_in(&tokens[&games[0].white]),
+        &server.signed_in(&tokens[games[0].black.as_ref().unwrap()]),
+        games[0].room.as_ref().unwrap(),
+        &mut dice,
+    )
+    .await;
+    let done = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert_eq!(done.pairings.len(), 3);
+
+    // When every game left vanishes, it finishes at once.
+    let (entrants, _, id) = robin_of_four(&server, "few").await;
+    until(&server, &id, |v| v.summary.round == 1).await;
+    for (_, token) in &entrants[1..] {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "withdraw").await,
+            (200, None)
+        );
+    }
+    let done = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert_eq!(
+        done.pairings.len(),
+        1,
+        "nothing paired after the first round"
+    );
+    assert!(done.pairings[0].games.iter().all(|g| g.outcome.is_some()));
 }
 
 #[tokio::test]
