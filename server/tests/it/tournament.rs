@@ -78,21 +78,14 @@ pub(crate) fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json
 /// `count` players registered on `server` (named `prefix` and a number), the first of
 /// whom creates the tournament `body` describes, and all of whom join it: the players
 /// (usernames and session tokens), their tokens by username, and the tournament's id.
-/// Its start is put off by the time registering took (hashing passwords is slow on a
-/// busy machine), so that it is as far from its creation as `body` meant.
 async fn entered(
     server: &Endpoint,
     prefix: &str,
     count: usize,
     body: &serde_json::Value,
 ) -> (Vec<(String, String)>, HashMap<String, String>, String) {
-    let began = now_ms();
     let entrants = players(server, prefix, count).await;
-    let mut body = body.clone();
-    if let Some(starts_at) = body["starts_at"].as_i64() {
-        body["starts_at"] = (starts_at + now_ms() - began).into();
-    }
-    let id = create(&server.signed_in(&entrants[0].1), &body).await;
+    let id = create(&server.signed_in(&entrants[0].1), body).await;
     for (_, token) in &entrants {
         assert_eq!(
             post(&server.signed_in(token), &id, "join").await,
