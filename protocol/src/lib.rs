@@ -62,7 +62,8 @@ pub use server::{
 };
 pub use tournament::{
     CreateTournament, StandingRow, TournamentEntry, TournamentFormat, TournamentGame,
-    TournamentList, TournamentRound, TournamentState, TournamentSummary, TournamentView,
+    TournamentList, TournamentNode, TournamentRound, TournamentState, TournamentSummary,
+    TournamentView,
 };
 
 /// The version of this protocol. A client states it in its `hello`; the server refuses a

@@ -5,7 +5,8 @@ use schemars::JsonSchema;
 
 use crate::{
     ApiError, Archive, ClientMessage, CreateRoom, CreateTournament, Lobby, MyGames, NodeView,
-    Record, RoomNode, RoomSummary, SeatGranted, ServerMessage, TournamentList, TournamentView,
+    Record, RoomNode, RoomSummary, SeatGranted, ServerMessage, TournamentList, TournamentNode,
+    TournamentView,
 };
 
 /// The title of the exported schema.
@@ -48,6 +49,8 @@ enum Protocol {
     TournamentList(TournamentList),
     /// `GET /api/tournaments/{id}` answer (and `POST /api/tournaments`'s).
     TournamentView(TournamentView),
+    /// `GET /api/tournaments/{id}/node` answer.
+    TournamentNode(TournamentNode),
     /// Body of every HTTP error.
     ApiError(ApiError),
 }

@@ -246,3 +246,23 @@ pub struct TournamentGame {
     #[schemars(with = "Option<crate::schema::OutcomeDef>")]
     pub outcome: Option<Outcome>,
 }
+
+/// `GET /api/tournaments/{id}/node`: where a tournament's director runs, for operators
+/// of a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentNode {
+    /// The tournament's id.
+    pub tournament: String,
+    /// The tag of the node that holds the director's claim: the node running it, or, if
+    /// that node died, the one that ran it until another takes it over. Absent when no
+    /// node holds it and on a single server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<u32>,
+    /// Whether that node is alive.
+    pub alive: bool,
+    /// Whether the node that answered holds the director in memory, running it or
+    /// relaying it from its node.
+    pub here: bool,
+    /// The tag of the node that answered (0 on a single server).
+    pub this_node: u32,
+}

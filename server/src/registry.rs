@@ -19,7 +19,7 @@ use punct_rules::Color;
 use tokio::sync::watch;
 
 use crate::clock;
-use crate::cluster::{Kind, Limits, NodeTag, Nodes, PlaceError, Placement, Reply};
+use crate::cluster::{Limits, Nodes, PlaceError, Placement, Reply, Whereabouts};
 use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
@@ -51,18 +51,6 @@ pub(crate) struct Registry {
     open_room_expiry: Duration,
     /// How long a game may go without a turn, nobody in it, before it ends.
     abandoned_game_expiry: Duration,
-}
-
-/// Where a room runs, as an operator asks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Whereabouts {
-    /// The node that holds the room's claim, if one does (none on a single server,
-    /// where this node runs every room it holds).
-    pub(crate) node: Option<NodeTag>,
-    /// Whether that node is alive.
-    pub(crate) alive: bool,
-    /// Whether this node holds the room in memory, running it or relaying it.
-    pub(crate) here: bool,
 }
 
 /// The code a client sees when a room could not be reached.
@@ -284,17 +272,7 @@ impl Registry {
 
     /// Where room `id` runs: the node holding its claim, and whether this node holds it.
     pub(crate) async fn whereabouts(&self, id: &str) -> Result<Whereabouts, ErrorCode> {
-        let holder = self.nodes().holder(Rooms::NAME, id).await;
-        let holder = holder.map_err(|e| {
-            let error: &dyn std::error::Error = &e;
-            tracing::error!(error, "cluster");
-            ErrorCode::StorageFailed
-        })?;
-        Ok(Whereabouts {
-            node: holder.map(|(node, _)| node),
-            alive: holder.is_some_and(|(_, alive)| alive),
-            here: self.running(id).is_some(),
-        })
+        self.placement.whereabouts(id).await.map_err(refused)
     }
 
     /// The public rooms whose game goes on, oldest first: from the database, with what
@@ -362,15 +340,8 @@ impl Registry {
     /// ran, which nobody would otherwise enter, and gives back the mail they claimed and
     /// did not send. (A single server's nodes never change.)
     async fn take_over_timers(self) {
-        let mut live = self.nodes().live();
-        let mut known = live.borrow().clone();
-        while live.changed().await.is_ok() {
-            let now = live.borrow_and_update().clone();
-            let died: Vec<_> = known.difference(&now).copied().collect();
-            known = now;
-            if died.is_empty() {
-                continue;
-            }
+        let mut deaths = self.nodes().deaths();
+        while let Some(died) = deaths.next().await {
             for node in died {
                 match self.context().store.release_mail_of(node).await {
                     Ok(0) => {}

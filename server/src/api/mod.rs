@@ -14,7 +14,7 @@
 //! - routes by resource: `rooms`, `games` (the archive), `accounts` (registering and
 //!   sessions), `players` (player pages, the leaderboard, one's own games and mail),
 //!   `tournaments` (listing, creating, joining, withdrawing, one's standings and
-//!   rounds), `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
+//!   rounds, where its director runs), `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
 //!   `web` (the browser client's pages and assets).
 //!
 //! Must not be imported by anything but the crate's root: it is the top of the server.

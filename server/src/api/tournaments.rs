@@ -1,12 +1,12 @@
 //! The routes of tournaments: listing, creating, reading one (standings and rounds),
-//! joining and withdrawing.
+//! joining and withdrawing, and where a director runs.
 
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use punct_protocol::{CreateTournament, TournamentList, TournamentView};
+use punct_protocol::{CreateTournament, TournamentList, TournamentNode, TournamentView};
 
 use super::auth::SignedIn;
 use super::error::ApiError;
@@ -20,6 +20,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/api/tournaments/{id}", get(one))
         .route("/api/tournaments/{id}/join", post(join))
         .route("/api/tournaments/{id}/withdraw", post(withdraw))
+        .route("/api/tournaments/{id}/node", get(node))
 }
 
 /// `GET /api/tournaments`.
@@ -76,4 +77,19 @@ async fn withdraw(
 ) -> Result<Json<TournamentView>, ApiError> {
     state.tournaments.withdraw(&id, account.id).await?;
     Ok(Json(state.tournaments.view(&id).await?))
+}
+
+/// `GET /api/tournaments/{id}/node`: where the director runs, for operators.
+async fn node(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<TournamentNode>, ApiError> {
+    let whereabouts = state.tournaments.whereabouts(&id).await?;
+    Ok(Json(TournamentNode {
+        tournament: id,
+        node: whereabouts.node,
+        alive: whereabouts.alive,
+        here: whereabouts.here,
+        this_node: state.rooms.nodes().tag(),
+    }))
 }

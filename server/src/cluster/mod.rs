@@ -37,4 +37,4 @@ pub(crate) use handle::{Closed, Handle};
 pub(crate) use ids::{ConnId, NodeTag, node_of};
 pub(crate) use kind::{Envelope, Inbox, Kind, Reply, Started, Unavailable};
 pub(crate) use nodes::Nodes;
-pub(crate) use placement::{Limits, PlaceError, Placement};
+pub(crate) use placement::{Limits, PlaceError, Placement, Whereabouts};

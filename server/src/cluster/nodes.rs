@@ -103,6 +103,13 @@ impl Nodes {
         }
     }
 
+    /// The deaths of nodes from now on.
+    pub(crate) fn deaths(&self) -> Deaths {
+        let live = self.live();
+        let known = live.borrow().clone();
+        Deaths { live, known }
+    }
+
     /// Where actor `id` of `kind` runs, claiming it for this node if nobody live holds
     /// it. An id no claim can have names no actor.
     pub(crate) async fn locate(
@@ -268,4 +275,28 @@ impl Nodes {
 /// `value` as JSON.
 pub(crate) fn to_json(value: &impl Serialize) -> Vec<u8> {
     serde_json::to_vec(value).expect("what nodes send each other serialises")
+}
+
+/// The nodes that die, as the live set changes (a single server's never does).
+pub(crate) struct Deaths {
+    /// The live set.
+    live: watch::Receiver<HashSet<NodeTag>>,
+    /// The nodes alive when last looked.
+    known: HashSet<NodeTag>,
+}
+
+impl Deaths {
+    /// Waits for nodes to die; answers them, or `None` once the live set is no longer
+    /// followed (at once on a single server).
+    pub(crate) async fn next(&mut self) -> Option<Vec<NodeTag>> {
+        while self.live.changed().await.is_ok() {
+            let now = self.live.borrow_and_update().clone();
+            let died: Vec<NodeTag> = self.known.difference(&now).copied().collect();
+            self.known = now;
+            if !died.is_empty() {
+                return Some(died);
+            }
+        }
+        None
+    }
 }

@@ -5,20 +5,20 @@
 //! node that loads it, and forgotten once its task ends. The same code serves a single
 //! server and every node of a cluster: [`Nodes`] says where an actor runs.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::handle::{Closed, Handle};
 use super::ids::NodeTag;
 use super::kind::{Kind, Reply, Unavailable};
 use super::nats::{ClusterError, Place};
-use super::nodes::{Nodes, to_json};
+use super::nodes::{Deaths, Nodes, to_json};
 use super::wire::{self, Asked, Moved};
 
 /// Times a request tries an actor that closed just as it was asked (it is loaded again)
@@ -376,6 +376,18 @@ impl<K: Kind> Placement<K> {
         handle.relayed_from().is_none().then_some(handle)
     }
 
+    /// Where actor `id` runs, as an operator asks: the node holding its claim, and
+    /// whether this node holds it. Loads nothing.
+    pub(crate) async fn whereabouts(&self, id: &str) -> Result<Whereabouts, PlaceError> {
+        let holder = self.shared.nodes.holder(K::NAME, id).await;
+        let holder = holder.map_err(|e| cluster_failed(&e))?;
+        Ok(Whereabouts {
+            node: holder.map(|(node, _)| node),
+            alive: holder.is_some_and(|(_, alive)| alive),
+            here: self.running(id).is_some(),
+        })
+    }
+
     /// Whether another live node holds the claim on actor `id` (when unsure: yes).
     pub(crate) async fn held_elsewhere(&self, id: &str) -> bool {
         self.shared.nodes.held_elsewhere(K::NAME, id).await
@@ -404,7 +416,7 @@ impl<K: Kind> Placement<K> {
             wire::status_subject(K::NAME),
             Arc::new(move |_| std::future::ready(to_json(&placement.statuses())).boxed()),
         );
-        tokio::spawn(self.clone().follow_deaths(nodes.live()));
+        tokio::spawn(self.clone().follow_deaths(nodes.deaths()));
     }
 
     /// The answer to another node's request, as JSON: the actor's, or `Moved` when it
@@ -430,12 +442,8 @@ impl<K: Kind> Placement<K> {
     }
 
     /// When nodes die: tells every actor run here, so that it lets go of their members.
-    async fn follow_deaths(self, mut live: watch::Receiver<HashSet<NodeTag>>) {
-        let mut known = live.borrow().clone();
-        while live.changed().await.is_ok() {
-            let now = live.borrow_and_update().clone();
-            let dead: Vec<NodeTag> = known.difference(&now).copied().collect();
-            known = now;
+    async fn follow_deaths(self, mut deaths: Deaths) {
+        while let Some(dead) = deaths.next().await {
             for node in dead {
                 let Some(request) = K::node_died(node) else {
                     continue;
@@ -447,6 +455,18 @@ impl<K: Kind> Placement<K> {
             }
         }
     }
+}
+
+/// Where an actor runs, as an operator asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Whereabouts {
+    /// The node that holds the actor's claim, if one does (none on a single server,
+    /// where this node runs every actor it holds).
+    pub(crate) node: Option<NodeTag>,
+    /// Whether that node is alive.
+    pub(crate) alive: bool,
+    /// Whether this node holds the actor in memory, running it or relaying it.
+    pub(crate) here: bool,
 }
 
 /// Logs a failure to reach the cluster; answers what the caller sees (try again).

@@ -348,14 +348,16 @@ impl Director {
 
     /// A round robin on the Berger table of the players it started with: live, the next
     /// round once the last has ended; by correspondence, every round at once. A withdrawn
-    /// player's games not yet paired are not paired.
+    /// player's games not yet paired are not paired, and a round left with no game is
+    /// passed over (it is never stored, so its number is skipped), so that withdrawals
+    /// can never leave the tournament waiting for a round nobody plays.
     async fn next_robin(&mut self, cycles: Cycles) -> Result<(), StoreError> {
         let players: Vec<usize> = (0..self.entries.len()).collect();
         let table = berger(&players, cycles);
         let total = u32::try_from(table.len()).unwrap_or(u32::MAX);
         let correspondence = self.summary.clock.is_some_and(|c| c.days.is_some());
-        while self.summary.round < total && (correspondence || self.round_over()) {
-            let round = self.summary.round + 1;
+        let mut round = self.summary.round + 1;
+        while round <= total && (correspondence || self.round_over()) {
             let at = usize::try_from(round - 1).unwrap_or(usize::MAX);
             let pairs: Vec<Pair<usize>> = table[at]
                 .pairs
@@ -367,17 +369,22 @@ impl Director {
                         .all(|&p| self.entries[p].withdrawn_at.is_none())
                 })
                 .collect();
+            if pairs.is_empty() {
+                round += 1;
+                continue;
+            }
             self.store_round(round, &pairs, None).await?;
             if self.summary.round < round {
-                // Nothing stored (no game left to play in it): move past it anyway.
-                break;
+                // Not stored: tried again at the next poll.
+                return Ok(());
             }
+            round = self.summary.round + 1;
         }
         let all_over = self
             .pairings
             .iter()
             .all(|p| p.black.is_none() || p.outcome.is_some());
-        if self.summary.round >= total && all_over {
+        if round > total && all_over {
             return self.set_state(TournamentState::Finished).await;
         }
         Ok(())

@@ -8,7 +8,7 @@
 //!
 //! - this file: [`Tournaments`], what HTTP and connections ask: creating, listing,
 //!   reading, joining, withdrawing, following; and the tasks that load directors when
-//!   their start is due and tell them when their games end.
+//!   their start is due or their node dies, and tell them when their games end.
 //! - `protocol`: [`Request`], [`Answer`] and [`Event`], the director's whole interface.
 //! - `state`: what a director starts from, and the state its actor owns.
 //! - `director`: the actor: starting, pairing each round, withdrawals, the end.
@@ -36,7 +36,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::accounts::Refused;
 use crate::clock::now;
-use crate::cluster::{Limits, PlaceError, Placement};
+use crate::cluster::{Limits, PlaceError, Placement, Whereabouts};
 use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
@@ -122,7 +122,36 @@ impl Tournaments {
             store,
         };
         tokio::spawn(tournaments.clone().pass_on(ends));
+        tokio::spawn(tournaments.clone().take_over());
         tournaments
+    }
+
+    /// When nodes die, takes over the directors they ran (the living race for each
+    /// claim; one wins), so that a round is paired as soon as its games have ended
+    /// rather than at the next sweep. (A single server's nodes never change.)
+    async fn take_over(self) {
+        let mut deaths = self.placement.nodes().deaths();
+        while deaths.next().await.is_some() {
+            match self.restore().await {
+                Ok(0) => {}
+                Ok(directors) => tracing::info!(directors, "directors of a dead node taken over"),
+                Err(e) => {
+                    let error: &dyn std::error::Error = &e;
+                    tracing::error!(error, "taking over the directors of a dead node failed");
+                }
+            }
+        }
+    }
+
+    /// Where tournament `id`'s director runs: the node holding its claim, and whether
+    /// this node holds it. Asking loads nothing, so that an operator watching a failover
+    /// does not cause it.
+    pub(crate) async fn whereabouts(&self, id: &str) -> Result<Whereabouts, ErrorCode> {
+        let known = self.store.tournament(id).await;
+        if known.map_err(|e| storage_failed(&e))?.is_none() {
+            return Err(ErrorCode::NoSuchTournament);
+        }
+        self.placement.whereabouts(id).await.map_err(refused)
     }
 
     /// Tells each director the ends of its games, as rooms run here report them.

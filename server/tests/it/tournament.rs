@@ -1,18 +1,23 @@
 //! Tournaments through the real server: players sign up over HTTP, and play the games
 //! their director pairs over WebSockets with random legal turns; the standings are
 //! checked against a recomputation from the stored games. A restart in the middle pairs
-//! nobody twice, a withdrawal forfeits the game under way and is paired no more, and
-//! bad requests are refused with their codes.
+//! nobody twice, and so does killing the node of a cluster that runs the director; a
+//! withdrawal forfeits the game under way and is paired no more, and a round robin
+//! passes over the rounds withdrawals left empty; bad requests are refused with their
+//! codes.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use punct_protocol::{
-    ClientMessage, ErrorCode, Record, ServerMessage, TournamentState, TournamentView,
+    ClientMessage, ErrorCode, Record, ServerMessage, TournamentNode, TournamentState,
+    TournamentView,
 };
 use punct_rules::{Color, DrawReason, Game, Outcome, Variant, WinReason};
 use punct_server::{Config, Console, TournamentCreators};
-use punct_testing::{Database, Endpoint, TestServer, api_error};
+use punct_testing::{Client, Database, Endpoint, TestServer, api_error};
+
+use crate::process::Process;
 
 const PASSWORD: &str = "a fine password";
 
@@ -142,6 +147,12 @@ impl Dice {
 /// legal turns, then a resignation or an agreed draw, as the dice say. Answers its
 /// outcome as the players heard it.
 async fn play(white: &Endpoint, black: &Endpoint, room: &str, dice: &mut Dice) -> Outcome {
+    let seats = seat(white, black, room).await;
+    finish(seats, Game::new(Variant::Standard), dice).await
+}
+
+/// The signed-in `white` and `black` in their seats of `room`, a tournament's game.
+async fn seat(white: &Endpoint, black: &Endpoint, room: &str) -> Vec<Client> {
     let mut seats = Vec::new();
     for player in [white, black] {
         let mut client = player.client().await;
@@ -156,15 +167,36 @@ async fn play(white: &Endpoint, black: &Endpoint, room: &str, dice: &mut Dice) -
         }
         seats.push(client);
     }
-    let mut game = Game::new(Variant::Standard);
-    for _ in 0..dice.roll(6) + 2 {
+    seats
+}
+
+/// Plays `turns` random legal turns of `game` through `seats` (White's, then Black's);
+/// answers the outcome if one of them ended it.
+async fn turns(
+    seats: &mut [Client],
+    game: &mut Game,
+    turns: usize,
+    dice: &mut Dice,
+) -> Option<Outcome> {
+    for _ in 0..turns {
         let legal = game.legal_turns();
         let turn = legal[dice.roll(legal.len())];
         let mover = &mut seats[game.to_move() as usize];
         mover.play(&turn.to_string()).await.unwrap();
         if game.play(turn).unwrap().is_some() {
-            return game.outcome().unwrap();
+            return game.outcome();
         }
+    }
+    None
+}
+
+/// Plays `game`, as it stands in its room, to its end through `seats`: a few random
+/// legal turns, then a resignation or an agreed draw, as the dice say. Answers its
+/// outcome as the players heard it.
+async fn finish(mut seats: Vec<Client>, mut game: Game, dice: &mut Dice) -> Outcome {
+    let count = dice.roll(6) + 2;
+    if let Some(outcome) = turns(&mut seats, &mut game, count, dice).await {
+        return outcome;
     }
     let (first, second) = seats.split_at_mut(1);
     let (white, black) = (&mut first[0], &mut second[0]);
@@ -559,6 +591,100 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
         v.summary.state == TournamentState::Finished
     })
     .await;
+}
+
+/// A live round robin of four starting in a second, entered by players named `prefix`
+/// and a number: the players (in the order they joined, which is their place on the
+/// Berger table), their tokens, and its id.
+async fn robin_of_four(
+    server: &Endpoint,
+    prefix: &str,
+) -> (Vec<(String, String)>, HashMap<String, String>, String) {
+    let body = || {
+        serde_json::json!({
+            "name": "Club round robin",
+            "format": "round-robin",
+            "starts_at": now_ms() + 1000,
+            "max_players": 4,
+            "min_players": 4,
+        })
+    };
+    entered(server, prefix, 4, body).await
+}
+
+#[tokio::test]
+async fn a_round_robin_passes_over_rounds_withdrawals_emptied_and_finishes() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    // The two who meet in the last round stay; the two others withdraw during the
+    // first, which leaves the second round with no game at all.
+    let (entrants, tokens, id) = robin_of_four(&server, "club").await;
+    let table = punct_pairing::berger(&[0, 1, 2, 3], punct_pairing::Cycles::Single);
+    assert_eq!(table.len(), 3);
+    let last = table[2].pairs[0];
+    let stay = [last.white, last.black];
+    let first = until(&server, &id, |v| v.summary.round == 1).await;
+    assert_eq!(first.pairings[0].games.len(), 2);
+    for (n, (_, token)) in entrants.iter().enumerate() {
+        if !stay.contains(&n) {
+            assert_eq!(
+                post(&server.signed_in(token), &id, "withdraw").await,
+                (200, None)
+            );
+        }
+    }
+    // Round 2 is passed over, and round 3's one game is paired.
+    let third = until(&server, &id, |v| v.summary.round == 3).await;
+    assert_eq!(third.summary.state, TournamentState::Running);
+    assert!(
+        third.pairings[0].games.iter().all(|g| g.outcome.is_some()),
+        "forfeited"
+    );
+    assert!(
+        third.pairings[1].games.is_empty(),
+        "{:?}",
+        third.pairings[1]
+    );
+    let games = &third.pairings[2].games;
+    assert_eq!(games.len(), 1);
+    let mut pair = [games[0].white.clone(), games[0].black.clone().unwrap()];
+    pair.sort();
+    let mut staying = stay.map(|n| entrants[n].0.clone());
+    staying.sort();
+    assert_eq!(pair, staying);
+    let mut dice = Dice(5);
+    play(
+        &server.signed_in(&tokens[&games[0].white]),
+        &server.signed_in(&tokens[games[0].black.as_ref().unwrap()]),
+        games[0].room.as_ref().unwrap(),
+        &mut dice,
+    )
+    .await;
+    let done = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert_eq!(done.pairings.len(), 3);
+
+    // When every game left vanishes, it finishes at once.
+    let (entrants, _, id) = robin_of_four(&server, "few").await;
+    until(&server, &id, |v| v.summary.round == 1).await;
+    for (_, token) in &entrants[1..] {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "withdraw").await,
+            (200, None)
+        );
+    }
+    let done = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    assert_eq!(
+        done.pairings.len(),
+        1,
+        "nothing paired after the first round"
+    );
+    assert!(done.pairings[0].games.iter().all(|g| g.outcome.is_some()));
 }
 
 #[tokio::test]
@@ -982,4 +1108,156 @@ async fn a_swiss_on_a_cluster_is_paired_on_one_node_and_played_on_the_others() {
     })
     .await;
     assert!(done.standings.iter().all(|row| row.games == 2));
+}
+
+/// Where tournament `id`'s director runs, as `node` says: the holder's tag, if a live
+/// node holds it.
+async fn director_node(node: &Endpoint, id: &str) -> Option<u32> {
+    let whereabouts: TournamentNode = node.get(&format!("/api/tournaments/{id}/node")).await;
+    whereabouts.alive.then_some(whereabouts.node).flatten()
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_swiss_whose_director_s_node_is_killed_mid_round_finishes_pairing_nobody_twice() {
+    let (database, nats) = (Database::postgres(), punct_testing::Nats::start());
+    let mut nodes = crate::cluster::cluster(&database, &nats);
+    let mut tags = Vec::new();
+    for node in &nodes {
+        let view: punct_protocol::NodeView = node.get("/api/node").await;
+        tags.push(view.node);
+    }
+    let entrants = players(&nodes[1], "dir", 8).await;
+    let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
+    let id = create(&nodes[0].signed_in(&entrants[0].1), &swiss(3, 2000, 8)).await;
+    for (n, (_, token)) in entrants.iter().enumerate() {
+        let node = &nodes[n % 3];
+        assert_eq!(post(&node.signed_in(token), &id, "join").await, (200, None));
+    }
+    // Every node names the same director's node; nobody asks an unknown tournament.
+    let held = director_node(&nodes[2], &id)
+        .await
+        .expect("a live node runs it");
+    for node in &nodes {
+        assert_eq!(director_node(node, &id).await, Some(held));
+    }
+    let (status, body) = nodes[1]
+        .http("GET", "/api/tournaments/nothing-here/node", "")
+        .await;
+    assert_eq!(
+        (status, api_error(&body)),
+        (404, ErrorCode::NoSuchTournament)
+    );
+    let doomed = tags.iter().position(|&tag| tag == held).unwrap();
+
+    // The first round is played through every node.
+    let mut dice = Dice(0x5eed);
+    let view = until(&nodes[0], &id, |v| v.summary.round >= 1).await;
+    for (n, game) in view.pairings[0].games.iter().enumerate() {
+        let white = nodes[n % 3].signed_in(&tokens[&game.white]);
+        let black = nodes[(n + 1) % 3].signed_in(&tokens[game.black.as_ref().unwrap()]);
+        play(&white, &black, game.room.as_ref().unwrap(), &mut dice).await;
+    }
+    // The second: two games played, one under way on the director's node, one not begun,
+    // when that node is killed.
+    let view = until(&nodes[0], &id, |v| v.summary.round >= 2).await;
+    let games = view.pairings[1].games.clone();
+    assert_eq!(games.len(), 4);
+    let on = |node: &Process, player: &str| node.signed_in(&tokens[player]);
+    let black = |n: usize| games[n].black.clone().unwrap();
+    for played in &games[..2] {
+        let (white, black) = (
+            on(&nodes[doomed], &played.white),
+            on(&nodes[(doomed + 1) % 3], played.black.as_ref().unwrap()),
+        );
+        play(&white, &black, played.room.as_ref().unwrap(), &mut dice).await;
+    }
+    let room = games[2].room.clone().unwrap();
+    let mut game = Game::new(Variant::Standard);
+    {
+        let white = on(&nodes[doomed], &games[2].white);
+        let black = on(&nodes[doomed], &black(2));
+        let mut seats = seat(&white, &black, &room).await;
+        assert!(turns(&mut seats, &mut game, 2, &mut dice).await.is_none());
+    }
+    let dead = nodes.remove(doomed);
+    let killed = tokio::time::Instant::now();
+    dead.kill();
+    let living = &nodes;
+
+    // A living node takes the director over though nothing asks for it: only the
+    // route that reads its claim, which loads nothing, is asked.
+    let taken_over = loop {
+        if let Some(tag) = director_node(&living[0], &id).await
+            && tag != held
+        {
+            break killed.elapsed();
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "the director was not taken over before the sweep would"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Its players come back on the living nodes and finish the round.
+    let seats = seat(
+        &on(&living[0], &games[2].white),
+        &on(&living[1], &black(2)),
+        &room,
+    )
+    .await;
+    finish(seats, game, &mut dice).await;
+    play(
+        &on(&living[1], &games[3].white),
+        &on(&living[0], &black(3)),
+        games[3].room.as_ref().unwrap(),
+        &mut dice,
+    )
+    .await;
+    let ended = killed.elapsed();
+    let view = until(&living[1], &id, |v| v.summary.round >= 3).await;
+    let paired = killed.elapsed();
+    eprintln!(
+        "kill to takeover {taken_over:?}; kill to round 3 paired {paired:?} \
+         (the round's last game ended {ended:?} after the kill)"
+    );
+    for (n, game) in view.pairings[2].games.iter().enumerate() {
+        let white = living[n % 2].signed_in(&tokens[&game.white]);
+        let black = living[(n + 1) % 2].signed_in(&tokens[game.black.as_ref().unwrap()]);
+        play(&white, &black, game.room.as_ref().unwrap(), &mut dice).await;
+    }
+    let done = until(&living[0], &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+
+    // As stored: each (round, board) once, nobody twice in a round, nobody met twice.
+    let rows = database
+        .query(&format!(
+            "SELECT round, board, white, black FROM tournament_pairings \
+             WHERE tournament = '{id}' ORDER BY round, board"
+        ))
+        .await;
+    assert_eq!(rows.len(), 12, "three rounds of four games: {rows:?}");
+    let (mut boards, mut seated, mut met) = (HashSet::new(), HashSet::new(), HashSet::new());
+    for row in &rows {
+        let [round, board, white, black] = [0, 1, 2, 3].map(|i| row[i].clone().unwrap());
+        assert!(boards.insert((round.clone(), board)), "{row:?}");
+        assert!(seated.insert((round.clone(), white.clone())), "{row:?}");
+        assert!(seated.insert((round, black.clone())), "{row:?}");
+        let mut pair = [white, black];
+        pair.sort();
+        assert!(met.insert(pair), "{row:?}");
+    }
+    // Every stored game's result is in the standings, which are the records'.
+    assert_eq!(done.pairings.len(), 3);
+    let table = recomputed(&living[0], &done).await;
+    assert_eq!(done.standings.len(), 8);
+    for row in &done.standings {
+        let (score, buchholz, sb) = table[&row.player];
+        assert_eq!(row.games, 3, "{}", row.player);
+        assert_eq!(row.score, f64::from(score) / 2.0, "{}", row.player);
+        assert_eq!(row.buchholz, Some(f64::from(buchholz) / 2.0));
+        assert_eq!(row.sonneborn_berger, Some(f64::from(sb) / 4.0));
+    }
 }
