@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use fastrand::Rng;
@@ -100,7 +100,9 @@ pub struct ArenaReport {
     pub joined: u64,
     /// The arena's length, in seconds.
     pub seconds: u64,
-    /// Time to register, connect, follow and join everyone.
+    /// Time to register everyone.
+    pub register_seconds: f64,
+    /// Time to connect, follow and join everyone.
     pub setup_seconds: f64,
     /// Turns acknowledged.
     pub turns: u64,
@@ -113,8 +115,11 @@ pub struct ArenaReport {
     pub game_ends_in_time: u64,
     /// From the arena's start to a player's first pairing.
     pub first_pairing: Latency,
-    /// From a player's `game_over` to its next `tournament_game`.
+    /// From a player's `game_over` to its next `tournament_game`; a pairing that came
+    /// before the `game_over` (on the other connection) counts as no wait.
     pub next_pairing: Latency,
+    /// Of those, the pairings that came before the `game_over`.
+    pub paired_before_end: u64,
     /// Game ends before the arena's end that no pairing followed (the arena pairs two
     /// who just met again only after ten seconds, so a few are expected at its end).
     pub unpaired: u64,
@@ -124,6 +129,8 @@ pub struct ArenaReport {
     pub error_kinds: BTreeMap<String, u64>,
     /// The server's resident memory before the run, in bytes.
     pub server_rss_before: Option<u64>,
+    /// The server's resident memory with every account registered.
+    pub server_rss_registered: Option<u64>,
     /// The server's resident memory with everyone joined.
     pub server_rss_joined: Option<u64>,
     /// The most resident memory seen while the arena ran.
@@ -140,8 +147,13 @@ impl std::fmt::Display for ArenaReport {
         };
         writeln!(
             f,
-            "arena on {}: {} players ({} joined) for {} s, set up in {:.1} s",
-            self.server, self.players, self.joined, self.seconds, self.setup_seconds
+            "arena on {}: {} players ({} joined) for {} s, registered in {:.1} s, joined in {:.1} s",
+            self.server,
+            self.players,
+            self.joined,
+            self.seconds,
+            self.register_seconds,
+            self.setup_seconds
         )?;
         writeln!(
             f,
@@ -149,7 +161,11 @@ impl std::fmt::Display for ArenaReport {
             self.pairings, self.game_ends, self.game_ends_in_time, self.turns
         )?;
         writeln!(f, "start to pairing   {}", self.first_pairing)?;
-        writeln!(f, "end to next pairing {}", self.next_pairing)?;
+        writeln!(
+            f,
+            "end to next pairing {} ({} came before the game_over)",
+            self.next_pairing, self.paired_before_end
+        )?;
         writeln!(f, "unpaired ends      {}", self.unpaired)?;
         writeln!(f, "errors             {}", self.errors)?;
         for (why, count) in &self.error_kinds {
@@ -157,8 +173,9 @@ impl std::fmt::Display for ArenaReport {
         }
         write!(
             f,
-            "server memory      {} before, {} joined, {} peak, {} at the end",
+            "server memory      {} before, {} registered, {} joined, {} peak, {} at the end",
             mib(self.server_rss_before),
+            mib(self.server_rss_registered),
             mib(self.server_rss_joined),
             mib(self.server_rss_peak),
             mib(self.server_rss_end)
@@ -168,10 +185,6 @@ impl std::fmt::Display for ArenaReport {
 
 /// What every player's task shares.
 struct Arena {
-    /// A client of the server from each loopback source address, used in turn.
-    clients: Vec<Client>,
-    /// Spreads sockets over the sources.
-    next_source: AtomicUsize,
     /// Bounds the registrations and connections under way at once.
     connecting: Semaphore,
     /// The tournament's id.
@@ -184,8 +197,6 @@ struct Arena {
     think: Duration,
     /// Connections and errors.
     stats: Arc<Stats>,
-    /// A prefix that makes this run's usernames new.
-    prefix: String,
     /// Turns acknowledged.
     turns: AtomicU64,
     /// Pairings received.
@@ -196,18 +207,14 @@ struct Arena {
     game_ends_in_time: AtomicU64,
     /// Game ends no pairing followed.
     unpaired: AtomicU64,
+    /// Pairings that came before the end of the game being played was read.
+    early: AtomicU64,
     /// From the start to a player's first pairing, and from a game's end to the next
     /// (microseconds).
     waits: std::sync::Mutex<[Histogram<u64>; 2]>,
 }
 
 impl Arena {
-    /// The client of the next source address.
-    fn client(&self) -> &Client {
-        let n = self.next_source.fetch_add(1, Ordering::Relaxed);
-        &self.clients[n % self.clients.len()]
-    }
-
     /// Records a wait: before the first pairing (`first`) or between two games.
     fn waited(&self, first: bool, wait: Duration) {
         let micros = u64::try_from(wait.as_micros()).unwrap_or(u64::MAX);
@@ -249,8 +256,15 @@ pub async fn run(config: ArenaConfig) -> Result<ArenaReport, LoadError> {
         .map_err(|e| LoadError::Setup(e.chain()))?;
     let setup_started = Instant::now();
 
-    // An organiser who does not play creates the arena.
+    // Every account first: a sign-up hashes its password with Argon2 (19 MiB each),
+    // which leaves the server's memory far larger than the arena's own.
     let prefix = format!("a{:05x}", fastrand::u32(..0x10_0000));
+    let signed_in = register(&clients, &prefix, players, config.connect_concurrency).await?;
+    let registered = setup_started.elapsed();
+    let rss_registered = rss();
+    let setup_started = Instant::now();
+
+    // An organiser who does not play creates the arena.
     let organiser = clients[0]
         .register(&format!("{prefix}org"), PASSWORD)
         .await
@@ -298,27 +312,27 @@ pub async fn run(config: ArenaConfig) -> Result<ArenaReport, LoadError> {
     let starts_at = Instant::now() + lead;
 
     let arena = Arc::new(Arena {
-        clients,
-        next_source: AtomicUsize::new(0),
         connecting: Semaphore::new(config.connect_concurrency.max(1)),
         tournament: view.summary.id,
         starts_at,
         ends_at: starts_at + length,
         think: Duration::from_millis(config.turn_ms),
         stats: Arc::new(Stats::default()),
-        prefix,
         turns: AtomicU64::new(0),
         pairings: AtomicU64::new(0),
         game_ends: AtomicU64::new(0),
         game_ends_in_time: AtomicU64::new(0),
         unpaired: AtomicU64::new(0),
+        early: AtomicU64::new(0),
         waits: std::sync::Mutex::new(
             [(); 2].map(|()| Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("bounds")),
         ),
     });
     let (ready_tx, mut ready) = mpsc::channel(64);
-    let tasks: Vec<_> = (0..players)
-        .map(|n| tokio::spawn(player(Arc::clone(&arena), n, ready_tx.clone())))
+    let tasks: Vec<_> = signed_in
+        .into_iter()
+        .enumerate()
+        .map(|(n, client)| tokio::spawn(player(Arc::clone(&arena), n, client, ready_tx.clone())))
         .collect();
     drop(ready_tx);
     let mut joined = 0;
@@ -383,6 +397,7 @@ pub async fn run(config: ArenaConfig) -> Result<ArenaReport, LoadError> {
         players: config.players,
         joined,
         seconds: config.seconds,
+        register_seconds: registered.as_secs_f64(),
         setup_seconds: setup.as_secs_f64(),
         turns: arena.turns.load(Ordering::Relaxed),
         pairings: arena.pairings.load(Ordering::Relaxed),
@@ -390,20 +405,58 @@ pub async fn run(config: ArenaConfig) -> Result<ArenaReport, LoadError> {
         game_ends_in_time: arena.game_ends_in_time.load(Ordering::Relaxed),
         first_pairing: first,
         next_pairing: next,
+        paired_before_end: arena.early.load(Ordering::Relaxed),
         unpaired: arena.unpaired.load(Ordering::Relaxed),
         errors: error_kinds.values().sum(),
         error_kinds,
         server_rss_before: rss_before,
+        server_rss_registered: rss_registered,
         server_rss_joined: rss_joined,
         server_rss_peak: peak,
         server_rss_end: rss_end,
     })
 }
 
-/// Player `n`: registers, follows the arena and joins it (reported on `ready`), then
+/// Registers `players` accounts named after `prefix`, `concurrency` at once, spread over
+/// `clients`: a client signed in to each.
+async fn register(
+    clients: &[Client],
+    prefix: &str,
+    players: usize,
+    concurrency: usize,
+) -> Result<Vec<Client>, LoadError> {
+    let limit = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut tasks = Vec::with_capacity(players);
+    for n in 0..players {
+        let client = clients[n % clients.len()].clone();
+        let username = format!("{prefix}p{n}");
+        let limit = Arc::clone(&limit);
+        tasks.push(tokio::spawn(async move {
+            let _permit = limit.acquire().await.expect("never closed");
+            let session = client.register(&username, PASSWORD).await;
+            session.map(|session| client.with_session(&session.token))
+        }));
+    }
+    let mut signed_in = Vec::with_capacity(players);
+    for task in tasks {
+        let client = task
+            .await
+            .map_err(|e| LoadError::Setup(format!("register: {e}")))?
+            .map_err(|e| LoadError::Setup(format!("register: {}", e.chain())))?;
+        signed_in.push(client);
+    }
+    Ok(signed_in)
+}
+
+/// Player `n`, signed in with `client`: follows the arena and joins it (reported on `ready`), then
 /// plays every game it is paired for until the arena is over.
-async fn player(arena: Arc<Arena>, n: usize, ready: mpsc::Sender<Result<(), String>>) {
-    let set_up = Player::set_up(&arena, n).await;
+async fn player(
+    arena: Arc<Arena>,
+    n: usize,
+    client: Client,
+    ready: mpsc::Sender<Result<(), String>>,
+) {
+    let set_up = Player::set_up(&arena, client).await;
     let ok = set_up.as_ref().map(|_| ()).map_err(Clone::clone);
     let _ = ready.send(ok).await;
     drop(ready);
@@ -438,14 +491,8 @@ struct Playing {
 }
 
 impl Player {
-    async fn set_up(arena: &Arena, n: usize) -> Result<Player, String> {
+    async fn set_up(arena: &Arena, client: Client) -> Result<Player, String> {
         let _permit = arena.connecting.acquire().await.expect("never closed");
-        let client = arena.client();
-        let session = client
-            .register(&format!("{}p{n}", arena.prefix), PASSWORD)
-            .await
-            .map_err(|e| format!("register: {}", e.chain()))?;
-        let client = client.with_session(&session.token);
         let mut follow = Conn::open(&client, false, &arena.stats).await?;
         let tournament = arena.tournament.clone();
         follow
@@ -470,6 +517,8 @@ impl Player {
         let mut ended: Option<Instant> = None;
         let mut first = true;
         let mut playing: Option<Playing> = None;
+        // A pairing that came before the end of the game being played was read.
+        let mut early: Option<(String, Color)> = None;
         let stop = arena.ends_at + LAST_GAMES;
         loop {
             let now = Instant::now();
@@ -494,15 +543,19 @@ impl Player {
                     }
                     let received = Instant::now();
                     arena.pairings.fetch_add(1, Ordering::Relaxed);
+                    if playing.is_some() {
+                        // Paired before this player read its game's end on the other
+                        // connection: it waits for nothing.
+                        if early.replace((room, color)).is_some() {
+                            arena.stats.error("paired twice during one game".into());
+                        }
+                        continue;
+                    }
                     if first {
                         arena.waited(true, received.saturating_duration_since(arena.starts_at));
                         first = false;
                     } else if let Some(end) = ended.take() {
                         arena.waited(false, received.saturating_duration_since(end));
-                    }
-                    if let Some(old) = playing.take() {
-                        arena.stats.error("paired while still playing".into());
-                        drop(old);
                     }
                     playing = Some(self.enter(arena, room, color).await?);
                 }
@@ -525,6 +578,12 @@ impl Player {
                                 ended = Some(end);
                             }
                             playing = None;
+                            if let Some((room, color)) = early.take() {
+                                arena.waited(false, Duration::ZERO);
+                                arena.early.fetch_add(1, Ordering::Relaxed);
+                                ended = None;
+                                playing = Some(self.enter(arena, room, color).await?);
+                            }
                         }
                         _ => {}
                     }
