@@ -17,12 +17,15 @@
 //! # Layout
 //!
 //! - [`LoadConfig`]: what to run (flags of `punct load`), and [`run`], which runs it.
+//! - `arena`: the other load, an arena tournament of many players
+//!   ([`ArenaConfig`], [`run_arena`]), timing how soon a player is paired again.
 //! - `room`: one room's players and spectators, and the idle connections.
 //! - `net`: `punct-client` connections from chosen loopback source addresses, counted
 //!   while they live, and a quick look at the server's messages.
 //! - `stats`: the shared counters and latency samples, and the [`Report`].
 //! - `process`: finds the server's process from its listening port and reads its memory.
 
+mod arena;
 mod net;
 mod process;
 mod room;
@@ -36,6 +39,7 @@ use std::time::Duration;
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 
+pub use arena::{ArenaConfig, ArenaReport, run as run_arena};
 pub use stats::{Latency, Report};
 
 use room::Plan;

@@ -32,6 +32,8 @@ pub(crate) enum Incoming {
     Turn {
         /// How many turns the game has had, this one included.
         number: usize,
+        /// The turn, in notation.
+        turn: String,
     },
     /// The legal turns for the player to move.
     YourTurn,
@@ -43,6 +45,13 @@ pub(crate) enum Incoming {
     },
     /// The game is over.
     GameOver,
+    /// A `tournament_game`: the receiver's next game of the followed tournament.
+    Pairing {
+        /// The game's room.
+        room: String,
+        /// The receiver's colour.
+        color: punct_rules::Color,
+    },
     /// Anything else (presence, spectator counts).
     Other,
 }
@@ -59,6 +68,8 @@ struct Peek<'a> {
     number: Option<usize>,
     /// The code of an `error`.
     code: Option<String>,
+    /// The turn of a `turn_played`.
+    turn: Option<&'a str>,
     /// The room of a `snapshot`.
     #[serde(borrow)]
     room: Option<PeekRoom<'a>>,
@@ -72,12 +83,35 @@ struct PeekRoom<'a> {
     turns: Vec<&'a str>,
 }
 
+/// The fields of a `tournament_game` the load looks at.
+#[derive(Deserialize)]
+struct PeekPairing {
+    /// The game's room.
+    room: String,
+    /// The receiver's colour.
+    color: punct_rules::Color,
+}
+
 impl Incoming {
     fn peek(text: &str) -> Result<Incoming, String> {
-        // The lists of legal turns are tens of KiB: their type, which the server writes
-        // first, is all the load needs of them.
+        // The lists of legal turns are tens of KiB, and a tournament's view as much as
+        // its pairings take: their type, which the server writes first, is all the load
+        // needs of them. A reply (a `tournament` with an `id`) is read in full.
         if text.starts_with(r#"{"type":"your_turn","#) {
             return Ok(Incoming::YourTurn);
+        }
+        if text.starts_with(r#"{"type":"tournament","tournament""#)
+            || text.starts_with(r#"{"type":"tournament_round","#)
+        {
+            return Ok(Incoming::Other);
+        }
+        if text.starts_with(r#"{"type":"tournament_game","#) {
+            let pairing: PeekPairing =
+                serde_json::from_str(text).map_err(|e| format!("unreadable pairing: {e}"))?;
+            return Ok(Incoming::Pairing {
+                room: pairing.room,
+                color: pairing.color,
+            });
         }
         let peek: Peek<'_> =
             serde_json::from_str(text).map_err(|e| format!("unreadable message: {e}"))?;
@@ -87,7 +121,10 @@ impl Incoming {
                 code: peek.code.unwrap_or_default(),
             },
             (_, Some(id), _) => Incoming::Reply { id },
-            ("turn_played", _, Some(number)) => Incoming::Turn { number },
+            ("turn_played", _, Some(number)) => Incoming::Turn {
+                number,
+                turn: peek.turn.unwrap_or_default().to_owned(),
+            },
             ("your_turn", _, _) => Incoming::YourTurn,
             ("game_over", _, _) => Incoming::GameOver,
             ("snapshot", _, _) => Incoming::Snapshot {
@@ -159,14 +196,14 @@ impl Conn {
         }
     }
 
-    /// Enters `room` with a request `make(id)` (`join` or `watch`); answers how many turns
-    /// its snapshot says were played.
+    /// Enters `room` with a request `make(id)` (`join` or `watch`); answers the turns its
+    /// snapshot says were played.
     pub(crate) async fn enter(
         &mut self,
         make: impl FnOnce(RequestId) -> ClientMessage,
-    ) -> Result<usize, String> {
+    ) -> Result<Vec<punct_rules::Turn>, String> {
         match self.connection.request(make).await {
-            Ok(ServerMessage::Snapshot { room, .. }) => Ok(room.turns.len()),
+            Ok(ServerMessage::Snapshot { room, .. }) => Ok(room.turns),
             Ok(ServerMessage::Error { code, .. }) => Err(format!("request refused: {code}")),
             Ok(other) => Err(format!("entering got {other:?}")),
             Err(e) => Err(e.chain()),
@@ -202,7 +239,10 @@ mod tests {
             peek(
                 r#"{"type":"turn_played","seq":9,"turn":"C4:C5,D5","by":"white","number":1,"to_move":"black"}"#
             ),
-            Incoming::Turn { number: 1 }
+            Incoming::Turn {
+                number: 1,
+                turn: "C4:C5,D5".into()
+            }
         );
         assert_eq!(
             peek(r#"{"type":"error","id":5,"code":"not-your-turn","message":"no"}"#),
@@ -221,6 +261,24 @@ mod tests {
                 r#"{"type":"snapshot","you":"white","room":{"seq":9,"turns":["C4:C5,D5","pass"]}}"#
             ),
             Incoming::Snapshot { turns: 2 }
+        );
+        assert_eq!(
+            peek(
+                r#"{"type":"tournament_game","tournament":"0196","round":2,"room":"019a","color":"black","opponent":"cleo"}"#
+            ),
+            Incoming::Pairing {
+                room: "019a".into(),
+                color: punct_rules::Color::Black
+            }
+        );
+        // A view told unasked is skipped unread; the answer to `follow` is a reply.
+        assert_eq!(
+            peek(r#"{"type":"tournament","tournament":{"id":"0196"}}"#),
+            Incoming::Other
+        );
+        assert_eq!(
+            peek(r#"{"type":"tournament","id":3,"tournament":{"id":"0196"}}"#),
+            Incoming::Reply { id: 3 }
         );
         assert!(Incoming::peek("{").is_err());
     }

@@ -80,7 +80,7 @@ impl Plan {
         let mut why = String::new();
         for _ in 0..self.clients.len() {
             let entered = match self.connect().await {
-                Ok(mut conn) => conn.enter(&make).await.map(|turns| (conn, turns)),
+                Ok(mut conn) => conn.enter(&make).await.map(|turns| (conn, turns.len())),
                 Err(e) => Err(e),
             };
             match entered {
@@ -434,7 +434,7 @@ impl Table {
                         plan.stats.error(format!("turn refused: {code}"));
                         return Ok(false);
                     }
-                    Incoming::Turn { number: n } if n == number => {
+                    Incoming::Turn { number: n, .. } if n == number => {
                         own = true;
                         plan.stats.latency(Measure::Own, sent.elapsed());
                     }
@@ -443,7 +443,7 @@ impl Table {
                     _ => {}
                 },
                 incoming = opponent.recv(), if !(seen && answerable) => match incoming? {
-                    Incoming::Turn { number: n } if n == number => {
+                    Incoming::Turn { number: n, .. } if n == number => {
                         seen = true;
                         plan.stats.latency(Measure::Opponent, sent.elapsed());
                     }
@@ -492,7 +492,7 @@ impl Watching {
     async fn run(self, mut conn: Conn) {
         loop {
             match conn.recv().await {
-                Ok(Incoming::Turn { number }) => self.fanout.arrived(number, &self.plan.stats),
+                Ok(Incoming::Turn { number, .. }) => self.fanout.arrived(number, &self.plan.stats),
                 Ok(Incoming::Snapshot { turns }) => {
                     self.fanout.missed_through(turns, &self.plan.stats);
                 }

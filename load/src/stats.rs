@@ -108,6 +108,11 @@ impl Stats {
         lock(&self.errors).values().sum()
     }
 
+    /// What went wrong, by kind.
+    pub(crate) fn error_kinds(&self) -> BTreeMap<String, u64> {
+        lock(&self.errors).clone()
+    }
+
     pub(crate) fn dropped_count(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
     }
@@ -208,7 +213,7 @@ pub struct Latency {
 
 impl Latency {
     /// The median, 99th percentile and maximum of `histogram` (microseconds).
-    fn of(histogram: &Histogram<u64>) -> Latency {
+    pub(crate) fn of(histogram: &Histogram<u64>) -> Latency {
         let ms = |micros: u64| micros as f64 / 1000.0;
         Latency {
             samples: usize::try_from(histogram.len()).unwrap_or(usize::MAX),

@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use punct_load::{LoadConfig, Report, run};
+use punct_load::{ArenaConfig, LoadConfig, Report, run, run_arena};
 use punct_testing::TestServer;
 
 /// Runs the load `config` against a server in this process, which it then stops.
@@ -89,4 +89,50 @@ async fn with_the_lists_every_turn_brings_the_opponent_its_your_turn() {
         "{report}"
     );
     assert!(your_turn.samples > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arena_pairs_every_player_again_after_each_game() {
+    // Registering six accounts from one address takes more sign-ins than the default
+    // allows, each player holds two connections, and plays faster than people may.
+    let server = TestServer::with(punct_server::Config {
+        sign_ins_per_minute: 0,
+        max_connections_per_ip: 0,
+        message_rate_scale: 0.0,
+        ..punct_server::Config::default()
+    })
+    .await;
+    let report = run_arena(ArenaConfig {
+        server: server.addr,
+        players: 6,
+        seconds: 12,
+        lead: 3,
+        turn_ms: 20,
+        clock: 60,
+        sources: 2,
+        ..ArenaConfig::default()
+    })
+    .await
+    .unwrap();
+    eprintln!("{report}");
+    server.shutdown().await.unwrap();
+    assert_eq!(report.errors, 0, "{report}");
+    assert_eq!(report.joined, 6);
+    // Everyone was paired at the start, and again after every game that ended before
+    // the arena did.
+    assert_eq!(report.first_pairing.samples, 6, "{report}");
+    assert!(report.game_ends_in_time >= 6, "{report}");
+    assert!(report.next_pairing.samples > 0, "{report}");
+    assert_eq!(
+        report.next_pairing.samples as u64 + report.unpaired,
+        report.game_ends_in_time,
+        "{report}"
+    );
+    assert_eq!(
+        report.pairings as usize,
+        report.first_pairing.samples + report.next_pairing.samples
+    );
+    assert!(report.next_pairing.p99_ms <= report.next_pairing.max_ms);
+    assert!(report.turns > 0);
+    assert!(report.server_rss_joined.is_some_and(|rss| rss > 0));
 }

@@ -139,8 +139,9 @@ pub enum ClientMessage {
     },
     /// Follow a tournament (one at a time: following another stops following the first;
     /// a connection may follow one and be in a room). Answered with `tournament`, the
-    /// whole of it; then `tournament` again whenever it changes, `tournament_round` when
-    /// a round is paired, and, to a signed-in player of that round, `tournament_game`.
+    /// whole of it; then `tournament` again whenever it changes (at most once a second),
+    /// `tournament_round` when a round is paired, and, to a signed-in player of that
+    /// round, `tournament_game`.
     Follow {
         /// Echoed in the reply.
         id: RequestId,

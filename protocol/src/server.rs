@@ -232,7 +232,8 @@ pub enum ServerMessage {
     },
     /// A followed tournament as it stands: the reply to `follow`, and sent unasked
     /// (without an `id`) whenever it changes: a player joins or withdraws, a game ends,
-    /// it starts or ends. Not a room event.
+    /// it starts or ends. At most once a second: closer changes are sent together. Not a
+    /// room event.
     Tournament {
         /// The `follow`'s id; absent when unasked.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -568,15 +568,9 @@ impl Connection {
         let tournament = following.tournament.clone();
         match news {
             Ok(event) => match &*event {
-                tournament::Event::Changed(view) => {
-                    following.over = matches!(
-                        view.summary.state,
-                        TournamentState::Finished | TournamentState::Cancelled
-                    );
-                    self.send(&ServerMessage::Tournament {
-                        id: None,
-                        tournament: view.clone(),
-                    })
+                tournament::Event::Changed { over, json } => {
+                    following.over = *over;
+                    self.push(Message::Text(json.clone()))
                 }
                 tournament::Event::Paired(round) => {
                     self.send(&ServerMessage::TournamentRound {

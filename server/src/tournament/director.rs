@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use std::collections::HashMap;
 
-use punct_pairing::{Arena, Cycles, Pair, berger, pair_round};
-use punct_protocol::{ErrorCode, TournamentFormat, TournamentState};
+use punct_pairing::{Arena, Cycles, Pair, Status, berger, pair_round};
+use punct_protocol::{ErrorCode, ServerMessage, TournamentFormat, TournamentState};
 use tokio::time::Instant;
 
 use super::kind::Directors;
@@ -34,19 +34,33 @@ pub(super) const POLL: Duration = Duration::from_secs(10);
 /// How long a director whose tournament is over lingers for late questions.
 const LINGER: Duration = Duration::from_secs(60);
 
+/// The least time between two views of the whole tournament told to its followers:
+/// changes closer together are told at once, this long after the last. An arena of a
+/// thousand players changes at every game's end, and each view goes to every follower.
+pub(super) const TELL_EVERY: Duration = Duration::from_secs(1);
+
 impl Director {
     /// Serves `inbox` until it closes, or a while after the tournament is over.
     pub(crate) async fn run(mut self, mut inbox: Inbox<Directors>) {
         // Loaded after a restart or a failover: carry on from what is stored.
         self.advance().await;
         loop {
-            let wake = self.wake_at();
+            let look = self.look_at();
+            let tell = self.untold.then(|| {
+                self.told
+                    .map_or_else(Instant::now, |told| told + TELL_EVERY)
+            });
+            let wake = tell.map_or(look, |tell| tell.min(look));
             tokio::select! {
                 envelope = inbox.recv() => match envelope {
                     Some(envelope) => self.serve(envelope).await,
                     None => return,
                 },
                 () = tokio::time::sleep_until(wake) => {
+                    self.tell();
+                    if Instant::now() < look {
+                        continue;
+                    }
                     if self.over_since.is_some_and(|since| since.elapsed() >= LINGER) {
                         return;
                     }
@@ -58,7 +72,7 @@ impl Director {
 
     /// When the director must look again without being asked: its start, its next
     /// poll of the results, or its closing once over.
-    fn wake_at(&self) -> Instant {
+    fn look_at(&self) -> Instant {
         if let Some(since) = self.over_since {
             return since + LINGER;
         }
@@ -98,12 +112,36 @@ impl Director {
         view::view(&self.summary, &self.entries, &self.pairings)
     }
 
-    /// Tells followers the tournament as it stands, and lists it so.
-    fn changed(&self) {
+    /// Lists the tournament as it stands, and tells its followers (now, or with the
+    /// changes that follow within [`TELL_EVERY`]).
+    fn changed(&mut self) {
         let _ = self.status.send(self.summary.clone());
-        let _ = self
-            .events
-            .send(Arc::new(Event::Changed(Box::new(self.view()))));
+        self.untold = true;
+        self.tell();
+    }
+
+    /// Tells followers the tournament as it stands, if it changed since they were last
+    /// told and that was [`TELL_EVERY`] ago.
+    fn tell(&mut self) {
+        if !self.untold || self.told.is_some_and(|told| told.elapsed() < TELL_EVERY) {
+            return;
+        }
+        let view = self.view();
+        let over = matches!(
+            view.summary.state,
+            TournamentState::Finished | TournamentState::Cancelled
+        );
+        let message = ServerMessage::Tournament {
+            id: None,
+            tournament: Box::new(view),
+        };
+        let json = serde_json::to_string(&message).expect("server messages serialise");
+        let _ = self.events.send(Arc::new(Event::Changed {
+            over,
+            json: json.into(),
+        }));
+        self.told = Some(Instant::now());
+        self.untold = false;
     }
 
     /// Enters `account`: before the start only (an arena: also while it runs, and back
@@ -433,8 +471,18 @@ impl Director {
                 let _ = arena.pause(i);
             }
         }
-        let active = self.active();
-        let avoid = self.avoid(&active).await?;
+        // Only the players waiting can be paired: their blocks are all that matter (one
+        // read each, not one for each of the thousand players of a large arena).
+        let waiting: Vec<usize> = self
+            .active()
+            .into_iter()
+            .filter(|&i| {
+                arena
+                    .player(i)
+                    .is_some_and(|p| matches!(p.status, Status::Waiting(_)))
+            })
+            .collect();
+        let avoid = self.avoid(&waiting).await?;
         let pairs = arena.pair(since(at), &avoid);
         if pairs.is_empty() {
             return Ok(());

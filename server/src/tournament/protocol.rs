@@ -2,6 +2,7 @@
 //! and the events it tells its followers. A request is the same value whether it comes
 //! from this node or, forwarded unchanged, from another.
 
+use axum::extract::ws::Utf8Bytes;
 use punct_protocol::{ErrorCode, TournamentRound, TournamentView};
 use serde::{Deserialize, Serialize};
 
@@ -70,8 +71,30 @@ fn mismatch() -> ErrorCode {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum Event {
     /// The tournament changed: a player joined or withdrew, a game ended, it started or
-    /// ended. The whole of it, standings included.
-    Changed(Box<TournamentView>),
+    /// ended. The whole of it, standings included, as the unasked `tournament` message,
+    /// serialised once for every follower: an arena's view holds every game paired, and
+    /// a thousand followers each serialising their own copy took the server's time.
+    Changed {
+        /// Whether it is over (finished or cancelled): its followers stop then.
+        over: bool,
+        /// The `tournament` message, its bytes shared by every follower's queue.
+        #[serde(with = "shared")]
+        json: Utf8Bytes,
+    },
     /// A round was paired (stored first): its games, each a player's next game.
     Paired(TournamentRound),
+}
+
+/// Shared text ([`Utf8Bytes`]), a plain string between nodes.
+mod shared {
+    use axum::extract::ws::Utf8Bytes;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(text: &Utf8Bytes, to: S) -> Result<S::Ok, S::Error> {
+        to.serialize_str(text.as_str())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<Utf8Bytes, D::Error> {
+        String::deserialize(from).map(Utf8Bytes::from)
+    }
 }

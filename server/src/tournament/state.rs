@@ -53,6 +53,10 @@ pub(crate) struct Director {
     pub(super) polled: Instant,
     /// When its tournament was found over: it closes a while after.
     pub(super) over_since: Option<Instant>,
+    /// When its followers were last told the whole tournament, if ever.
+    pub(super) told: Option<Instant>,
+    /// Whether it changed since they were told.
+    pub(super) untold: bool,
 }
 
 impl Director {
@@ -71,6 +75,8 @@ impl Director {
             status,
             polled: Instant::now(),
             over_since: None,
+            told: None,
+            untold: false,
         }
     }
 

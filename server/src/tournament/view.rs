@@ -73,13 +73,19 @@ fn standings(
     entries: &[StoredEntry],
     pairings: &[StoredPairing],
 ) -> Vec<StandingRow> {
+    // Games over, by account, counted in one pass: an arena of a thousand players has
+    // thousands of games, and this runs at every game's end.
+    let mut over: HashMap<&str, u32> = HashMap::new();
+    for pairing in pairings.iter().filter(|p| p.outcome.is_some()) {
+        *over.entry(pairing.white.id.as_str()).or_default() += 1;
+        if let Some(black) = &pairing.black {
+            *over.entry(black.id.as_str()).or_default() += 1;
+        }
+    }
     let games = |player: usize| {
-        let id = &entries[player].account.id;
-        let played = pairings.iter().filter(|p| {
-            p.outcome.is_some()
-                && (p.white.id == *id || p.black.as_ref().is_some_and(|b| b.id == *id))
-        });
-        u32::try_from(played.count()).unwrap_or(u32::MAX)
+        over.get(entries[player].account.id.as_str())
+            .copied()
+            .unwrap_or(0)
     };
     let players: Vec<usize> = (0..entries.len()).collect();
     if format == TournamentFormat::Arena {
@@ -138,12 +144,7 @@ pub(crate) fn round(pairings: &[StoredPairing], round: u32) -> TournamentRound {
         games: pairings
             .iter()
             .filter(|p| p.round == round)
-            .map(|p| TournamentGame {
-                room: p.room.clone(),
-                white: p.white.username.clone(),
-                black: p.black.as_ref().map(|b| b.username.clone()),
-                outcome: p.outcome,
-            })
+            .map(game)
             .collect(),
     }
 }
@@ -165,6 +166,33 @@ pub(crate) fn view(
             })
             .collect(),
         standings: standings(summary.format, entries, pairings),
-        pairings: (1..=last).map(|r| round(pairings, r)).collect(),
+        pairings: by_round(pairings, last),
+    }
+}
+
+/// Rounds 1 to `last` of `pairings`, as followers see them, in one pass over them.
+fn by_round(pairings: &[StoredPairing], last: u32) -> Vec<TournamentRound> {
+    let mut rounds: Vec<TournamentRound> = (1..=last)
+        .map(|round| TournamentRound {
+            round,
+            games: Vec::new(),
+        })
+        .collect();
+    for p in pairings {
+        let at = usize::try_from(p.round).unwrap_or(usize::MAX);
+        if let Some(round) = at.checked_sub(1).and_then(|at| rounds.get_mut(at)) {
+            round.games.push(game(p));
+        }
+    }
+    rounds
+}
+
+/// A stored game as followers see it.
+fn game(p: &StoredPairing) -> TournamentGame {
+    TournamentGame {
+        room: p.room.clone(),
+        white: p.white.username.clone(),
+        black: p.black.as_ref().map(|b| b.username.clone()),
+        outcome: p.outcome,
     }
 }

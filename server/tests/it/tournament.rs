@@ -958,6 +958,55 @@ async fn a_follower_hears_the_players_the_rounds_and_their_next_game() {
 }
 
 #[tokio::test]
+async fn a_burst_of_changes_reaches_a_follower_as_one_view_a_second() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let entrants = players(&server, "rush", 6).await;
+    let id = create(&server.signed_in(&entrants[0].1), &swiss(2, 60_000, 8)).await;
+    let mut guest = server.client().await;
+    let tournament = id.clone();
+    let answer = guest
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament,
+        })
+        .await;
+    assert!(matches!(
+        answer,
+        ServerMessage::Tournament { id: Some(_), .. }
+    ));
+
+    // Six entries in a row: the first is told at once, those after it together.
+    let started = tokio::time::Instant::now();
+    for (_, token) in &entrants {
+        assert_eq!(
+            post(&server.signed_in(token), &id, "join").await,
+            (200, None)
+        );
+    }
+    let joining = started.elapsed();
+    let mut views = 0;
+    loop {
+        let players = next_of(&mut guest, |m| match m {
+            ServerMessage::Tournament {
+                id: None,
+                tournament,
+            } => Some(tournament.summary.players),
+            _ => None,
+        })
+        .await;
+        views += 1;
+        if players == 6 {
+            break;
+        }
+    }
+    // One view a second at most, the last as it stands: none of the six is lost.
+    let allowed = 2 + joining.as_secs();
+    assert!(views <= allowed, "{views} views in {joining:?}");
+    assert!(views < 6, "{views} views for six entries in {joining:?}");
+}
+
+#[tokio::test]
 async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_out() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
