@@ -3,7 +3,7 @@
 //! plays it (`punct tournament play`), and `punct tournaments`, `tournament show`,
 //! `join` and `withdraw` with what the server refuses.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -11,7 +11,8 @@ use punct_client::Client;
 use punct_protocol::{
     CreateTournament, TimeControl, TournamentFormat, TournamentState, TournamentView,
 };
-use punct_rules::Variant;
+use punct_rules::{Color, Outcome, Variant};
+use punct_testing::TestServer;
 use tempfile::TempDir;
 
 use crate::common::{Punct, register, run_punct, start_server};
@@ -308,4 +309,147 @@ fn joining_and_withdrawing_say_what_the_server_refuses() {
     assert!(missing.contains("no-such-tournament"), "{missing}");
     let list = punct(anna.path(), &["tournaments", "--server", url]).expect("listed");
     assert!(list.starts_with("upcoming:\n  "), "{list}");
+}
+
+/// Each player's score, Buchholz and Sonneborn-Berger worked out from the stored games
+/// of `view` (a Swiss without byes or withdrawals), to compare with its standings.
+fn standings_of_records(url: &str, view: &TournamentView) -> Vec<(String, f64, f64, f64)> {
+    let records = block_on(async {
+        let client = Client::new(url.parse().expect("URL")).expect("client");
+        let mut records = Vec::new();
+        for game in view.pairings.iter().flat_map(|r| &r.games) {
+            let room = game.room.as_deref().expect("no bye among 64");
+            let record = client.record(room).await.expect("its record");
+            let white = record.outcome.map(|outcome| match outcome {
+                Outcome::Win {
+                    winner: Color::White,
+                    ..
+                } => 1.0,
+                Outcome::Win { .. } => 0.0,
+                Outcome::Draw { .. } => 0.5,
+            });
+            let black = game.black.clone().expect("no bye");
+            records.push((game.white.clone(), black, white.expect("every game over")));
+        }
+        records
+    });
+    let mut score: HashMap<String, f64> = HashMap::new();
+    for (white, black, points) in &records {
+        *score.entry(white.clone()).or_default() += points;
+        *score.entry(black.clone()).or_default() += 1.0 - points;
+    }
+    let mut tie_breaks: HashMap<String, (f64, f64)> = HashMap::new();
+    for (white, black, points) in &records {
+        for (me, them, mine) in [(white, black, *points), (black, white, 1.0 - points)] {
+            let (buchholz, sonneborn) = tie_breaks.entry(me.clone()).or_default();
+            *buchholz += score[them];
+            *sonneborn += mine * score[them];
+        }
+    }
+    score
+        .iter()
+        .map(|(player, &points)| {
+            let (buchholz, sonneborn) = tie_breaks[player];
+            (player.clone(), points, buchholz, sonneborn)
+        })
+        .collect()
+}
+
+#[test]
+fn sixty_four_bots_play_a_seven_round_swiss_whose_standings_are_its_stored_games() {
+    const BOTS: usize = 64;
+    const ROUNDS: u32 = 7;
+    // 64 players from one address: no cap on sign-ins, nor on connections (each bot
+    // holds two: the tournament it follows and its game).
+    let server = TestServer::in_background(punct_server::Config {
+        sign_ins_per_minute: 0,
+        max_connections_per_ip: 0,
+        ..punct_server::Config::default()
+    });
+    let url = server.url.as_str();
+    let configs: Vec<TempDir> = std::thread::scope(|scope| {
+        let registering: Vec<_> = (1..=BOTS)
+            .map(|n| scope.spawn(move || player(url, &format!("swiss{n}"))))
+            .collect();
+        registering
+            .into_iter()
+            .map(|h| h.join().expect("registered"))
+            .collect()
+    });
+    let id = create(
+        url,
+        CreateTournament {
+            name: "Sixty-four".into(),
+            format: TournamentFormat::Swiss,
+            variant: Variant::Standard,
+            clock: Some(TimeControl {
+                base: 60,
+                increment: 1,
+                days: None,
+            }),
+            rated: true,
+            starts_at: now() + 5000,
+            ends_at: None,
+            rounds: Some(ROUNDS),
+            min_players: 2,
+            max_players: 64,
+        },
+    );
+    let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
+    for lines in bots.into_iter().map(Punct::finish) {
+        let played = lines.iter().filter(|l| l["type"] == "game_over").count();
+        assert_eq!(played, ROUNDS as usize, "a game a round, each to its end");
+        assert_eq!(lines.last().expect("lines")["type"], "tournament_over");
+    }
+
+    let view = view(url, &id);
+    assert_eq!(view.summary.state, TournamentState::Finished);
+    assert_eq!(view.pairings.len(), ROUNDS as usize);
+    let mut met = HashSet::new();
+    let mut colours: HashMap<String, String> = HashMap::new();
+    for round in &view.pairings {
+        assert_eq!(
+            round.games.len(),
+            BOTS / 2,
+            "round {}: everyone plays",
+            round.round
+        );
+        for game in &round.games {
+            let black = game.black.clone().expect("no bye among 64");
+            let mut pair = [game.white.clone(), black.clone()];
+            pair.sort();
+            assert!(met.insert(pair), "nobody meets twice: {game:?}");
+            colours.entry(game.white.clone()).or_default().push('W');
+            colours.entry(black).or_default().push('B');
+        }
+    }
+    for (player, seq) in &colours {
+        assert!(
+            !seq.contains("WWW") && !seq.contains("BBB"),
+            "{player}: {seq}"
+        );
+        let whites = seq.matches('W').count();
+        assert!(whites.abs_diff(seq.len() - whites) <= 2, "{player}: {seq}");
+    }
+    let recomputed = standings_of_records(url, &view);
+    assert_eq!(recomputed.len(), BOTS);
+    for (player, score, buchholz, sonneborn) in recomputed {
+        let row = view.standings.iter().find(|r| r.player == player);
+        let row = row.unwrap_or_else(|| panic!("{player} stands"));
+        assert_eq!(row.score, score, "{player}'s score");
+        assert_eq!(row.buchholz, Some(buchholz), "{player}'s Buchholz");
+        assert_eq!(
+            row.sonneborn_berger,
+            Some(sonneborn),
+            "{player}'s Sonneborn-Berger"
+        );
+        assert_eq!(row.games, ROUNDS, "{player}");
+    }
+    // Ranked by score, then Buchholz, then Sonneborn-Berger.
+    let keys: Vec<_> = view
+        .standings
+        .iter()
+        .map(|r| (r.score, r.buchholz, r.sonneborn_berger))
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{keys:?}");
 }
