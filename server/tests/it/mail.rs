@@ -81,7 +81,7 @@ async fn mail_queued_before_a_kill_is_sent_after_the_restart() {
     let database = Database::new();
     let hanging = Sink::start(Behaviour::Hang);
     let server = mailing_process(&database, &hanging);
-    turns_for_bert(&server, 3).await;
+    turns_for_bert(&server, 8).await;
     server.kill();
 
     // A SQLite server's claims die with it. On PostgreSQL, where another node may be
@@ -93,7 +93,7 @@ async fn mail_queued_before_a_kill_is_sent_after_the_restart() {
     let waiting = if on_postgres() { claimed } else { 0 };
     let sink = Sink::start(Behaviour::Accept);
     let _server = mailing_process(&database, &sink);
-    assert_eq!(exactly(&sink, 3).await.len(), 3 - waiting);
+    assert_eq!(exactly(&sink, 8).await.len(), 8 - waiting);
 }
 
 #[tokio::test]

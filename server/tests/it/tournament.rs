@@ -593,6 +593,64 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
     .await;
 }
 
+#[tokio::test]
+async fn a_correspondence_round_robin_whose_players_let_their_time_run_out_finishes_on_time() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let body = || {
+        serde_json::json!({
+            "name": "Slow by mail",
+            "format": "round-robin",
+            "clock": {"days": 1},
+            "starts_at": now_ms() + 1000,
+            "max_players": 3,
+            "min_players": 3,
+        })
+    };
+    let (_, tokens, id) = entered(&server, "slow", 3, body).await;
+    let started = until(&server, &id, |v| v.summary.round == 3).await;
+    // White plays a first turn in every game; Black never answers.
+    let mut dice = Dice(5);
+    for round in &started.pairings {
+        let game = &round.games[0];
+        let (white, black) = (&tokens[&game.white], &tokens[game.black.as_ref().unwrap()]);
+        let room = game.room.as_ref().unwrap();
+        let mut seats = seat(&server.signed_in(white), &server.signed_in(black), room).await;
+        let mut played = Game::new(Variant::Standard);
+        assert_eq!(turns(&mut seats, &mut played, 1, &mut dice).await, None);
+    }
+    server.shutdown().await.unwrap();
+
+    // Two days pass (the stored times move back): every Black has run out of its day,
+    // and the sweep of the server started again ends each game on time.
+    database
+        .query("UPDATE turns SET played_at = played_at - 172800000")
+        .await;
+    let server = TestServer::with(config(&database)).await;
+    let over = until(&server, &id, |v| {
+        v.summary.state == TournamentState::Finished
+    })
+    .await;
+    let mut whites: HashMap<&str, f64> = HashMap::new();
+    for game in over.pairings.iter().flat_map(|r| &r.games) {
+        let time = Outcome::Win {
+            winner: Color::White,
+            reason: WinReason::Time,
+        };
+        assert_eq!(game.outcome, Some(time), "{game:?}");
+        *whites.entry(game.white.as_str()).or_default() += 1.0;
+    }
+    for row in &over.standings {
+        assert_eq!(row.games, 2, "{}", row.player);
+        let won = whites.get(row.player.as_str()).copied().unwrap_or(0.0);
+        assert_eq!(
+            row.score, won,
+            "{}: a win for each game as White",
+            row.player
+        );
+    }
+}
+
 /// A live round robin of four starting in a second, entered by players named `prefix`
 /// and a number: the players (in the order they joined, which is their place on the
 /// Berger table), their tokens, and its id.
