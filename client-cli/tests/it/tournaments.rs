@@ -111,9 +111,10 @@ fn bot(url: &str, id: &str, config: &Path) -> Punct {
 fn four_bots_fill_a_two_round_swiss_and_play_every_game_to_the_end() {
     let server = start_server();
     let url = server.url.as_str();
-    let id = swiss(url, 2, 4000);
+    // Registered first, then made: the start is not passed while they register.
     let names = ["bot1", "bot2", "bot3", "bot4"];
     let configs: Vec<TempDir> = names.iter().map(|name| player(url, name)).collect();
+    let id = swiss(url, 2, 6000);
     let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
 
     let mut rooms = HashSet::new();
@@ -171,6 +172,9 @@ fn four_bots_fill_a_two_round_swiss_and_play_every_game_to_the_end() {
 fn bots_play_an_arena_game_after_game_until_its_end() {
     let server = start_server();
     let url = server.url.as_str();
+    // Three, so that a player back in the pool finds someone other than the opponent
+    // just played waiting.
+    let configs = [player(url, "ada"), player(url, "bob"), player(url, "cyd")];
     let id = create(
         url,
         CreateTournament {
@@ -179,16 +183,13 @@ fn bots_play_an_arena_game_after_game_until_its_end() {
             variant: Variant::Basic,
             clock: Some(TimeControl::clock(60, 0)),
             rated: false,
-            starts_at: now() + 3000,
-            ends_at: Some(now() + 12_000),
+            starts_at: now() + 6000,
+            ends_at: Some(now() + 15_000),
             rounds: None,
             min_players: 2,
             max_players: 8,
         },
     );
-    // Three, so that a player back in the pool finds someone other than the opponent
-    // just played waiting.
-    let configs = [player(url, "ada"), player(url, "bob"), player(url, "cyd")];
     let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
     let mut rooms = HashSet::new();
     let mut games = Vec::new();
@@ -228,9 +229,9 @@ fn bots_play_an_arena_game_after_game_until_its_end() {
 fn a_player_waits_for_their_pairing_and_plays_it_with_a_script() {
     let server = start_server();
     let url = server.url.as_str();
-    let id = swiss(url, 1, 3000);
     let anna = player(url, "anna");
     let computer = player(url, "computer");
+    let id = swiss(url, 1, 6000);
     let joined = punct(anna.path(), &["tournament", "join", "--server", url, &id]);
     assert!(joined.expect("joined").starts_with("anna joined"));
     let opponent = bot(url, &id, computer.path());
@@ -388,7 +389,8 @@ fn sixty_four_bots_play_a_seven_round_swiss_whose_standings_are_its_stored_games
                 days: None,
             }),
             rated: true,
-            starts_at: now() + 5000,
+            // Time for 64 processes to start and join on a busy machine.
+            starts_at: now() + 20_000,
             ends_at: None,
             rounds: Some(ROUNDS),
             min_players: 2,
