@@ -549,23 +549,34 @@ async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() 
     );
 }
 
-#[tokio::test]
-async fn a_correspondence_round_robin_starts_every_game_at_once() {
-    let database = Database::new();
-    let server = TestServer::with(config(&database)).await;
+/// A round robin by correspondence (`days` a move) of three players named `prefix` and a
+/// number, started: their tokens, its id, and the tournament once its three rounds (one
+/// game each, the third player resting) are paired, all at once.
+async fn robin_by_mail(
+    server: &Endpoint,
+    prefix: &str,
+    days: u8,
+) -> (HashMap<String, String>, String, TournamentView) {
     let body = || {
         serde_json::json!({
             "name": "Winter by mail",
             "format": "round-robin",
-            "clock": {"days": 3},
+            "clock": {"days": days},
             "starts_at": now_ms() + 1000,
             "max_players": 3,
             "min_players": 3,
         })
     };
-    let (_, tokens, id) = entered(&server, "mail", 3, body).await;
-    // Three players: three rounds, each one game (the third player rests).
-    let started = until(&server, &id, |v| v.summary.round == 3).await;
+    let (_, tokens, id) = entered(server, prefix, 3, body).await;
+    let started = until(server, &id, |v| v.summary.round == 3).await;
+    (tokens, id, started)
+}
+
+#[tokio::test]
+async fn a_correspondence_round_robin_starts_every_game_at_once() {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
+    let (tokens, id, started) = robin_by_mail(&server, "mail", 3).await;
     let mut met = HashSet::new();
     for round in &started.pairings {
         assert_eq!(round.games.len(), 1);
@@ -597,18 +608,7 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
 async fn a_correspondence_round_robin_whose_players_let_their_time_run_out_finishes_on_time() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let body = || {
-        serde_json::json!({
-            "name": "Slow by mail",
-            "format": "round-robin",
-            "clock": {"days": 1},
-            "starts_at": now_ms() + 1000,
-            "max_players": 3,
-            "min_players": 3,
-        })
-    };
-    let (_, tokens, id) = entered(&server, "slow", 3, body).await;
-    let started = until(&server, &id, |v| v.summary.round == 3).await;
+    let (tokens, id, started) = robin_by_mail(&server, "slow", 1).await;
     // White plays a first turn in every game; Black never answers.
     let mut dice = Dice(5);
     for round in &started.pairings {
