@@ -52,6 +52,20 @@ impl Error {
             _ => false,
         }
     }
+
+    /// Whether the server refused only for now: it could not hold or read the room or
+    /// tournament asked for (`too-many-rooms`, `storage-failed`), as while a cluster
+    /// moves it off a node that died. Asking again a little later may succeed.
+    pub fn is_for_now(&self) -> bool {
+        let code = match self {
+            Error::Rejected { code, .. }
+            | Error::Refused {
+                code: Some(code), ..
+            } => code,
+            _ => return false,
+        };
+        matches!(code, ErrorCode::TooManyRooms | ErrorCode::StorageFailed)
+    }
 }
 
 impl fmt::Display for Error {

@@ -112,8 +112,8 @@ pub struct Link {
 /// of legal turns: its owner finds them with `punct-rules`, as the terminal client and
 /// the bots do. It reconnects after a drop (resuming from the last sequence number
 /// seen) until the owner drops [`Link::requests`] or the server refuses it for good. The
-/// very first connection failing is final: a wrong address should not be retried
-/// forever.
+/// very first connection failing is final, a wrong address should not be retried
+/// forever, unless the server refused it only for now ([`Error::is_for_now`]).
 pub fn connect(client: Client, entry: Entry) -> Link {
     let (requests, mut request_rx) = mpsc::unbounded_channel();
     let (event_tx, events) = mpsc::unbounded_channel();
@@ -131,7 +131,9 @@ pub fn connect(client: Client, entry: Entry) -> Link {
                     backoff = FIRST_BACKOFF;
                     Ok(reason)
                 }
-                Err(e) if ever_connected => Ok(e.chain()),
+                // Once in, or refused only for now, it tries again: only a first
+                // connection that cannot be made or is refused for good is final.
+                Err(e) if ever_connected || e.is_for_now() => Ok(e.chain()),
                 Err(e) => Err(e.chain()),
             };
             // The node may be going away: come back on the next, if there are several.

@@ -14,6 +14,8 @@
 //!   on one of its own ([`TestServer::in_background`], for tests that are not async);
 //!   its [`Endpoint`] makes HTTP requests and opens connections. The server's tests and
 //!   the `punct` command's tests both start theirs here.
+//! - [`Process`]: a `punct-server` process, as operators run it, that a test may kill,
+//!   stop or let exit (the cluster's tests run three).
 //! - [`Client`]: a WebSocket connection that speaks the protocol and checks that a
 //!   room's events come in sequence; [`Refused`] is what it is told when refused.
 //! - [`Database`]: a test's database, SQLite or, with `PUNCT_TEST_DATABASE=postgres`,
@@ -29,11 +31,13 @@
 mod client;
 mod database;
 pub mod glicko2;
+mod process;
 mod server;
 pub mod smtp;
 
 pub use client::{Client, Refused, error_code, illegal, refused};
 pub use database::{Database, on_postgres};
+pub use process::Process;
 pub use server::{Endpoint, PATIENCE, Table, TestServer, api_error};
 
 use std::io::{Read, Write};

@@ -188,3 +188,12 @@ impl Punct {
         rest
     }
 }
+
+/// A test that ends early, or has seen what it wanted of a bot still waiting for a game,
+/// leaves no process behind.
+impl Drop for Punct {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -413,3 +413,52 @@ async fn a_scripted_turn_the_server_could_not_store_is_sent_again() {
         .expect("the turns counted");
     assert_eq!(stored, 2, "each turn stored once");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bot_a_full_server_turns_away_for_now_comes_back_once_there_is_room() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let file = dir.path().join("punct.db").display().to_string();
+    let on = |max_rooms| punct_server::Config {
+        database: Some(file.clone()),
+        max_rooms,
+        ..punct_server::Config::default()
+    };
+    // A room stored and not in memory: made before a restart, nobody in it since.
+    let first = punct_testing::TestServer::with(on(16)).await;
+    let waiting = first.create_room(r#"{"color":"white"}"#).await;
+    first.shutdown().await.expect("shut down");
+    // Then the server holds one room at a time, and another room has the place.
+    let server = punct_testing::TestServer::with(on(1)).await;
+    let other = server.create_room(r#"{"color":"white"}"#).await;
+    let seats = dir.path().join("seats.json").display().to_string();
+    let mut bot = Punct::spawn(&[
+        "bot",
+        "--server",
+        &server.url,
+        "--room",
+        &waiting.room,
+        "--token",
+        &waiting.token,
+        "--seats",
+        &seats,
+    ]);
+    let seat = tokio::task::block_in_place(|| bot.next());
+    assert_eq!(seat["type"], "seat", "{seat}");
+    let refused = tokio::task::block_in_place(|| bot.next());
+    assert_eq!(refused["type"], "disconnected", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("too-many-rooms")),
+        "{refused}"
+    );
+    // The other room cancelled, the bot's next try enters its own.
+    let path = format!("/api/rooms/{}/cancel", other.room);
+    let token = format!(r#"{{"token":"{}"}}"#, other.token);
+    assert_eq!(server.http("POST", &path, &token).await.0, 204);
+    let connected = tokio::task::block_in_place(|| bot.until("connected"));
+    assert_eq!(connected["type"], "connected");
+    let entered = tokio::task::block_in_place(|| bot.next());
+    assert_eq!(entered["type"], "snapshot", "{entered}");
+    assert_eq!(entered["room"]["room"], waiting.room.as_str());
+}

@@ -1,18 +1,20 @@
 //! Tournaments from the terminal against a real server: bots that fill a Swiss and play
 //! it to the end (`punct bot --tournament`), a player who waits for their pairing and
 //! plays it (`punct tournament play`), and `punct tournaments`, `tournament show`,
-//! `join` and `withdraw` with what the server refuses.
+//! `join` and `withdraw` with what the server refuses. The same 64 bots finish their
+//! Swiss on a cluster of three whose director's node is killed mid-round.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use punct_client::Client;
 use punct_protocol::{
-    CreateTournament, TimeControl, TournamentFormat, TournamentState, TournamentView,
+    CreateTournament, NodeView, TimeControl, TournamentFormat, TournamentNode, TournamentState,
+    TournamentView,
 };
 use punct_rules::{Color, Outcome, Variant};
-use punct_testing::TestServer;
+use punct_testing::{Database, Endpoint, Nats, Process, TestServer};
 use tempfile::TempDir;
 
 use crate::common::{Punct, register, run_punct, start_server};
@@ -356,28 +358,31 @@ fn standings_of_records(url: &str, view: &TournamentView) -> Vec<(String, f64, f
         .collect()
 }
 
-#[test]
-fn sixty_four_bots_play_a_seven_round_swiss_whose_standings_are_its_stored_games() {
-    const BOTS: usize = 64;
-    const ROUNDS: u32 = 7;
-    // 64 players from one address: no cap on sign-ins, nor on connections (each bot
-    // holds two: the tournament it follows and its game).
-    let server = TestServer::in_background(punct_server::Config {
-        sign_ins_per_minute: 0,
-        max_connections_per_ip: 0,
-        ..punct_server::Config::default()
-    });
-    let url = server.url.as_str();
-    let configs: Vec<TempDir> = std::thread::scope(|scope| {
-        let registering: Vec<_> = (1..=BOTS)
-            .map(|n| scope.spawn(move || player(url, &format!("swiss{n}"))))
+/// The players of the 64-bot Swiss and its rounds.
+const BOTS: usize = 64;
+const ROUNDS: u32 = 7;
+
+/// `BOTS` players, registered at the same time, player `n` through `servers(n)` (a
+/// server, or a cluster's nodes in the order that bot is to try them), where its bot
+/// finds its session again.
+fn sixty_four_players(servers: impl Fn(usize) -> String + Sync) -> Vec<TempDir> {
+    std::thread::scope(|scope| {
+        let registering: Vec<_> = (0..BOTS)
+            .map(|n| {
+                let servers = &servers;
+                scope.spawn(move || player(&servers(n), &format!("swiss{}", n + 1)))
+            })
             .collect();
         registering
             .into_iter()
             .map(|h| h.join().expect("registered"))
             .collect()
-    });
-    let id = create(
+    })
+}
+
+/// The Swiss of `ROUNDS` rounds for `BOTS` players with short clocks, made on `url`.
+fn sixty_four_swiss(url: &str) -> String {
+    create(
         url,
         CreateTournament {
             name: "Sixty-four".into(),
@@ -396,15 +401,33 @@ fn sixty_four_bots_play_a_seven_round_swiss_whose_standings_are_its_stored_games
             min_players: 2,
             max_players: 64,
         },
-    );
-    let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
-    for lines in bots.into_iter().map(Punct::finish) {
-        let played = lines.iter().filter(|l| l["type"] == "game_over").count();
-        assert_eq!(played, ROUNDS as usize, "a game a round, each to its end");
-        assert_eq!(lines.last().expect("lines")["type"], "tournament_over");
+    )
+}
+
+/// Waits for every bot of the 64-bot Swiss `id` to end, then checks the tournament as
+/// `url` tells it: each bot played a game a round to its end; every round complete,
+/// nobody met twice, the colour rules kept; and the standings are those of the stored
+/// games, ranked by score, Buchholz and Sonneborn-Berger. Answers what each bot printed.
+fn sixty_four_finish(url: &str, id: &str, bots: Vec<Punct>) -> Vec<Vec<serde_json::Value>> {
+    let printed: Vec<_> = bots.into_iter().map(Punct::finish).collect();
+    for lines in &printed {
+        let rooms: HashSet<_> = lines
+            .iter()
+            .filter(|l| l["type"] == "seat")
+            .map(|l| l["room"].clone())
+            .collect();
+        assert_eq!(rooms.len(), ROUNDS as usize, "a game a round");
+        // Each seen to its end: its `game_over`, or, for a bot that came back to a game
+        // moved to another node after it ended, the ended game's snapshot.
+        let ends = lines.iter().filter(|l| {
+            l["type"] == "game_over" || (l["type"] == "snapshot" && !l["room"]["outcome"].is_null())
+        });
+        assert_eq!(ends.count(), ROUNDS as usize, "each game to its end");
+        let last = lines.last().expect("lines");
+        assert_eq!(last["type"], "tournament_over", "{last}");
     }
 
-    let view = view(url, &id);
+    let view = view(url, id);
     assert_eq!(view.summary.state, TournamentState::Finished);
     assert_eq!(view.pairings.len(), ROUNDS as usize);
     let mut met = HashSet::new();
@@ -447,11 +470,114 @@ fn sixty_four_bots_play_a_seven_round_swiss_whose_standings_are_its_stored_games
         );
         assert_eq!(row.games, ROUNDS, "{player}");
     }
-    // Ranked by score, then Buchholz, then Sonneborn-Berger.
     let keys: Vec<_> = view
         .standings
         .iter()
         .map(|r| (r.score, r.buchholz, r.sonneborn_berger))
         .collect();
     assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{keys:?}");
+    printed
+}
+
+#[test]
+fn sixty_four_bots_play_a_seven_round_swiss_whose_standings_are_its_stored_games() {
+    // 64 players from one address: no cap on sign-ins, nor on connections (each bot
+    // holds two: the tournament it follows and its game).
+    let server = TestServer::in_background(punct_server::Config {
+        sign_ins_per_minute: 0,
+        max_connections_per_ip: 0,
+        ..punct_server::Config::default()
+    });
+    let url = server.url.as_str();
+    let configs = sixty_four_players(|_| url.to_owned());
+    let id = sixty_four_swiss(url);
+    let bots: Vec<Punct> = configs.iter().map(|c| bot(url, &id, c.path())).collect();
+    sixty_four_finish(url, &id, bots);
+}
+
+/// Where tournament `id`'s director runs, as `node` says: the tag of the node that
+/// holds it, while that node lives.
+fn director_node(node: &Endpoint, id: &str) -> Option<u32> {
+    let path = format!("/api/tournaments/{id}/node");
+    let whereabouts: TournamentNode = block_on(node.get(&path));
+    whereabouts.alive.then_some(whereabouts.node).flatten()
+}
+
+#[test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+fn sixty_four_bots_finish_their_swiss_on_a_cluster_whose_director_s_node_is_killed_mid_round() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let flags = [
+        "--cluster",
+        &nats.url(),
+        "--cluster-lease",
+        "2s",
+        "--sign-ins-per-minute",
+        "0",
+        "--max-connections-per-ip",
+        "0",
+    ];
+    let mut nodes: Vec<Process> = (0..3).map(|_| Process::with(&database, &flags)).collect();
+    let urls: Vec<String> = nodes.iter().map(|node| node.url.clone()).collect();
+    // Bot n tries node n mod 3 first, then the others: a third of the bots play and
+    // follow through each node, and move on when theirs dies.
+    let servers = |n: usize| {
+        let order = (0..3).map(|k| urls[(n + k) % 3].as_str());
+        order.collect::<Vec<_>>().join(",")
+    };
+    let configs = sixty_four_players(servers);
+    let id = sixty_four_swiss(&urls[0]);
+    let bots: Vec<Punct> = (configs.iter().enumerate())
+        .map(|(n, c)| bot(&servers(n), &id, c.path()))
+        .collect();
+
+    let held = director_node(&nodes[0], &id).expect("a live node directs it");
+    let tags: Vec<u32> = nodes
+        .iter()
+        .map(|node| block_on(node.get::<NodeView>("/api/node")).node)
+        .collect();
+    let doomed = tags
+        .iter()
+        .position(|&tag| tag == held)
+        .expect("one of ours");
+    let witness = Endpoint::new(nodes[(doomed + 1) % 3].addr);
+    // Killed mid-round: from round 3 on, once a game of the round has ended and while
+    // others are under way.
+    let (round, ended) = loop {
+        let view = view(&witness.url, &id);
+        if let Some(latest) = view.pairings.last().filter(|r| r.round >= 3) {
+            let ended = latest.games.iter().filter(|g| g.outcome.is_some()).count();
+            if (1..latest.games.len()).contains(&ended) {
+                break (latest.round, ended);
+            }
+        }
+        assert_ne!(
+            view.summary.state,
+            TournamentState::Finished,
+            "no round was caught"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    nodes.remove(doomed).kill();
+    let killed = std::time::Instant::now();
+
+    let taken_over = director_node(&witness, &id);
+    let printed = sixty_four_finish(&witness.url, &id, bots);
+    // The bots in a game through the killed node lost it, and came back on another.
+    let moved = printed
+        .iter()
+        .filter(|lines| lines.iter().any(|l| l["type"] == "disconnected"))
+        .count();
+    eprintln!(
+        "killed the director's node in round {round} of {ROUNDS}, {ended} of its {} games \
+         over; the tournament finished {:?} later; {moved} bots moved to another node",
+        BOTS / 2,
+        killed.elapsed()
+    );
+    assert!(moved > 0, "no bot was playing through the killed node");
+    let now_held = director_node(&witness, &id);
+    assert!(
+        now_held.is_some_and(|tag| tag != held),
+        "a living node directs it: {now_held:?} (just after the kill: {taken_over:?})"
+    );
 }

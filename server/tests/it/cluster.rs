@@ -15,7 +15,7 @@ use punct_rules::{Game, Turn, Variant};
 use punct_testing::{Client, Database, Nats, NatsCluster, Table};
 
 use crate::games::{WHITE_CONNECTED, white_connects};
-use crate::process::Process;
+use punct_testing::Process;
 
 /// The lease the nodes run with: short, so that a failover takes seconds.
 pub(crate) const LEASE: &str = "2s";

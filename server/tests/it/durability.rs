@@ -8,7 +8,7 @@ use punct_rules::{Color, Game, Turn, Variant};
 use punct_testing::{Client, Database};
 
 use crate::games;
-use crate::process::Process;
+use punct_testing::Process;
 
 #[tokio::test]
 async fn a_killed_server_comes_back_with_the_game_and_the_same_seats() {

@@ -17,7 +17,7 @@ use punct_testing::{Client, Database, Endpoint, Nats, TestServer, on_postgres};
 
 use crate::cluster::LEASE;
 use crate::correspondence::{exactly, exactly_within, mailing, player_with_mail, seated};
-use crate::process::Process;
+use punct_testing::Process;
 
 /// A server process on `database` that mails through `sink`.
 fn mailing_process(database: &Database, sink: &Sink) -> Process {

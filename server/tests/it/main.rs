@@ -8,7 +8,6 @@
 //! (`cargo test -p punct-server -- --include-ignored`, as `.ci/services-tests` runs them).
 
 mod games;
-mod process;
 
 mod accounts;
 mod accounts_life;

@@ -6,7 +6,7 @@ use punct_protocol::{ErrorCode, ServerMessage};
 use punct_testing::{Client, Database};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::process::Process;
+use punct_testing::Process;
 
 /// How many times in a row the server is started and stopped.
 const ROUNDS: usize = 12;

@@ -17,7 +17,7 @@ use punct_rules::{Color, DrawReason, Game, Outcome, Variant, WinReason};
 use punct_server::{Config, Console, TournamentCreators};
 use punct_testing::{Client, Database, Endpoint, TestServer, api_error};
 
-use crate::process::Process;
+use punct_testing::Process;
 
 const PASSWORD: &str = "a fine password";
 
@@ -1287,6 +1287,16 @@ async fn a_swiss_whose_director_s_node_is_killed_mid_round_finishes_pairing_nobo
         let mut seats = seat(&white, &black, &room).await;
         assert!(turns(&mut seats, &mut game, 2, &mut dice).await.is_none());
     }
+    // A follower on a node that lives on, whose director's events came from the doomed
+    // node: it follows the director to its new node by itself.
+    let mut follower = on(&nodes[(doomed + 1) % 3], &games[0].white).client().await;
+    let tournament = id.clone();
+    follower
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament,
+        })
+        .await;
     let dead = nodes.remove(doomed);
     let killed = tokio::time::Instant::now();
     dead.kill();
@@ -1324,6 +1334,12 @@ async fn a_swiss_whose_director_s_node_is_killed_mid_round_finishes_pairing_nobo
     let ended = killed.elapsed();
     let view = until(&living[1], &id, |v| v.summary.round >= 3).await;
     let paired = killed.elapsed();
+    let told = next_of(&mut follower, |m| match m {
+        ServerMessage::TournamentRound { round: r, .. } if r.round == 3 => Some(r),
+        _ => None,
+    })
+    .await;
+    assert_eq!(told, view.pairings[2], "the follower hears round 3");
     eprintln!(
         "kill to takeover {taken_over:?}; kill to round 3 paired {paired:?} \
          (the round's last game ended {ended:?} after the kill)"
