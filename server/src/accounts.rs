@@ -4,8 +4,7 @@
 //!   Two usernames that differ only in case, `-` or `_` are the same account
 //!   ([`username_key`]), and nobody can register one that passes for another's: a digit
 //!   read as the letter it stands in for, `b0b` beside `bob` ([`lookalike_key`]).
-//! - A password is hashed with Argon2id (the `argon2` crate's defaults, OWASP's
-//!   recommended 19 MiB, two passes) on a blocking thread, and never logged.
+//! - A password is hashed with Argon2id (`password`), and never logged.
 //! - Signing in is rate-limited per address and per username, before any hashing. A
 //!   username nobody has is checked against a dummy hash, so a failure takes as long
 //!   whether the account exists or not.
@@ -34,16 +33,15 @@
 //! `api::accounts` has the routes, `api::auth` how a request is signed in.
 
 use std::net::IpAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
-use argon2::Argon2;
-use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use punct_protocol::{ErrorCode, Session};
 
 use crate::clock::now;
 use crate::i18n::Lang;
 use crate::limits::Throttle;
+use crate::password;
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
 use crate::store::{
@@ -226,9 +224,9 @@ impl Accounts {
         let found = self.store.account_by_key(&key).await?;
         let (account, hash) = match found {
             Some((account, hash)) => (Some(account), hash),
-            None => (None, dummy_hash().to_owned()),
+            None => (None, password::dummy_hash().await),
         };
-        let right = verify_password(password.to_owned(), hash).await;
+        let right = password::verify(password.to_owned(), hash).await;
         match account {
             Some(account) if right => {
                 let state = self.store.account_state(&account.id).await?;
@@ -531,7 +529,7 @@ impl Accounts {
         }
         let hash = self.store.password_of(&account.id).await?;
         let right = match hash {
-            Some(hash) => verify_password(password.to_owned(), hash).await,
+            Some(hash) => password::verify(password.to_owned(), hash).await,
             None => false,
         };
         if right {
@@ -738,44 +736,13 @@ fn too_many() -> Refused {
     )
 }
 
-/// `password` hashed with Argon2id and a fresh salt, as a PHC string.
+/// `password` hashed for keeping, or why it could not be.
 async fn hash_password(password: String) -> Result<String, Refused> {
-    let hashed = tokio::task::spawn_blocking(move || {
-        let salt = secret::salt();
-        Argon2::default()
-            .hash_password_with_salt(password.as_bytes(), &salt)
-            .map(|hash| hash.to_string())
-    })
-    .await;
-    match hashed {
-        Ok(Ok(hash)) => Ok(hash),
-        _ => Err(Refused::new(
+    password::hash(password).await.ok_or_else(|| {
+        Refused::new(
             ErrorCode::StorageFailed,
             "the password could not be hashed; try again",
-        )),
-    }
-}
-
-/// Whether `password` is the one `hash` was made from.
-async fn verify_password(password: String, hash: String) -> bool {
-    tokio::task::spawn_blocking(move || {
-        Argon2::default()
-            .verify_password(password.as_bytes(), hash.as_str())
-            .is_ok()
-    })
-    .await
-    .unwrap_or(false)
-}
-
-/// A hash of a password nobody knows, made once: what a sign-in to a username nobody has
-/// is checked against, so that it takes as long as one to an account.
-fn dummy_hash() -> &'static str {
-    static DUMMY: OnceLock<String> = OnceLock::new();
-    DUMMY.get_or_init(|| {
-        Argon2::default()
-            .hash_password_with_salt(secret::token().as_bytes(), &secret::salt())
-            .expect("Argon2 hashes with its default parameters")
-            .to_string()
+        )
     })
 }
 
@@ -868,18 +835,6 @@ mod tests {
             assert_eq!(device(Some(agent)), named, "{agent}");
         }
         assert_eq!(device(None), "an unknown device");
-    }
-
-    #[tokio::test]
-    async fn a_password_verifies_against_its_own_hash_only() {
-        let hash = hash_password("correct horse".into()).await.unwrap();
-        assert!(hash.starts_with("$argon2id$"), "{hash}");
-        assert!(!hash.contains("correct horse"));
-        assert!(verify_password("correct horse".into(), hash.clone()).await);
-        assert!(!verify_password("correct horsf".into(), hash.clone()).await);
-        // Salted: the same password hashes differently each time.
-        assert_ne!(hash, hash_password("correct horse".into()).await.unwrap());
-        assert!(!verify_password("anything".into(), dummy_hash().to_owned()).await);
     }
 
     #[tokio::test]

@@ -58,6 +58,7 @@ mod limits;
 mod mail;
 mod metrics;
 mod moderation;
+mod password;
 mod proxy;
 mod rating;
 mod registry;

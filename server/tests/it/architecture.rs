@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "config",
     "secret",
+    "password",
     "lease",
     "limits",
     "proxy",
