@@ -36,32 +36,33 @@ fn at_once() -> usize {
 
 /// Runs `work` on a blocking thread once a permit is free, with the memory blocks a
 /// hash with the default parameters needs (more, if an earlier one needed more); `None`
-/// if it panicked.
+/// if it panicked. The permit and the memory go back when the work is done, even if
+/// the caller has stopped waiting for it.
 async fn run<T: Send + 'static>(
     work: impl FnOnce(&mut [Block]) -> T + Send + 'static,
 ) -> Option<T> {
-    let _permit = HASHING.permits.acquire().await.ok()?;
-    let kept = HASHING
-        .memory
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .pop();
-    let mut memory = kept.unwrap_or_default();
-    let (answer, memory) = tokio::task::spawn_blocking(move || {
+    let permit = HASHING.permits.acquire().await.ok()?;
+    let hashing = tokio::task::spawn_blocking(move || {
+        let kept = HASHING
+            .memory
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut memory = kept.unwrap_or_default();
         let needed = Params::default().block_count();
         if memory.len() < needed {
             memory.resize(needed, Block::default());
         }
-        (work(&mut memory), memory)
-    })
-    .await
-    .ok()?;
-    HASHING
-        .memory
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(memory);
-    Some(answer)
+        let answer = work(&mut memory);
+        HASHING
+            .memory
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(memory);
+        drop(permit);
+        answer
+    });
+    hashing.await.ok()
 }
 
 /// `password` hashed with a fresh salt, as a PHC string; `None` if it could not be.
