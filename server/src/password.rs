@@ -34,9 +34,8 @@ fn at_once() -> usize {
     std::thread::available_parallelism().map_or(1, NonZero::get)
 }
 
-/// Runs `work` on a blocking thread once a permit is free, with the memory blocks a
-/// hash with the default parameters needs (more, if an earlier one needed more); `None`
-/// if it panicked. The permit and the memory go back when the work is done, even if
+/// Runs `work` on a blocking thread once a permit is free, with kept memory blocks, as
+/// many as a hash with the default parameters needs; `None` if it panicked. The permit and the memory go back when the work is done, even if
 /// the caller has stopped waiting for it.
 async fn run<T: Send + 'static>(
     work: impl FnOnce(&mut [Block]) -> T + Send + 'static,

@@ -12,10 +12,9 @@ use nix::sys::signal::Signal;
 use punct_client::{Entry, NetEvent};
 use punct_protocol::{ClientMessage, ErrorCode, Lobby, NodeView, RoomNode, ServerMessage};
 use punct_rules::{Game, Turn, Variant};
-use punct_testing::{Client, Database, Nats, NatsCluster, Table};
+use punct_testing::{Client, Database, Nats, NatsCluster, Process, Table};
 
 use crate::games::{WHITE_CONNECTED, white_connects};
-use punct_testing::Process;
 
 /// The lease the nodes run with: short, so that a failover takes seconds.
 pub(crate) const LEASE: &str = "2s";

@@ -1,14 +1,15 @@
 //! A real `punct-server` process, killed (SIGKILL) in the middle of games and started
 //! again on the same database file: no acknowledged turn is lost, the seats are the same.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use punct_protocol::{RoomStatus, ServerMessage};
 use punct_rules::{Color, Game, Turn, Variant};
-use punct_testing::{Client, Database};
+use punct_testing::{Client, Database, Process};
 
 use crate::games;
-use punct_testing::Process;
 
 #[tokio::test]
 async fn a_killed_server_comes_back_with_the_game_and_the_same_seats() {
@@ -60,7 +61,7 @@ async fn a_killed_server_comes_back_with_the_game_and_the_same_seats() {
 /// Plays random legal turns (mostly moves, so the game lasts) for both players as fast
 /// as the server acknowledges them; answers the acknowledged turns when the connection
 /// breaks or the game ends.
-async fn play_until_cut(mut alice: Client, mut bob: Client) -> Vec<Turn> {
+async fn play_until_cut(mut alice: Client, mut bob: Client, played: Arc<AtomicUsize>) -> Vec<Turn> {
     let mut game = Game::new(Variant::Standard);
     let mut acknowledged = Vec::new();
     let mut n: usize = 0;
@@ -82,6 +83,7 @@ async fn play_until_cut(mut alice: Client, mut bob: Client) -> Vec<Turn> {
             Some(true) => {
                 game.play(turn).unwrap();
                 acknowledged.push(turn);
+                played.fetch_add(1, Ordering::Relaxed);
             }
             Some(false) => panic!("{turn} refused"),
             None => break,
@@ -100,11 +102,24 @@ async fn no_acknowledged_turn_is_lost_when_the_server_is_killed_mid_stream() {
         let table = server.table("standard").await;
         let alice = server.player(&table.room, &table.white).await;
         let bob = server.player(&table.room, &table.black).await;
-        players.push(tokio::spawn(play_until_cut(alice, bob)));
-        rooms.push(table.room);
+        let played = Arc::new(AtomicUsize::new(0));
+        players.push(tokio::spawn(play_until_cut(alice, bob, played.clone())));
+        rooms.push((table.room, played));
     }
-    // Let the games run, then kill the server in the middle of them.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Let the games run, then kill the server in the middle of them: once each has a
+    // few turns (a busy machine may take a while to start them).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while rooms
+        .iter()
+        .any(|(_, played)| played.load(Ordering::Relaxed) < 5)
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the games did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
     server.kill();
     let mut acknowledged = Vec::new();
     for player in players {
@@ -112,7 +127,7 @@ async fn no_acknowledged_turn_is_lost_when_the_server_is_killed_mid_stream() {
     }
 
     let server = Process::start(&database);
-    for (room, acked) in rooms.iter().zip(&acknowledged) {
+    for ((room, _), acked) in rooms.iter().zip(&acknowledged) {
         assert!(!acked.is_empty(), "turns were played before the kill");
         eprintln!("{room}: {} acknowledged before the kill", acked.len());
         let record = server.record(room).await;

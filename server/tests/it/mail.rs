@@ -13,11 +13,10 @@ use punct_protocol::{
     ClientMessage, NodeView, Notifications, NotifyMode, SeatGranted, ServerMessage,
 };
 use punct_testing::smtp::{Behaviour, Received, Sink};
-use punct_testing::{Client, Database, Endpoint, Nats, TestServer, on_postgres};
+use punct_testing::{Client, Database, Endpoint, Nats, Process, TestServer, on_postgres};
 
 use crate::cluster::LEASE;
 use crate::correspondence::{exactly, exactly_within, mailing, player_with_mail, seated};
-use punct_testing::Process;
 
 /// A server process on `database` that mails through `sink`.
 fn mailing_process(database: &Database, sink: &Sink) -> Process {

@@ -3,10 +3,8 @@
 //! before the process exits, every time.
 
 use punct_protocol::{ErrorCode, ServerMessage};
-use punct_testing::{Client, Database};
+use punct_testing::{Client, Database, Process};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-
-use punct_testing::Process;
 
 /// How many times in a row the server is started and stopped.
 const ROUNDS: usize = 12;

@@ -15,9 +15,7 @@ use punct_protocol::{
 };
 use punct_rules::{Color, DrawReason, Game, Outcome, Variant, WinReason};
 use punct_server::{Config, Console, TournamentCreators};
-use punct_testing::{Client, Database, Endpoint, TestServer, api_error};
-
-use punct_testing::Process;
+use punct_testing::{Client, Database, Endpoint, Process, TestServer, api_error};
 
 const PASSWORD: &str = "a fine password";
 
