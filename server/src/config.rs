@@ -48,6 +48,11 @@ pub struct Config {
     /// How often the server pings each connection (such as `20s` or `500ms`).
     #[arg(long, global = true, env = "PUNCT_PING_INTERVAL", value_parser = parse_duration, default_value = "20s")]
     pub ping_interval: Duration,
+    /// How long the server waits for a request's head (its line and headers) on an HTTP
+    /// connection: from the connection's opening, or from the previous response on a
+    /// kept-alive one. Longer, the connection is closed.
+    #[arg(long, global = true, env = "PUNCT_HEADER_TIMEOUT", value_parser = parse_duration, default_value = "30s")]
+    pub header_timeout: Duration,
     /// How long a connection may stay silent (no pong, no message) before it is dropped.
     #[arg(long, global = true, env = "PUNCT_IDLE_TIMEOUT", value_parser = parse_duration, default_value = "60s")]
     pub idle_timeout: Duration,
@@ -187,6 +192,7 @@ impl Config {
         max_rooms: 1000,
         max_message_bytes: 4096,
         ping_interval: Duration::from_secs(20),
+        header_timeout: Duration::from_secs(30),
         idle_timeout: Duration::from_secs(60),
         outbound_queue: 256,
         room_event_buffer: 256,

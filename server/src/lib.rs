@@ -190,10 +190,8 @@ pub async fn run(
             let _ = stop_tx.send(true);
         }
     };
-    let app = api::router(state).into_make_service_with_connect_info::<proxy::Peer>();
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(signal)
-        .await;
+    let header_timeout = state.config.header_timeout;
+    api::serve(listener, api::router(state), header_timeout, signal).await;
     rooms.clear();
     tournaments.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
@@ -207,5 +205,5 @@ pub async fn run(
             "lost the cluster lease (cut off from NATS for longer than --cluster-lease)",
         ));
     }
-    served
+    Ok(())
 }

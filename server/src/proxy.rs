@@ -17,7 +17,6 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::connect_info::Connected;
 use axum::extract::rejection::ExtensionRejection;
 use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
@@ -116,13 +115,13 @@ fn node_address(node: &str) -> Option<IpAddr> {
 }
 
 /// Where a connection is from, as [`Listener`] accepted it: its TCP peer, or the
-/// client its trusted proxy's PROXY header names. (axum's connection information.)
+/// client its trusted proxy's PROXY header names: each request's `ConnectInfo`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Peer(SocketAddr);
 
-impl Connected<axum::serve::IncomingStream<'_, Listener>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, Listener>) -> Peer {
-        Peer(*stream.remote_addr())
+impl From<SocketAddr> for Peer {
+    fn from(address: SocketAddr) -> Peer {
+        Peer(address)
     }
 }
 

@@ -4,6 +4,8 @@
 //! # Layout
 //!
 //! - this file: [`router`], which puts the routes together.
+//! - `serve`: [`serve`], the routes served on each connection accepted, with a limit on
+//!   the time a request's head may take.
 //! - `error`: [`ApiError`](error::ApiError), the one error type, over the table of
 //!   `errors`.
 //! - `auth`: the session cookie and bearer tokens, as the extractors `Session` and
@@ -28,6 +30,7 @@ mod language;
 mod moderation;
 mod players;
 mod rooms;
+mod serve;
 mod template;
 mod tournaments;
 mod web;
@@ -40,6 +43,8 @@ use axum::middleware::{from_extractor_with_state, from_fn, map_response};
 use axum::response::Response;
 
 use crate::state::AppState;
+
+pub(crate) use serve::serve;
 
 /// Largest HTTP request body accepted: requests are a few small JSON fields.
 const MAX_BODY_BYTES: usize = 4096;

@@ -6,6 +6,8 @@ use punct_protocol::{ErrorCode, ServerMessage};
 use punct_rules::Turn;
 use punct_server::Config;
 use punct_testing::TestServer;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 /// Picks the `n`th turn of a pseudo-random sequence from `legal`, preferring moves so the
@@ -157,7 +159,92 @@ async fn shutdown_says_goodbye_to_every_connection_and_waits_for_them() {
         assert_eq!(close.map(|frame| frame.code), Some(CloseCode::Away));
     }
     assert!(
-        tokio::net::TcpStream::connect(addr).await.is_err(),
+        TcpStream::connect(addr).await.is_err(),
         "nobody listens any more"
     );
+}
+
+/// Reads from `stream` until it closes; answers what came, or `None` if it stayed open
+/// for `patience`.
+async fn until_closed(stream: &mut TcpStream, patience: Duration) -> Option<String> {
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(patience, stream.read_to_end(&mut got)).await;
+    read.ok()
+        .map(|_| String::from_utf8_lossy(&got).into_owned())
+}
+
+/// `GET /healthz` on `stream`, kept alive: the answer's status line and body.
+async fn healthz(stream: &mut TcpStream) -> String {
+    let request = b"GET /healthz HTTP/1.1\r\nHost: punct\r\n\r\n";
+    stream.write_all(request).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        head.push(stream.read_u8().await.unwrap());
+    }
+    let head = String::from_utf8(head).unwrap().to_ascii_lowercase();
+    let length = head
+        .split("content-length: ")
+        .nth(1)
+        .and_then(|rest| rest.split("\r\n").next()?.parse().ok())
+        .expect("a length");
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await.unwrap();
+    let status = head.lines().next().unwrap_or_default().to_owned();
+    format!("{status} {}", String::from_utf8(body).unwrap())
+}
+
+#[tokio::test]
+async fn a_connection_slow_with_its_request_or_idle_after_one_is_closed() {
+    let config = Config {
+        header_timeout: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let server = TestServer::with(config).await;
+    let connect = || TcpStream::connect(server.addr);
+
+    // Nothing sent: closed once the time is up.
+    let mut silent = connect().await.unwrap();
+    let opened = Instant::now();
+    let said = until_closed(&mut silent, Duration::from_secs(5)).await;
+    assert_eq!(said.as_deref(), Some(""));
+    assert!(opened.elapsed() >= Duration::from_millis(300));
+    // Half a head, and never the rest: closed unanswered.
+    let mut slow = connect().await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: punct\r\n")
+        .await
+        .unwrap();
+    let said = until_closed(&mut slow, Duration::from_secs(5)).await;
+    assert!(
+        said.is_some_and(|s| !s.contains("200")),
+        "half a head answered"
+    );
+    // A request answered, kept alive, and nothing more: closed.
+    let mut idle = connect().await.unwrap();
+    assert_eq!(healthz(&mut idle).await, "http/1.1 200 ok ok\n");
+    assert_eq!(
+        until_closed(&mut idle, Duration::from_secs(5))
+            .await
+            .as_deref(),
+        Some("")
+    );
+
+    // Requests that come in time are answered on one connection, past the limit in all.
+    let mut prompt = connect().await.unwrap();
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert_eq!(healthz(&mut prompt).await, "http/1.1 200 ok ok\n");
+    }
+    // A WebSocket lives past the limit: it is no longer HTTP.
+    let mut client = server.client().await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    client
+        .send_text(r#"{"type":"hello","id":9,"version":1}"#)
+        .await;
+    assert!(matches!(
+        client.reply_to(9).await,
+        ServerMessage::Error {
+            code: ErrorCode::DuplicateHello,
+            ..
+        }
+    ));
 }
