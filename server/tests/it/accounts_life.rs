@@ -558,12 +558,7 @@ async fn an_address_is_confirmed_by_a_link_and_a_forgotten_password_reset_by_ano
 #[tokio::test]
 async fn forgotten_passwords_are_asked_three_a_minute_per_address_and_ten_from_one() {
     let sink = Sink::start(Behaviour::Accept);
-    let server = TestServer::with(Config {
-        smtp_url: Some(sink.url()),
-        public_url: Some("http://punct.test".into()),
-        ..Config::default()
-    })
-    .await;
+    let server = crate::correspondence::mailing(&sink, Config::default().digest_check).await;
     let endpoint: &Endpoint = &server;
     let forgot = |email: String| {
         let body = format!(r#"{{"email":"{email}"}}"#);

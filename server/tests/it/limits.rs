@@ -75,6 +75,21 @@ async fn a_spectator_that_never_reads_does_not_slow_the_players() {
     }
 }
 
+/// Checks that the server still answers `client`, which said hello: a second hello is
+/// refused.
+async fn assert_served(client: &mut punct_testing::Client) {
+    client
+        .send_text(r#"{"type":"hello","id":9,"version":1}"#)
+        .await;
+    assert!(matches!(
+        client.reply_to(9).await,
+        ServerMessage::Error {
+            code: ErrorCode::DuplicateHello,
+            ..
+        }
+    ));
+}
+
 #[tokio::test]
 async fn a_silent_connection_is_dropped_and_a_listening_one_kept() {
     let config = Config {
@@ -99,16 +114,7 @@ async fn a_silent_connection_is_dropped_and_a_listening_one_kept() {
         Some(CloseCode::Away) | None
     ));
     // The listener is still served.
-    listening
-        .send_text(r#"{"type":"hello","id":9,"version":1}"#)
-        .await;
-    assert!(matches!(
-        listening.reply_to(9).await,
-        ServerMessage::Error {
-            code: ErrorCode::DuplicateHello,
-            ..
-        }
-    ));
+    assert_served(&mut listening).await;
 }
 
 #[tokio::test]
@@ -237,14 +243,5 @@ async fn a_connection_slow_with_its_request_or_idle_after_one_is_closed() {
     // A WebSocket lives past the limit: it is no longer HTTP.
     let mut client = server.client().await;
     tokio::time::sleep(Duration::from_millis(900)).await;
-    client
-        .send_text(r#"{"type":"hello","id":9,"version":1}"#)
-        .await;
-    assert!(matches!(
-        client.reply_to(9).await,
-        ServerMessage::Error {
-            code: ErrorCode::DuplicateHello,
-            ..
-        }
-    ));
+    assert_served(&mut client).await;
 }

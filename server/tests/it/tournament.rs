@@ -873,6 +873,17 @@ async fn only_moderators_create_tournaments_when_the_server_says_so() {
     create(&server.signed_in(&entrants[1].1), &swiss(3, 60_000, 8)).await;
 }
 
+/// Follows tournament `id` on `client`: the answer.
+async fn follow(client: &mut punct_testing::Client, id: &str) -> ServerMessage {
+    let tournament = id.to_owned();
+    client
+        .request(|rid| ClientMessage::Follow {
+            id: rid,
+            tournament,
+        })
+        .await
+}
+
 /// The next message of `client` that `wanted` picks, skipping the others.
 async fn next_of<T>(
     client: &mut punct_testing::Client,
@@ -897,14 +908,7 @@ async fn a_follower_hears_the_players_the_rounds_and_their_next_game() {
     let mut player = server.signed_in(&entrants[0].1).client().await;
     let mut guest = server.client().await;
     for follower in [&mut player, &mut guest] {
-        let tournament = id.clone();
-        match follower
-            .request(|rid| ClientMessage::Follow {
-                id: rid,
-                tournament,
-            })
-            .await
-        {
+        match follow(follower, &id).await {
             ServerMessage::Tournament {
                 id: Some(_),
                 tournament,
@@ -970,13 +974,7 @@ async fn a_follower_hears_the_players_the_rounds_and_their_next_game() {
 
     // A follower that comes later is told the game it has not finished.
     let mut again = server.signed_in(&entrants[0].1).client().await;
-    let tournament = id.clone();
-    again
-        .request(|rid| ClientMessage::Follow {
-            id: rid,
-            tournament,
-        })
-        .await;
+    follow(&mut again, &id).await;
     let told = next_of(&mut again, |m| match m {
         ServerMessage::TournamentGame { room, .. } => Some(room),
         _ => None,
@@ -1020,13 +1018,7 @@ async fn a_burst_of_changes_reaches_a_follower_as_one_view_a_second() {
     let entrants = players(&server, "rush", 6).await;
     let id = create(&server.signed_in(&entrants[0].1), &swiss(2, 60_000, 8)).await;
     let mut guest = server.client().await;
-    let tournament = id.clone();
-    let answer = guest
-        .request(|rid| ClientMessage::Follow {
-            id: rid,
-            tournament,
-        })
-        .await;
+    let answer = follow(&mut guest, &id).await;
     assert!(matches!(
         answer,
         ServerMessage::Tournament { id: Some(_), .. }
@@ -1184,13 +1176,7 @@ async fn a_swiss_on_a_cluster_is_paired_on_one_node_and_played_on_the_others() {
         assert_eq!(post(&node.signed_in(token), &id, "join").await, (200, None));
     }
     let mut follower = nodes[2].signed_in(&entrants[1].1).client().await;
-    let tournament = id.clone();
-    follower
-        .request(|rid| ClientMessage::Follow {
-            id: rid,
-            tournament,
-        })
-        .await;
+    follow(&mut follower, &id).await;
     let mut dice = Dice(23);
     for round in 1..=2u32 {
         let view = until(&nodes[1], &id, |v| v.summary.round >= round).await;
@@ -1288,13 +1274,7 @@ async fn a_swiss_whose_director_s_node_is_killed_mid_round_finishes_pairing_nobo
     // A follower on a node that lives on, whose director's events came from the doomed
     // node: it follows the director to its new node by itself.
     let mut follower = on(&nodes[(doomed + 1) % 3], &games[0].white).client().await;
-    let tournament = id.clone();
-    follower
-        .request(|rid| ClientMessage::Follow {
-            id: rid,
-            tournament,
-        })
-        .await;
+    follow(&mut follower, &id).await;
     let dead = nodes.remove(doomed);
     let killed = tokio::time::Instant::now();
     dead.kill();
