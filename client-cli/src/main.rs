@@ -16,7 +16,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -27,7 +27,9 @@ use punct_client::{Client, Entry, Server};
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
 use punct_engine::{Engine, Limits, puzzle};
-use punct_protocol::{CreateRoom, ErrorCode, SeatChoice, TimeControl, Visibility};
+use punct_protocol::{
+    CreateRoom, CreateTournament, ErrorCode, SeatChoice, TimeControl, TournamentFormat, Visibility,
+};
 use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
 /// Play and analyse PÜNCT.
@@ -72,6 +74,9 @@ enum Command {
 /// `punct tournament …`: one tournament, by its id (from punct tournaments).
 #[derive(Subcommand, Debug)]
 enum TournamentCommand {
+    /// Create a tournament (signed in; a server may let only its moderators), and print
+    /// its id and settings.
+    Create(TournamentCreateArgs),
     /// Print the tournament: its settings, standings, and every round's games with their
     /// rooms and results.
     Show(TournamentArgs),
@@ -94,6 +99,68 @@ struct TournamentArgs {
     server: ServerArgs,
     /// The tournament's id.
     id: String,
+}
+
+/// `punct tournament create`: what `POST /api/tournaments` takes, as flags.
+#[derive(Args, Debug)]
+struct TournamentCreateArgs {
+    /// The server.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Its name (1 to 60 characters).
+    #[arg(long)]
+    name: String,
+    /// How players are paired: a Swiss (with --rounds), an arena (with --lasts), or a
+    /// single or double round robin.
+    #[arg(long, value_parser = format_parser())]
+    format: TournamentFormat,
+    /// The variant of its games.
+    #[arg(long, ignore_case = true, value_parser = variant_parser(), default_value = "standard")]
+    variant: Variant,
+    /// The time control of its games, as BASE+INC (such as 5m+2s, or 300+2 in seconds), or
+    /// days per move (1d, 2d, 3d, 5d, 7d or 14d: by correspondence, every game of a round
+    /// robin at once); none without it (not for an arena).
+    #[arg(long, value_name = "BASE+INC|DAYSd", value_parser = lobby::parse_time_control)]
+    clock: Option<TimeControl>,
+    /// Its games change the players' ratings.
+    #[arg(long)]
+    rated: bool,
+    /// How long from now it starts (such as 10m, or 1h30m).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
+    starts_in: Duration,
+    /// An arena: how long it lasts from its start (such as 1h).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    lasts: Option<Duration>,
+    /// A Swiss: how many rounds (1 to 20).
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// The fewest players it starts with; fewer at the start cancel it.
+    #[arg(long, default_value_t = 2)]
+    min_players: u32,
+    /// The most players who may join.
+    #[arg(long, default_value_t = 64)]
+    max_players: u32,
+}
+
+impl TournamentCreateArgs {
+    /// The request, for a tournament starting `starts_in` after `now` (milliseconds since
+    /// the Unix epoch).
+    fn request(&self, now: i64) -> CreateTournament {
+        let millis = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+        let starts_at = now.saturating_add(millis(self.starts_in));
+        CreateTournament {
+            name: self.name.clone(),
+            format: self.format,
+            variant: self.variant,
+            clock: self.clock,
+            rated: self.rated,
+            starts_at,
+            ends_at: self.lasts.map(|d| starts_at.saturating_add(millis(d))),
+            rounds: self.rounds,
+            min_players: self.min_players,
+            max_players: self.max_players,
+        }
+    }
 }
 
 /// `punct tournament play`.
@@ -427,6 +494,12 @@ struct PositionArgs {
 }
 
 /// Accepts the variants' names, listing them in `--help` and in clap's error message.
+fn format_parser() -> impl TypedValueParser<Value = TournamentFormat> {
+    let formats = ["swiss", "arena", "round-robin", "double-round-robin"];
+    PossibleValuesParser::new(formats)
+        .try_map(|name| TournamentFormat::parse(&name).ok_or_else(|| format!("no format {name}")))
+}
+
 fn variant_parser() -> impl TypedValueParser<Value = Variant> {
     PossibleValuesParser::new([Variant::Standard.name(), Variant::Basic.name()])
         .try_map(|name| name.parse::<Variant>())
@@ -897,6 +970,16 @@ async fn tournaments(args: ServerArgs) -> anyhow::Result<()> {
 /// `punct tournament …`.
 async fn tournament(command: TournamentCommand) -> anyhow::Result<()> {
     match command {
+        TournamentCommand::Create(args) => {
+            let (server, _) = args.server.player()?;
+            let now = SystemTime::now().duration_since(UNIX_EPOCH)?.as_millis();
+            let request = args.request(i64::try_from(now)?);
+            let view = server.create_tournament(&request).await?;
+            println!("{}", view.summary.id);
+            for line in tournament::show_lines(&view) {
+                println!("{line}");
+            }
+        }
         TournamentCommand::Show(args) => {
             let (server, _) = args.server.client()?;
             for line in tournament::show_lines(&server.tournament(&args.id).await?) {

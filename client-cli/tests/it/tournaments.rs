@@ -314,6 +314,103 @@ fn joining_and_withdrawing_say_what_the_server_refuses() {
     assert!(list.starts_with("upcoming:\n  "), "{list}");
 }
 
+#[test]
+fn a_player_creates_each_format_from_the_terminal_and_is_told_what_is_refused() {
+    let server = start_server();
+    let url = server.url.as_str();
+    let anna = player(url, "anna");
+    let create = |flags: &[&str]| {
+        let args = ["tournament", "create", "--server", url, "--name", "Anna's"];
+        punct(anna.path(), &[&args[..], flags].concat())
+    };
+    // The id first, then the tournament as `show` prints it.
+    let id_of = |printed: &str| printed.lines().next().expect("an id").to_owned();
+
+    let before = now();
+    let swiss = create(&[
+        "--format",
+        "swiss",
+        "--rounds",
+        "5",
+        "--clock",
+        "5m+3s",
+        "--rated",
+        "--starts-in",
+        "10m",
+        "--max-players",
+        "8",
+    ])
+    .expect("a Swiss");
+    let after = now();
+    let settings = "\nswiss, 5 rounds, standard 300+3, rated, by anna\n";
+    assert!(swiss.contains(settings), "{swiss}");
+    let made = view(url, &id_of(&swiss)).summary;
+    assert_eq!(made.format, TournamentFormat::Swiss);
+    assert_eq!(made.rounds, Some(5));
+    assert_eq!(made.clock, Some(TimeControl::clock(300, 3)));
+    assert!(made.rated);
+    assert!((before + 600_000..=after + 600_000).contains(&made.starts_at));
+    assert_eq!((made.min_players, made.max_players), (2, 8));
+
+    let arena = create(&[
+        "--format",
+        "arena",
+        "--variant",
+        "basic",
+        "--clock",
+        "3m+2s",
+        "--lasts",
+        "1h",
+    ])
+    .expect("an arena");
+    let made = view(url, &id_of(&arena)).summary;
+    assert_eq!(
+        (made.format, made.variant),
+        (TournamentFormat::Arena, Variant::Basic)
+    );
+    assert_eq!(
+        made.ends_at,
+        Some(made.starts_at + 3_600_000),
+        "an hour long"
+    );
+    assert!(!made.rated);
+
+    let robin = create(&[
+        "--format",
+        "double-round-robin",
+        "--clock",
+        "3d",
+        "--min-players",
+        "3",
+    ])
+    .expect("a round robin by correspondence");
+    let made = view(url, &id_of(&robin)).summary;
+    assert_eq!(made.format, TournamentFormat::DoubleRoundRobin);
+    assert_eq!(made.clock.and_then(|c| c.days), Some(3));
+    assert_eq!(made.min_players, 3);
+
+    // What the server refuses, it says; what the terminal cannot parse, it says first.
+    let roundless = create(&["--format", "swiss"]).expect_err("a Swiss has rounds");
+    assert!(roundless.contains("bad-request"), "{roundless}");
+    let unknown = create(&["--format", "knockout"]).expect_err("no such format");
+    assert!(unknown.contains("round-robin"), "{unknown}");
+    let nobody = tempfile::tempdir().expect("temporary directory");
+    let args = [
+        "tournament",
+        "create",
+        "--server",
+        url,
+        "--name",
+        "x",
+        "--format",
+        "arena",
+    ];
+    let anonymous = punct(nobody.path(), &args).expect_err("not signed in");
+    assert!(anonymous.contains("punct login first"), "{anonymous}");
+    let listed = punct(anna.path(), &["tournaments", "--server", url]).expect("listed");
+    assert_eq!(listed.matches("Anna's").count(), 3, "{listed}");
+}
+
 /// Each player's score, Buchholz and Sonneborn-Berger worked out from the stored games
 /// of `view` (a Swiss without byes or withdrawals), to compare with its standings.
 fn standings_of_records(url: &str, view: &TournamentView) -> Vec<(String, f64, f64, f64)> {
