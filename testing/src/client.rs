@@ -61,13 +61,22 @@ impl Client {
     /// The next message from the server, whatever it is; checks that room events come
     /// in sequence.
     pub async fn recv(&mut self) -> ServerMessage {
-        let message = match self.closing.pop_front() {
-            Some(message) => message,
-            None => self
-                .connection
-                .recv()
-                .await
-                .expect("a message in time, on an open connection"),
+        self.recv_within(std::time::Duration::ZERO).await
+    }
+
+    /// As [`Client::recv`], waiting up to `patience` if that is longer than a reply's
+    /// wait: for a member of a room that may be moving off a node that died.
+    pub async fn recv_within(&mut self, patience: std::time::Duration) -> ServerMessage {
+        let deadline = std::time::Instant::now() + patience;
+        let message = loop {
+            if let Some(message) = self.closing.pop_front() {
+                break message;
+            }
+            match self.connection.recv().await {
+                Ok(message) => break message,
+                Err(Error::Timeout(_)) if std::time::Instant::now() < deadline => {}
+                Err(e) => panic!("a message in time, on an open connection: {e}"),
+            }
         };
         self.track(&message);
         message

@@ -77,11 +77,13 @@ fn long_game(turns: usize) -> Vec<Turn> {
 }
 
 /// Reads `client`'s messages until it knows of `turns` turns, by the turns it is told of
-/// or a snapshot (a member whose room moved to another node may be sent one).
+/// or a snapshot (a member whose room moved to another node may be sent one). A member
+/// relayed from a node that died may wait long on a loaded machine: a request lost with
+/// the node waits for the relay to give up (5 s) before it is asked again (CLUSTER.md).
 async fn await_turns(client: &mut Client, turns: usize) {
     let mut known = 0;
     while known < turns {
-        match client.recv().await {
+        match client.recv_within(Duration::from_secs(30)).await {
             ServerMessage::TurnPlayed { number, .. } => known = known.max(number),
             ServerMessage::Snapshot { room, .. } => known = known.max(room.turns.len()),
             _ => {}
