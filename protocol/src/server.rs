@@ -263,6 +263,41 @@ pub enum ServerMessage {
         /// The opponent's username.
         opponent: String,
     },
+    /// The answer to `seek`: it waits for someone who wants the same game.
+    Seeking {
+        /// The `seek`'s id.
+        id: RequestId,
+        /// The seek's id, as `paired`, `seek_ended` and the lobby's list name it.
+        seek: String,
+        /// When it ends if nobody meets it, in milliseconds since the Unix epoch.
+        expires_at: i64,
+    },
+    /// A seek met another: the room of their game is made, and this connection holds
+    /// one of its seats. The answer to `seek` (with its `id`) when it met a waiting one
+    /// at once, else sent unasked.
+    Paired {
+        /// The `seek`'s id, when this answers it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// The seek's id.
+        seek: String,
+        /// The room: `join` it with `token`.
+        room: String,
+        /// The secret seat token of this player's seat.
+        token: String,
+        /// The colour the player has.
+        #[schemars(with = "crate::schema::ColorDef")]
+        color: Color,
+        /// Who the opponent is.
+        opponent: Player,
+    },
+    /// A seek ended without meeting anyone.
+    SeekEnded {
+        /// The seek's id.
+        seek: String,
+        /// Why: `expired`, its time ran out.
+        reason: SeekEnd,
+    },
     /// The server is about to close this connection, and why.
     Bye {
         /// Why, for programs: `seat-taken-over` or `shutting-down`.
@@ -628,6 +663,14 @@ pub struct Player {
     /// (their page is `/player/{account}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
+}
+
+/// Why a seek ended without meeting anyone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeekEnd {
+    /// Nobody met it before its time ran out.
+    Expired,
 }
 
 /// Both clocks, as they stood when the message was made.

@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, close_code};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use punct_protocol::{
-    ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, Seq, ServerMessage,
+    ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, SeekGame, Seq, ServerMessage,
     TournamentRound, TournamentState,
 };
 use punct_rules::Color;
@@ -29,9 +29,14 @@ use crate::limits::{Kind, MessageLimits, Verdict};
 use crate::room::{
     Entered, Event, Key, Mismatch, Refusal, Request, RoomHandle, Rooms, Start, Talk,
 };
+use crate::seek::Ask;
 use crate::state::AppState;
 use crate::store::Account;
 use crate::tournament;
+
+mod seeking;
+
+use seeking::{Seeking, from_pool};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -129,8 +134,10 @@ pub(crate) async fn serve<S>(
         lang,
         room: None,
         following: None,
+        seeking: None,
     };
     let end = connection.run(&mut stream).await;
+    connection.cancel_seek();
     connection
         .state
         .rooms
@@ -209,6 +216,8 @@ struct Connection {
     room: Option<Membership>,
     /// The tournament followed, if any.
     following: Option<Following>,
+    /// The open seek, if any.
+    seeking: Option<Seeking>,
 }
 
 /// A tournament a connection follows.
@@ -270,6 +279,7 @@ impl Connection {
                 }
                 news = from_room(&mut self.room) => Box::pin(self.on_room(news)).await,
                 news = from_tournament(&mut self.following) => Box::pin(self.on_tournament(news)).await,
+                news = from_pool(&mut self.seeking) => Box::pin(self.on_pool(news)).await,
                 _ = ping.tick() => {
                     if last_heard.elapsed() > config.idle_timeout {
                         Err(End::Idle)
@@ -425,6 +435,8 @@ impl Connection {
                         return self.error(Some(id), code, errors::message(code, self.lang));
                     }
                 };
+                // A player who takes a seat is no longer looking for a game.
+                self.cancel_seek();
                 self.enter(Some(id), &room, Entry::Seat { key }, since)
                     .await
             }
@@ -456,6 +468,32 @@ impl Connection {
             ClientMessage::Follow { id, tournament } => self.follow(Some(id), tournament).await,
             ClientMessage::Unfollow { id } => {
                 self.following = None;
+                self.send(&ServerMessage::Ack { id, seq: 0 })
+            }
+            ClientMessage::Seek {
+                id,
+                variant,
+                clock,
+                rated,
+                range,
+                name,
+                guest,
+            } => {
+                let game = SeekGame {
+                    variant,
+                    clock,
+                    rated,
+                };
+                let ask = Ask {
+                    game,
+                    range,
+                    name,
+                    guest,
+                };
+                self.seek(id, ask).await
+            }
+            ClientMessage::CancelSeek { id } => {
+                self.cancel_seek();
                 self.send(&ServerMessage::Ack { id, seq: 0 })
             }
             other => {
@@ -1263,6 +1301,7 @@ mod tests {
                 last_seq: 0,
             }),
             following: None,
+            seeking: None,
         };
         let lagged = Err(broadcast::error::RecvError::Lagged(3));
         assert!(connection.on_room(lagged).await.is_ok());

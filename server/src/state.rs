@@ -1,5 +1,5 @@
 //! What every HTTP handler and WebSocket connection shares: the rooms, the tournaments,
-//! the accounts, the limits, and the shutdown signal.
+//! the seeks, the accounts, the limits, and the shutdown signal.
 //!
 //! Must not import: `connection`, `api`.
 
@@ -15,6 +15,7 @@ use crate::limits::Addresses;
 use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
+use crate::seek::Seeks;
 use crate::store::Store;
 use crate::tournament::Tournaments;
 
@@ -25,6 +26,8 @@ pub(crate) struct AppState {
     pub(crate) rooms: Registry,
     /// Every tournament.
     pub(crate) tournaments: Tournaments,
+    /// The seeks of quick pairing.
+    pub(crate) seeks: Seeks,
     /// Limits and timings.
     pub(crate) config: Arc<Config>,
     /// One permit per open WebSocket connection.
@@ -72,9 +75,17 @@ impl AppState {
         );
         let rooms = Registry::new(&config, store, nodes);
         let tournaments = Tournaments::new(&config, rooms.clone());
+        let moderation = Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone()));
+        let seeks = Seeks::new(
+            &config,
+            rooms.clone(),
+            Arc::clone(&accounts),
+            Arc::clone(&moderation),
+        );
         let state = AppState {
             tournaments,
-            moderation: Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone())),
+            seeks,
+            moderation,
             accounts,
             rooms,
             connections: Arc::new(Semaphore::new(config.max_connections)),

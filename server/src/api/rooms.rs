@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use punct_protocol::{
     CancelRoom, CreateRoom, ErrorCode, Lobby, PositionView, Record, RoomNode, RoomSummary,
-    SeatGranted, TakeSeat,
+    SeatGranted, SeekList, TakeSeat,
 };
 use punct_rules::Game;
 use serde::de::DeserializeOwned;
@@ -27,6 +27,7 @@ use crate::store::Player;
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/rooms", post(create).get(lobby))
+        .route("/api/seeks", get(seeks))
         .route("/api/rooms/{id}", get(summary))
         .route("/api/rooms/{id}/seat", post(take_seat))
         .route("/api/rooms/{id}/cancel", post(cancel))
@@ -98,6 +99,11 @@ async fn lobby(State(state): State<AppState>) -> Result<Json<Lobby>, ApiError> {
     Ok(Json(Lobby {
         rooms: state.rooms.lobby().await?,
     }))
+}
+
+/// `GET /api/seeks`: the open seeks of quick pairing.
+async fn seeks(State(state): State<AppState>) -> Json<SeekList> {
+    Json(state.seeks.list().await)
 }
 
 /// `GET /api/rooms/{id}`.

@@ -30,6 +30,8 @@ const LAYERS: &[&str] = &[
     "registry",
     "tournament",
     "moderation",
+    "housekeeping",
+    "seek",
     "state",
     "connection",
     "api",

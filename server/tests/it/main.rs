@@ -43,6 +43,7 @@ mod retry;
 mod rules_page;
 mod rules_wasm;
 mod seats;
+mod seek;
 mod shutdown;
 mod takeback;
 mod tournament;
