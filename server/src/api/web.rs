@@ -162,6 +162,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/lobby.js"),
     ),
     (
+        "seek.js",
+        "text/javascript",
+        include_bytes!("../../web/seek.js"),
+    ),
+    (
         "room.js",
         "text/javascript",
         include_bytes!("../../web/room.js"),
