@@ -4,7 +4,7 @@
 //! without an account, do not meet; a seek ends with its connection and is listed
 //! while it waits.
 
-use punct_protocol::{ClientMessage, ErrorCode, SeekList, ServerMessage, TimeControl};
+use punct_protocol::{ClientMessage, ErrorCode, Role, SeekList, ServerMessage, TimeControl};
 use punct_rules::{Color, Variant};
 use punct_testing::{Client, TestServer};
 
@@ -64,8 +64,25 @@ async fn two_players_seeking_the_same_game_meet_in_one_room_and_play() {
     let list: SeekList = server.get("/api/seeks").await;
     assert!(list.seeks.is_empty(), "{list:?}");
 
-    // Both sit at their board on the same connections, and White plays.
-    let snapshot = anna.join(&room, &anna_token).await;
+    // Both sit at their board on the same connections, in the colours they were told,
+    // and White plays.
+    let ServerMessage::Snapshot {
+        you,
+        room: snapshot,
+        ..
+    } = anna.join_as(&room, Some(&anna_token)).await
+    else {
+        panic!("anna's snapshot")
+    };
+    let told = if anna_color == Color::White {
+        Role::White
+    } else {
+        Role::Black
+    };
+    assert_eq!(
+        you, told,
+        "the seat of anna's token is the colour she was told"
+    );
     assert!(snapshot.players.white.taken && snapshot.players.black.taken);
     assert_eq!(snapshot.clock.map(|c| c.white_ms), Some(300_000));
     bert.join(&room, &bert_token).await;
