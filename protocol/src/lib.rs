@@ -58,7 +58,7 @@ pub use http::{
     Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
-pub use seek::{SeekGame, SeekList, SeekView};
+pub use seek::{SeekGame, SeekList, SeekPoolNode, SeekView};
 pub use server::{
     Channel, ChatLine, ClockView, DotView, ErrorCode, Player, PositionView, ReserveView, Reserves,
     Role, RoomSnapshot, SeatView, Seats, SeekEnd, ServerMessage, StackView,

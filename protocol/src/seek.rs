@@ -45,3 +45,19 @@ pub struct SeekList {
     /// The seeks.
     pub seeks: Vec<SeekView>,
 }
+
+/// `GET /api/seeks/node`: where the seek pool runs, for operators of a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeekPoolNode {
+    /// The tag of the node that holds the pool's claim: the node running it, or, if that
+    /// node died, the one that ran it until another takes it over. Absent on a single
+    /// server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<u32>,
+    /// Whether that node is alive.
+    pub alive: bool,
+    /// Whether the node that answered holds the pool, running it or relaying it.
+    pub here: bool,
+    /// The tag of the node that answered (0 on a single server).
+    pub this_node: u32,
+}

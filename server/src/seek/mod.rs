@@ -25,7 +25,7 @@ use punct_protocol::{ErrorCode, SeekGame, SeekList};
 use tokio::sync::broadcast;
 
 use crate::accounts::{Accounts, Refused};
-use crate::cluster::{ConnId, Limits, Placement, Unavailable};
+use crate::cluster::{ConnId, Limits, Placement, Unavailable, Whereabouts};
 use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
@@ -205,6 +205,12 @@ impl Seeks {
         seeks.sort_by(|a, b| a.seek.cmp(&b.seek));
         seeks.dedup_by(|a, b| a.seek == b.seek);
         SeekList { seeks }
+    }
+
+    /// Where the pool runs, as an operator asks; loads nothing.
+    pub(crate) async fn whereabouts(&self) -> Result<Whereabouts, ErrorCode> {
+        let whereabouts = self.placement.whereabouts(POOL).await;
+        whereabouts.map_err(|e| e.code::<Pools>())
     }
 
     /// Loads the pool here unless a live node runs it.

@@ -4,9 +4,13 @@
 //! without an account, do not meet; a seek ends with its connection and is listed
 //! while it waits.
 
-use punct_protocol::{ClientMessage, ErrorCode, Role, SeekList, ServerMessage, TimeControl};
+use std::time::Duration;
+
+use punct_protocol::{
+    ClientMessage, ErrorCode, NodeView, Role, SeekList, SeekPoolNode, ServerMessage, TimeControl,
+};
 use punct_rules::{Color, Variant};
-use punct_testing::{Client, TestServer};
+use punct_testing::{Client, Database, Nats, Process, TestServer};
 
 /// A `seek` of a 5+3 standard game, casual, with `guest`'s key.
 fn blitz(id: u64, guest: Option<&str>) -> ClientMessage {
@@ -210,4 +214,78 @@ async fn a_seek_is_refused_when_it_cannot_be_a_game() {
     let (status, lobby) = server.http("GET", "/api/rooms", "").await;
     assert_eq!(status, 200);
     assert!(lobby.contains("\"rooms\":[]"), "{lobby}");
+}
+
+/// The node of `nodes` that runs the seek pool, as the nodes say.
+async fn pool_node(nodes: &[Process]) -> usize {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let pool: SeekPoolNode = nodes[0].get("/api/seeks/node").await;
+        for (i, node) in nodes.iter().enumerate() {
+            let view: NodeView = node.get("/api/node").await;
+            if pool.alive && pool.node == Some(view.node) {
+                return i;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no node runs the pool: {pool:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn seeks_on_two_nodes_meet_and_seekers_are_paired_after_the_pool_s_node_dies() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = crate::cluster::cluster(&database, &nats);
+    let pool = pool_node(&nodes).await;
+    let (one, two) = ((pool + 1) % 3, (pool + 2) % 3);
+
+    // A seek through one node meets a seek through another, and both sit down.
+    let mut anna = nodes[one].client().await;
+    seeks(&mut anna, |id| blitz(id, Some("anna"))).await;
+    let list: SeekList = nodes[two].get("/api/seeks").await;
+    assert_eq!(list.seeks.len(), 1, "every node lists the pool's seeks");
+    let mut bert = nodes[two].client().await;
+    let (room, bert_token, _) = paired(bert.request(|id| blitz(id, Some("bert"))).await);
+    let (anna_room, anna_token, _) = paired(anna.recv().await);
+    assert_eq!(room, anna_room);
+    anna.join(&room, &anna_token).await;
+    bert.join(&room, &bert_token).await;
+
+    // Cleo waits on one node; the pool's node dies; Dora seeks on the third. Cleo's
+    // connection seeks again where the pool runs next, unasked, and they meet.
+    let mut cleo = nodes[one].client().await;
+    let cleo_seek = seeks(&mut cleo, |id| blitz(id, Some("cleo"))).await;
+    nodes.remove(pool).kill();
+    let two = if two > pool { two - 1 } else { two };
+    let mut dora = nodes[two].client().await;
+    let asked = ClientMessage::Seek {
+        id: 7,
+        variant: Variant::Standard,
+        clock: TimeControl::clock(300, 3),
+        rated: false,
+        range: None,
+        name: None,
+        guest: Some("dora".to_owned()),
+    };
+    dora.send(&asked).await;
+    let patience = Duration::from_secs(30);
+    let dora_room = match dora.reply_within(7, patience).await {
+        ServerMessage::Paired { room, .. } => room,
+        ServerMessage::Seeking { .. } => paired(dora.recv_within(patience).await).0,
+        other => panic!("dora: {other:?}"),
+    };
+    let told = cleo.recv_within(patience).await;
+    let ServerMessage::Paired { seek, room, .. } = told else {
+        panic!("cleo is paired without asking again: {told:?}")
+    };
+    assert_eq!(seek, cleo_seek, "the same seek, made again");
+    assert_eq!(room, dora_room);
+    // The pool runs on a living node now, and the room made is there too.
+    let moved = pool_node(&nodes).await;
+    let (_, snapshot) = nodes[1 - moved].spectator(&room).await;
+    assert!(snapshot.players.white.taken && snapshot.players.black.taken);
 }
