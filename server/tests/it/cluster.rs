@@ -770,3 +770,34 @@ async fn a_room_s_node_stopped_again_and_again_leaves_it_on_one_node_with_every_
         nodes.insert(owner, node_on(&database, &bus, LEASE));
     }
 }
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_member_whose_live_room_cannot_be_entered_again_is_told_to_come_back() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = cluster(&database, &nats);
+    let table = nodes[0].table("standard").await;
+    let (mut watcher, _) = nodes[1].spectator(&table.room).await;
+    // The database takes no connection any more, so no node can load the room again
+    // once its node has died (asked from the server's own database, `postgres`).
+    let url = database.url();
+    let (server, name) = url.rsplit_once('/').unwrap();
+    let admin = Database::Postgres(format!("{server}/postgres"));
+    admin
+        .query(&format!(
+            "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false"
+        ))
+        .await;
+    admin
+        .query(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        ))
+        .await;
+    nodes.remove(0).kill();
+    // The watcher's node gives up entering it after three leases: the room lives on
+    // in the database, so the watcher is told to try again (1013), not that the room
+    // is gone (1000, for a room its creator cancelled).
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let frame = watcher.closed().await.expect("a close frame");
+    assert_eq!(u16::from(frame.code), 1013, "{frame:?}");
+}
