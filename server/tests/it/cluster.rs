@@ -796,7 +796,8 @@ async fn a_member_whose_live_room_cannot_be_entered_again_is_told_to_come_back()
     nodes.remove(0).kill();
     // The watcher's node gives up entering it after three leases: the room lives on
     // in the database, so the watcher is told to try again (1013), not that the room
-    // is gone (1000, for a room its creator cancelled).
+    // is gone (1000, for a room its creator cancelled). That takes a lease and three
+    // more, longer than a read waits: the first seconds pass here.
     tokio::time::sleep(Duration::from_secs(4)).await;
     let frame = watcher.closed().await.expect("a close frame");
     assert_eq!(u16::from(frame.code), 1013, "{frame:?}");
