@@ -64,8 +64,11 @@ enum End {
     TooSlow,
     /// The client went on sending faster than its rate limits after being told.
     Flood,
-    /// The room closed.
+    /// The room closed: its creator cancelled it.
     RoomClosed,
+    /// The room could not be reached, though it may live on: it closed under the
+    /// connection and could not be entered again, or it never answered a request.
+    RoomUnreachable,
     /// The server is shutting down.
     Shutdown,
 }
@@ -82,6 +85,8 @@ impl End {
             End::Replaced => (close_code::NORMAL, "seat taken over"),
             End::Idle => (close_code::AWAY, "idle"),
             End::RoomClosed => (close_code::NORMAL, "room closed"),
+            // Not 1000, which says the room is gone for good: the client comes back.
+            End::RoomUnreachable => (close_code::AGAIN, "room unreachable"),
             End::Shutdown => (close_code::AWAY, "server shutting down"),
         };
         Some(CloseFrame {
@@ -104,6 +109,7 @@ impl fmt::Display for End {
             End::TooSlow => f.write_str("outbound queue full: the client does not read"),
             End::Flood => f.write_str("went on sending over the rate limits"),
             End::RoomClosed => f.write_str("room closed"),
+            End::RoomUnreachable => f.write_str("room unreachable: try again"),
             End::Shutdown => f.write_str("server shutting down"),
         }
     }
@@ -655,7 +661,7 @@ impl Connection {
                 rule: refusal.rule,
                 message: errors::told(refusal.code, refusal.message, self.lang),
             }),
-            Err(Closed) => Err(End::RoomClosed),
+            Err(Closed) => Err(End::RoomUnreachable),
         }
     }
 
@@ -755,7 +761,9 @@ impl Connection {
 
     /// Answers request `id` (none: the connection was entering again after its room
     /// moved) that the room was not entered, for `code`. A node that is stopping (it
-    /// lost its lease) says goodbye at once: the client comes back on another.
+    /// lost its lease) says goodbye at once: the client comes back on another. A room
+    /// gone from the database was cancelled; any other refusal of a member coming back
+    /// leaves a room that lives on, which the client is told to try again.
     fn not_entered(&self, id: Option<RequestId>, code: ErrorCode) -> Result<(), End> {
         match (code, id) {
             (ErrorCode::ShuttingDown, _) => {
@@ -763,7 +771,8 @@ impl Connection {
                 Err(End::Shutdown)
             }
             (_, Some(id)) => self.error(Some(id), code, errors::message(code, self.lang)),
-            (_, None) => Err(End::RoomClosed),
+            (ErrorCode::NoSuchRoom, None) => Err(End::RoomClosed),
+            (_, None) => Err(End::RoomUnreachable),
         }
     }
 
