@@ -441,13 +441,15 @@ fn storage_failed(e: &StoreError) -> ErrorCode {
     ErrorCode::StorageFailed
 }
 
-/// Whether a live game has nobody at its board: both players away, in a game played in
-/// one sitting. The lobby leaves it out (a correspondence game's players come and go).
+/// Whether a live game has nobody at its board: both players away (or the one person
+/// against the computer), in a game played in one sitting. The lobby leaves it out (a correspondence game's players come and go).
 fn deserted(room: &RoomSummary) -> bool {
+    // The computer is always at its board, and nobody comes to watch it wait.
+    let present = |seat: &punct_protocol::SeatView| seat.connected && seat.computer.is_none();
     room.status == RoomStatus::Live
         && room.clock.is_none_or(|clock| clock.days.is_none())
-        && !room.players.white.connected
-        && !room.players.black.connected
+        && !present(&room.players.white)
+        && !present(&room.players.black)
 }
 
 #[cfg(test)]
