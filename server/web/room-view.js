@@ -262,6 +262,18 @@ export function createView(page) {
     const button = $('rematch');
     const link = $('rematch-link');
     panel.hidden = !state.outcome || !(me || state.rematchOffer || state.rematch);
+    if (page.tournament) {
+      // A tournament pairs its players' next games: no rematch.
+      button.hidden = true;
+      link.hidden = page.nextGame === null;
+      panel.hidden = !state.outcome || !me;
+      status.textContent = page.nextGame ? t('room.tournament.next') : t('room.tournament.waiting');
+      if (page.nextGame) {
+        link.textContent = t('room.tournament.play');
+        link.href = `/room/${encodeURIComponent(page.nextGame)}`;
+      }
+      return;
+    }
     button.hidden = !me || state.rematch !== null;
     link.hidden = state.rematch === null;
     if (state.rematch) {
