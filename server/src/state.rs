@@ -11,6 +11,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use crate::accounts::Accounts;
 use crate::cluster::Nodes;
 use crate::config::Config;
+use crate::endings::Endings;
 use crate::limits::Addresses;
 use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
@@ -33,6 +34,8 @@ pub(crate) struct AppState {
     pub(crate) accounts: Arc<Accounts>,
     /// Roles, reports, moderators' actions.
     pub(crate) moderation: Arc<Moderation>,
+    /// The connections open here, closed when their session or account ends.
+    pub(crate) endings: Endings,
     /// Connections and new rooms by client address.
     pub(crate) addresses: Arc<Addresses>,
     /// Whose word is taken for a client's address.
@@ -72,9 +75,12 @@ impl AppState {
         );
         let rooms = Registry::new(&config, store, nodes);
         let tournaments = Tournaments::new(&config, rooms.clone());
+        let endings = Endings::new(rooms.clone());
+        let moderation = Moderation::new(Arc::clone(&accounts), rooms.clone(), endings.clone());
         let state = AppState {
             tournaments,
-            moderation: Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone())),
+            moderation: Arc::new(moderation),
+            endings,
             accounts,
             rooms,
             connections: Arc::new(Semaphore::new(config.max_connections)),
