@@ -300,7 +300,8 @@ pub enum ServerMessage {
     },
     /// The server is about to close this connection, and why.
     Bye {
-        /// Why, for programs: `seat-taken-over` or `shutting-down`.
+        /// Why, for programs: `seat-taken-over`, `shutting-down`, `rate-limited` or
+        /// `session-ended`.
         code: ErrorCode,
         /// Why, for people.
         message: String,
@@ -373,7 +374,7 @@ pub enum ErrorCode {
     NotJoined,
     /// No room has this id.
     NoSuchRoom,
-    /// The seat token is not one of this room's.
+    /// The seat token is not one of this room's, or its seat's account was deleted.
     BadToken,
     /// A spectator tried to play.
     NotAPlayer,
@@ -445,11 +446,13 @@ pub enum ErrorCode {
     NotCancellable,
     /// Taking a seat in a room whose creator blocks the account (HTTP 403).
     Blocked,
-    /// A `chat` from an account a moderator muted, until the mute ends (HTTP 403).
+    /// A `chat` from an account a moderator muted, signed in or in a seat of the account
+    /// joined with its token, until the mute ends (HTTP 403).
     Muted,
     /// Playing a rated game, for an account a moderator barred from them (HTTP 403).
     BarredFromRated,
-    /// Signing in to an account a moderator banned (HTTP 403).
+    /// Signing in to an account a moderator banned (HTTP 403); `join` with the token of a
+    /// seat whose account is banned.
     Banned,
     /// A moderator's page or action, asked by an account without the role (HTTP 403).
     NotAModerator,
@@ -466,6 +469,10 @@ pub enum ErrorCode {
     TournamentStarted,
     /// Withdrawing from a tournament the account has not joined, or has left (HTTP 409).
     NotEntered,
+    /// `bye`: the session the connection was signed in with ended (signed out, a new
+    /// password, a ban, the account deleted), or the account of the seat it joined with
+    /// a token was banned or deleted.
+    SessionEnded,
 }
 
 impl ErrorCode {

@@ -23,6 +23,7 @@ use tokio::time::Instant;
 
 use crate::accounts::Refused;
 use crate::cluster::{Closed, ConnId, Reply};
+use crate::endings::Ticket;
 use crate::errors;
 use crate::i18n::Lang;
 use crate::limits::{Kind, MessageLimits, Verdict};
@@ -71,6 +72,8 @@ enum End {
     RoomUnreachable,
     /// The server is shutting down.
     Shutdown,
+    /// Its session ended, or the account of its seat was banned or deleted.
+    SessionEnded,
 }
 
 impl End {
@@ -88,6 +91,7 @@ impl End {
             // Not 1000, which says the room is gone for good: the client comes back.
             End::RoomUnreachable => (close_code::AGAIN, "room unreachable"),
             End::Shutdown => (close_code::AWAY, "server shutting down"),
+            End::SessionEnded => (close_code::NORMAL, "session ended"),
         };
         Some(CloseFrame {
             code,
@@ -111,17 +115,19 @@ impl fmt::Display for End {
             End::RoomClosed => f.write_str("room closed"),
             End::RoomUnreachable => f.write_str("room unreachable: try again"),
             End::Shutdown => f.write_str("server shutting down"),
+            End::SessionEnded => f.write_str("its session or its seat's account ended"),
         }
     }
 }
 
-/// Serves one upgraded socket until it ends.
+/// Serves one upgraded socket until it ends, or its `ticket` ends it.
 pub(crate) async fn serve<S>(
     socket: S,
     id: ConnId,
     state: AppState,
     account: Option<Account>,
     lang: Lang,
+    ticket: Ticket,
 ) where
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Send + 'static,
 {
@@ -141,6 +147,7 @@ pub(crate) async fn serve<S>(
         room: None,
         following: None,
         seeking: None,
+        ticket,
     };
     let end = connection.run(&mut stream).await;
     connection.cancel_seek();
@@ -224,6 +231,8 @@ struct Connection {
     following: Option<Following>,
     /// The open seek, if any.
     seeking: Option<Seeking>,
+    /// What ends the connection with its session, or its seat's account.
+    ticket: Ticket,
 }
 
 /// A tournament a connection follows.
@@ -270,6 +279,8 @@ impl Connection {
     {
         let config = Arc::clone(&self.state.config);
         let mut stop = self.state.stop.clone();
+        // Boxed once: inline, waiting for it would make every connection's task larger.
+        let mut ended = Box::pin(self.ticket.ended());
         let mut ping =
             tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
         ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -296,6 +307,12 @@ impl Connection {
                 () = stopping(&mut stop) => {
                     let _ = self.send(&shutting_down(self.lang));
                     Err(End::Shutdown)
+                }
+                () = &mut ended => {
+                    let code = ErrorCode::SessionEnded;
+                    let message = errors::message(code, self.lang).into();
+                    let _ = self.send(&ServerMessage::Bye { code, message });
+                    Err(End::SessionEnded)
                 }
             };
             if let Err(end) = step {
@@ -434,7 +451,16 @@ impl Connection {
                 since,
             } => {
                 let key = match (token, &self.account) {
-                    (Some(token), _) => Key::Token(token),
+                    (Some(token), _) => {
+                        // A seat belongs to its account: the connection ends with it,
+                        // and a banned or deleted account's seat is no longer played.
+                        if let Err(Refused(code, message)) =
+                            self.ticket.join_seat(&room, &token).await
+                        {
+                            return self.error(Some(id), code, message);
+                        }
+                        Key::Token(token)
+                    }
                     (None, Some(account)) => Key::Account(account.id.clone()),
                     (None, None) => {
                         let code = ErrorCode::SignInRequired;
@@ -450,13 +476,20 @@ impl Connection {
                 self.enter(Some(id), &room, Entry::Watch, since).await
             }
             ClientMessage::Chat { id, text } => {
-                // A muted account's line is refused before it reaches the room.
-                if let Some(account) = &self.account
-                    && let Err(Refused(code, message)) =
+                // A muted account's line is refused before it reaches the room, whether
+                // it speaks signed in or in the seat it holds (by its token).
+                let signed_in = self.account.as_ref().map(|a| a.id.clone());
+                let seat = self
+                    .ticket
+                    .seat()
+                    .filter(|seat| Some(seat) != signed_in.as_ref());
+                for account in signed_in.iter().chain(&seat) {
+                    if let Err(Refused(code, message)) =
                         self.state.moderation.may_chat(account).await
-                {
-                    let message = errors::told(code, message, self.lang);
-                    return self.error(Some(id), code, &message);
+                    {
+                        let message = errors::told(code, message, self.lang);
+                        return self.error(Some(id), code, &message);
+                    }
                 }
                 let name = self.account.as_ref().map(|a| a.username.clone());
                 let account = self.account.as_ref().map(|a| a.id.clone());
@@ -1172,12 +1205,14 @@ mod tests {
         let watch = format!(r#"{{"type":"watch","id":2,"room":"{}"}}"#, white.room);
         sam.send(Message::Text(hello.into())).unwrap();
         sam.send(Message::Text(watch.into())).unwrap();
+        let ticket = state.endings.open(7, None, None).await;
         let connection = tokio::spawn(serve(
             StalledSocket { incoming },
             7,
             state.clone(),
             None,
             Lang::En,
+            ticket,
         ));
         while room.status().unwrap().spectators == 0 {
             tokio::task::yield_now().await;
@@ -1209,7 +1244,8 @@ mod tests {
         let (state, _stop, _all_done) =
             AppState::new(Config::default(), Store::empty().await, Nodes::Alone);
         let (_client, incoming) = mpsc::unbounded_channel();
-        let task = serve(StalledSocket { incoming }, 7, state, None, Lang::En);
+        let ticket = state.endings.open(7, None, None).await;
+        let task = serve(StalledSocket { incoming }, 7, state, None, Lang::En, ticket);
         let size = std::mem::size_of_val(&task);
         // Ten kilobytes when the requests' futures were inline (debug build).
         assert!(size <= 2048, "a connection's future takes {size} bytes");
@@ -1293,6 +1329,7 @@ mod tests {
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();
         let (out, mut queue) = outbound::queue(8);
+        let ticket = state.endings.open(9, None, None).await;
         let mut connection = Connection {
             id: 9,
             state: state.clone(),
@@ -1311,6 +1348,7 @@ mod tests {
             }),
             following: None,
             seeking: None,
+            ticket,
         };
         let lagged = Err(broadcast::error::RecvError::Lagged(3));
         assert!(connection.on_room(lagged).await.is_ok());

@@ -23,6 +23,8 @@
 //!   it.
 //! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
 //!   the names players give.
+//! - `endings`: what ends at once when a session or an account does: its WebSockets
+//!   on every node, and a deleted account's name in the rooms held in memory.
 //! - `moderation`: roles, reports, moderators' actions and the audit log.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
@@ -51,6 +53,7 @@ mod cluster;
 mod computer;
 mod config;
 mod connection;
+mod endings;
 mod errors;
 mod housekeeping;
 mod i18n;

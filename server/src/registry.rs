@@ -325,6 +325,20 @@ impl Registry {
             .collect())
     }
 
+    /// Tells every room running on this node (not those it relays) that account
+    /// `account` was deleted, and is named `name` now: those of its seats or lines take
+    /// it in. Each node tells its own.
+    pub(crate) fn forget(&self, account: &str, name: &str) {
+        for summary in self.running_summaries() {
+            if let Some(room) = self.running(&summary.room) {
+                room.tell(Request::Forget {
+                    account: account.to_owned(),
+                    name: name.to_owned(),
+                });
+            }
+        }
+    }
+
     /// The summaries of the rooms running now on this node (not those it relays).
     pub(crate) fn running_summaries(&self) -> Vec<RoomSummary> {
         self.placement.statuses()

@@ -11,6 +11,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use crate::accounts::Accounts;
 use crate::cluster::Nodes;
 use crate::config::Config;
+use crate::endings::Endings;
 use crate::limits::Addresses;
 use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
@@ -36,6 +37,8 @@ pub(crate) struct AppState {
     pub(crate) accounts: Arc<Accounts>,
     /// Roles, reports, moderators' actions.
     pub(crate) moderation: Arc<Moderation>,
+    /// The connections open here, closed when their session or account ends.
+    pub(crate) endings: Endings,
     /// Connections and new rooms by client address.
     pub(crate) addresses: Arc<Addresses>,
     /// Whose word is taken for a client's address.
@@ -75,7 +78,9 @@ impl AppState {
         );
         let rooms = Registry::new(&config, store, nodes);
         let tournaments = Tournaments::new(&config, rooms.clone());
-        let moderation = Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone()));
+        let endings = Endings::new(rooms.clone());
+        let moderation = Moderation::new(Arc::clone(&accounts), rooms.clone(), endings.clone());
+        let moderation = Arc::new(moderation);
         let seeks = Seeks::new(
             &config,
             rooms.clone(),
@@ -86,6 +91,7 @@ impl AppState {
             tournaments,
             seeks,
             moderation,
+            endings,
             accounts,
             rooms,
             connections: Arc::new(Semaphore::new(config.max_connections)),

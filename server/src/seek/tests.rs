@@ -127,7 +127,9 @@ async fn seeks() -> Seeks {
     let store = Store::empty().await;
     let rooms = Registry::new(&config, store.clone(), Nodes::Alone);
     let accounts = Accounts::new(store, Duration::from_secs(3600), 0, 0);
-    let moderation = Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone()));
+    let endings = crate::endings::Endings::new(rooms.clone());
+    let moderation = Moderation::new(Arc::clone(&accounts), rooms.clone(), endings);
+    let moderation = Arc::new(moderation);
     let seeks = Seeks::new(&config, rooms, accounts, moderation);
     assert_eq!(seeks.restore().await, Ok(1), "the pool runs from the start");
     seeks

@@ -29,6 +29,7 @@ const LAYERS: &[&str] = &[
     "room",
     "registry",
     "tournament",
+    "endings",
     "moderation",
     "housekeeping",
     "seek",

@@ -23,6 +23,7 @@ mod cluster;
 mod computer;
 mod correspondence;
 mod durability;
+mod endings;
 mod engine_wasm;
 mod game;
 mod hostile;
