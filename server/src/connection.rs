@@ -30,14 +30,14 @@ use crate::limits::{Kind, MessageLimits, Verdict};
 use crate::room::{
     Entered, Event, Key, Mismatch, Refusal, Request, RoomHandle, Rooms, Start, Talk,
 };
-use crate::seek::Ask;
+use crate::seek::{self, Ask};
 use crate::state::AppState;
 use crate::store::Account;
 use crate::tournament;
 
 mod seeking;
 
-use seeking::{Seeking, from_pool};
+use seeking::{Seeking, Told, from_pool};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -229,8 +229,9 @@ struct Connection {
     room: Option<Membership>,
     /// The tournament followed, if any.
     following: Option<Following>,
-    /// The open seek, if any.
-    seeking: Option<Seeking>,
+    /// The open seek, if any. Boxed: most connections never seek, and each holds its
+    /// state for its whole life.
+    seeking: Option<Box<Seeking>>,
     /// What ends the connection with its session, or its seat's account.
     ticket: Ticket,
 }
@@ -559,6 +560,54 @@ impl Connection {
                 }
                 self.answer(id, answer)
             }
+        }
+    }
+
+    /// Seeks `ask` for request `id`, in place of any earlier seek of this connection.
+    async fn seek(&mut self, id: RequestId, ask: Ask) -> Result<(), End> {
+        if self.room.is_some() {
+            let code = ErrorCode::AlreadyJoined;
+            return self.error(Some(id), code, errors::message(code, self.lang));
+        }
+        let seeks = self.state.seeks.clone();
+        let prepared = seeks
+            .prepare(self.id, self.account.as_ref(), ask, self.lang)
+            .await;
+        let (seek, token) = match prepared {
+            Ok(prepared) => prepared,
+            Err(Refused(code, message)) => return self.error(Some(id), code, message),
+        };
+        self.seeking = None;
+        let told = seeking::ask(&seeks, Some(id), seek, token, self.lang).await;
+        self.heard(told)
+    }
+
+    /// Withdraws this connection's seek, if any.
+    fn cancel_seek(&mut self) {
+        if self.seeking.take().is_some() {
+            self.state.seeks.cancel(self.id);
+        }
+    }
+
+    /// Passes on what the pool says of this connection's seek.
+    async fn on_pool(
+        &mut self,
+        news: Result<Arc<seek::Event>, broadcast::error::RecvError>,
+    ) -> Result<(), End> {
+        let Some(open) = self.seeking.take() else {
+            return Ok(());
+        };
+        let seeks = self.state.seeks.clone();
+        let told = seeking::news(open, news, &seeks, self.lang).await;
+        self.heard(told)
+    }
+
+    /// Keeps the seek while it stays open, and tells the client what came of it.
+    fn heard(&mut self, told: Told) -> Result<(), End> {
+        self.seeking = told.open;
+        match told.message {
+            Some(message) => self.send(&message),
+            None => Ok(()),
         }
     }
 
@@ -1247,8 +1296,10 @@ mod tests {
         let ticket = state.endings.open(7, None, None).await;
         let task = serve(StalledSocket { incoming }, 7, state, None, Lang::En, ticket);
         let size = std::mem::size_of_val(&task);
-        // Ten kilobytes when the requests' futures were inline (debug build).
-        assert!(size <= 2048, "a connection's future takes {size} bytes");
+        // Ten kilobytes when the requests' futures were inline (debug build); what is
+        // left is the waits themselves: the socket, the room's, the tournament's and the
+        // seek pool's events, the ping and the stop.
+        assert!(size <= 2560, "a connection's future takes {size} bytes");
     }
 
     fn text(n: usize) -> Message {

@@ -180,7 +180,8 @@ function follow(message, before) {
       view.clearNotice();
       view.turnPlayed(message.turn);
       input.clearPick();
-      findPosition(message.number);
+      // Said once the board after it is known: which piece it was, and where it landed.
+      findPosition(message.number).then(() => view.announceTurn(message.turn, message.by));
       break;
     case 'taken_back':
       input.takenBack();

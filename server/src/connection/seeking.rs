@@ -1,15 +1,15 @@
-//! A connection's seek: asking the pool, passing on what it says of this seek, and
-//! seeking again, unasked, when the pool moves or this connection missed its news.
+//! A connection's seek: asking the pool, what to tell the client of what the pool says
+//! of this seek, and seeking again, unasked, when the pool moves or this connection
+//! missed its news. The connection sends what these answer.
 
 use std::sync::Arc;
 
-use punct_protocol::{ErrorCode, RequestId, SeekEnd, ServerMessage};
+use punct_protocol::{RequestId, SeekEnd, ServerMessage};
 use tokio::sync::broadcast;
 
-use super::{Connection, End};
-use crate::accounts::Refused;
 use crate::errors;
-use crate::seek::{Answer, Ask, Event, NewSeek, Pairing};
+use crate::i18n::Lang;
+use crate::seek::{Answer, Event, NewSeek, Pairing, Seeks};
 
 /// A connection's open seek. (No `Debug`: it holds a seat token.)
 pub(super) struct Seeking {
@@ -21,133 +21,113 @@ pub(super) struct Seeking {
     events: broadcast::Receiver<Arc<Event>>,
 }
 
-impl Connection {
-    /// Seeks `ask` for request `id`, in place of any earlier seek of this connection.
-    pub(super) async fn seek(&mut self, id: RequestId, ask: Ask) -> Result<(), End> {
-        if self.room.is_some() {
-            let code = ErrorCode::AlreadyJoined;
-            return self.error(Some(id), code, errors::message(code, self.lang));
-        }
-        let seeks = self.state.seeks.clone();
-        let prepared = seeks
-            .prepare(self.id, self.account.as_ref(), ask, self.lang)
-            .await;
-        let (seek, token) = match prepared {
-            Ok(prepared) => prepared,
-            Err(Refused(code, message)) => {
-                let message = errors::told(code, message, self.lang);
-                return self.error(Some(id), code, &message);
-            }
-        };
-        self.seeking = None;
-        self.ask_pool(Some(id), seek, token).await
-    }
+/// What came of a seek: what to tell the client, if anything, and the seek while it
+/// stays open.
+pub(super) struct Told {
+    /// The message for the client.
+    pub(super) message: Option<ServerMessage>,
+    /// The seek, still waiting.
+    pub(super) open: Option<Box<Seeking>>,
+}
 
-    /// Withdraws this connection's seek, if any.
-    pub(super) fn cancel_seek(&mut self) {
-        if self.seeking.take().is_some() {
-            self.state.seeks.cancel(self.id);
+/// Asks the pool `seek`, whose seat token is `token`, for request `id` (none when
+/// seeking again unasked).
+pub(super) async fn ask(
+    seeks: &Seeks,
+    id: Option<RequestId>,
+    seek: NewSeek,
+    token: String,
+    lang: Lang,
+) -> Told {
+    let closed = |message| Told {
+        message,
+        open: None,
+    };
+    match seeks.seek(&seek).await {
+        Ok((Answer::Waiting { expires_at }, events)) => {
+            let message = id.map(|id| ServerMessage::Seeking {
+                id,
+                seek: seek.seek.clone(),
+                expires_at,
+            });
+            let open = Some(Box::new(Seeking {
+                seek,
+                token,
+                events,
+            }));
+            Told { message, open }
         }
-    }
-
-    /// Asks the pool `seek` (for request `id`, or again unasked) and tells the client
-    /// what came of it.
-    async fn ask_pool(
-        &mut self,
-        id: Option<RequestId>,
-        seek: NewSeek,
-        token: String,
-    ) -> Result<(), End> {
-        match self.state.seeks.seek(&seek).await {
-            Ok((Answer::Waiting { expires_at }, events)) => {
-                let seek_id = seek.seek.clone();
-                self.seeking = Some(Seeking {
-                    seek,
-                    token,
-                    events,
-                });
-                match id {
-                    Some(id) => self.send(&ServerMessage::Seeking {
-                        id,
-                        seek: seek_id,
-                        expires_at,
-                    }),
-                    None => Ok(()),
-                }
+        Ok((Answer::Paired(pairing), _)) => closed(paired(id, &seek.seek, &token, &pairing)),
+        Ok((Answer::Refused(code), _)) | Err(code) => closed(Some(match id {
+            Some(id) => {
+                ServerMessage::error(Some(id), code, errors::message(code, lang).to_owned())
             }
-            Ok((Answer::Paired(pairing), _)) => self.paired(id, &seek.seek, &token, &pairing),
-            Ok((Answer::Refused(code), _)) | Err(code) => match id {
-                Some(id) => self.error(Some(id), code, errors::message(code, self.lang)),
-                // A seek the pool cannot take again is over; the client sees it end.
-                None => self.send(&ServerMessage::SeekEnded {
-                    seek: seek.seek,
+            // A seek the pool cannot take again is over; the client sees it end.
+            None => ServerMessage::SeekEnded {
+                seek: seek.seek,
+                reason: SeekEnd::Expired,
+            },
+        })),
+    }
+}
+
+/// What the pool's `news` means for the connection's open seek `seeking`: it met
+/// another, ran out, or (the pool moved, or this connection missed some news) it is
+/// asked again.
+pub(super) async fn news(
+    seeking: Box<Seeking>,
+    news: Result<Arc<Event>, broadcast::error::RecvError>,
+    seeks: &Seeks,
+    lang: Lang,
+) -> Told {
+    let mine = &seeking.seek.seek;
+    match news {
+        Ok(event) => match &*event {
+            Event::Paired(pairing) if pairing.side_of(mine).is_some() => Told {
+                message: paired(None, mine, &seeking.token, pairing),
+                open: None,
+            },
+            Event::Expired { seek } if seek == mine => Told {
+                message: Some(ServerMessage::SeekEnded {
+                    seek: seek.clone(),
                     reason: SeekEnd::Expired,
                 }),
+                open: None,
             },
-        }
-    }
-
-    /// Tells the client that seek `seek` met another, in `pairing`.
-    fn paired(
-        &mut self,
-        id: Option<RequestId>,
-        seek: &str,
-        token: &str,
-        pairing: &Pairing,
-    ) -> Result<(), End> {
-        self.seeking = None;
-        let Some((color, opponent)) = pairing.side_of(seek) else {
-            return Ok(());
-        };
-        self.send(&ServerMessage::Paired {
-            id,
-            seek: seek.to_owned(),
-            room: pairing.room.clone(),
-            token: token.to_owned(),
-            color,
-            opponent: opponent.clone(),
-        })
-    }
-
-    /// Passes on what the pool tells of this connection's seek; seeks again when the
-    /// pool closed (its node went away) or this connection missed some of its news.
-    pub(super) async fn on_pool(
-        &mut self,
-        news: Result<Arc<Event>, broadcast::error::RecvError>,
-    ) -> Result<(), End> {
-        let Some(seeking) = &self.seeking else {
-            return Ok(());
-        };
-        let mine = seeking.seek.seek.clone();
-        match news {
-            Ok(event) => match &*event {
-                Event::Paired(pairing) if pairing.side_of(&mine).is_some() => {
-                    let token = seeking.token.clone();
-                    self.paired(None, &mine, &token, pairing)
-                }
-                Event::Expired { seek } if *seek == mine => {
-                    self.seeking = None;
-                    self.send(&ServerMessage::SeekEnded {
-                        seek: mine,
-                        reason: SeekEnd::Expired,
-                    })
-                }
-                _ => Ok(()),
+            _ => Told {
+                message: None,
+                open: Some(seeking),
             },
-            Err(_) => {
-                let Some(Seeking { seek, token, .. }) = self.seeking.take() else {
-                    return Ok(());
-                };
-                tracing::debug!(seek = %seek.seek, "seeking again");
-                self.ask_pool(None, seek, token).await
-            }
+        },
+        Err(_) => {
+            tracing::debug!(seek = %mine, "seeking again");
+            let Seeking { seek, token, .. } = *seeking;
+            ask(seeks, None, seek, token, lang).await
         }
     }
 }
 
+/// What tells the client that seek `seek` met another in `pairing`.
+fn paired(
+    id: Option<RequestId>,
+    seek: &str,
+    token: &str,
+    pairing: &Pairing,
+) -> Option<ServerMessage> {
+    let (color, opponent) = pairing.side_of(seek)?;
+    Some(ServerMessage::Paired {
+        id,
+        seek: seek.to_owned(),
+        room: pairing.room.clone(),
+        token: token.to_owned(),
+        color,
+        opponent: opponent.clone(),
+    })
+}
+
 /// What the pool has for this connection next; never, when it does not seek.
 pub(super) async fn from_pool(
-    seeking: &mut Option<Seeking>,
+    seeking: &mut Option<Box<Seeking>>,
 ) -> Result<Arc<Event>, broadcast::error::RecvError> {
     match seeking {
         Some(seeking) => seeking.events.recv().await,

@@ -4,9 +4,8 @@
 use punct_protocol::{ErrorCode, SeekView};
 use tokio::sync::{broadcast, watch};
 
-use super::POOL;
 use super::pool::Pool;
-use super::protocol::{Answer, Event, Request};
+use super::protocol::{Answer, Event, POOL, Request};
 use crate::cluster::{Inbox, Kind, NodeTag, Started, Unavailable};
 use crate::registry::Registry;
 

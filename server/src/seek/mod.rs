@@ -36,10 +36,8 @@ use crate::secret;
 use crate::store::{Account, Player, Store};
 
 use kind::Pools;
+use protocol::POOL;
 pub(crate) use protocol::{Answer, Event, NewSeek, Pairing};
-
-/// The id of the one pool.
-const POOL: &str = "pool";
 
 /// Requests the pool's inbox holds before senders wait.
 const REQUEST_QUEUE: usize = 1024;

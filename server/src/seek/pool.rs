@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::protocol::{Answer, Event, NewSeek, Pairing, Request};
 use crate::clock::now;
-use crate::cluster::{Asker, Inbox, node_of};
+use crate::cluster::{Asker, Inbox, Kind, node_of};
 use crate::registry::Registry;
 use crate::secret;
 
@@ -90,7 +90,11 @@ impl Pool {
     }
 
     /// Serves `inbox` until it closes (the server stops), ending seeks as they expire.
-    pub(crate) async fn run(mut self, mut inbox: Inbox<super::kind::Pools>) {
+    /// (Generic over its kind, which is `kind`'s to say.)
+    pub(crate) async fn run<K>(mut self, mut inbox: Inbox<K>)
+    where
+        K: Kind<Request = Request, Answer = Answer, Event = Event>,
+    {
         loop {
             let next = self.waiting.iter().map(|w| w.deadline).min();
             let expiry = async {
@@ -111,7 +115,10 @@ impl Pool {
     }
 
     /// Serves one request.
-    async fn serve(&mut self, request: Request, asker: Asker<super::kind::Pools>) {
+    async fn serve<K>(&mut self, request: Request, asker: Asker<K>)
+    where
+        K: Kind<Request = Request, Answer = Answer, Event = Event>,
+    {
         match request {
             Request::Seek(seek) => {
                 let answer = self.seek(*seek).await;

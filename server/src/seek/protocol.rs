@@ -8,6 +8,9 @@ use crate::cluster::{ConnId, NodeTag};
 use crate::secret::TokenHash;
 use crate::store::{AccountId, Player};
 
+/// The id of the one pool of a cluster.
+pub(crate) const POOL: &str = "pool";
+
 /// One seek, as the seeker's connection sends it to the pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct NewSeek {

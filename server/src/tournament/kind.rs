@@ -1,16 +1,20 @@
 //! Directors as a kind of actor: how the placement layer loads and starts one.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use punct_protocol::{ErrorCode, TournamentSummary};
 use tokio::sync::watch;
 
-use super::SWEEP_PERIOD;
 use super::protocol::{Answer, Event, Request};
 use super::state::{Director, Setup, Shared};
 use crate::clock::now;
 use crate::cluster::{Inbox, Kind, NodeTag, Started, Unavailable};
 use crate::store::StoreError;
+
+/// How often directors whose start is near are looked for (and loaded, so that each
+/// starts on time by its own timer): the tournaments due are those starting within it.
+pub(crate) const SWEEP_PERIOD: Duration = Duration::from_secs(30);
 
 /// Every tournament director of a server, and what each is given.
 #[derive(Debug)]

@@ -27,7 +27,6 @@ mod tests;
 mod view;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use punct_protocol::{
     CreateTournament, ErrorCode, TournamentFormat, TournamentList, TournamentState, TournamentView,
@@ -46,12 +45,9 @@ use crate::secret;
 use crate::store::{Account, AccountId, NewTournament, Store, StoreError};
 
 use kind::Directors;
+pub(crate) use kind::SWEEP_PERIOD;
 pub(crate) use protocol::{Event, Request};
 use state::Shared;
-
-/// How often directors whose start is near are looked for (and loaded, so that each
-/// starts on time by its own timer).
-pub(crate) const SWEEP_PERIOD: Duration = Duration::from_secs(30);
 
 /// Most finished tournaments listed.
 const FINISHED_LISTED: usize = 50;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Browser tests of quick pairing: two browsers that press the same clock in the lobby's
 "Play now" grid meet in one room within a second, each seated by the token its page was
-given; a waiting seek is listed by its player, never by an id; cancelling ends it.
+given; a waiting seek is listed by its player, never by an id; cancelling ends it. The
+opponent's first turn is said in words in a live region, as Chromium's accessibility tree
+(a screen reader's view of the page) shows it.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -11,7 +13,7 @@ Usage: seek_test.py SERVER_BINARY SCREENSHOT_DIR
 import re
 import time
 
-from harness import http, run, wait_until
+from harness import Game, http, run, wait_until
 
 
 def seeks(base):
@@ -64,6 +66,35 @@ def scenario(server, browser):
     assert not seeks(base)
     for b in (anna, bert):
         b.screenshot(f"{b.name}-paired.png")
+    heard(anna, bert)
+
+
+def live_texts(b):
+    """What Chromium's accessibility tree (a screen reader's view) holds in the page's
+    polite live regions: the text of each, as a screen reader would say it."""
+    nodes = {n["nodeId"]: n for n in b.cdp("Accessibility.getFullAXTree")["nodes"]}
+
+    def text(node):
+        if node.get("role", {}).get("value") == "StaticText":
+            return node.get("name", {}).get("value", "")
+        return "".join(text(nodes[c]) for c in node.get("childIds", []) if c in nodes)
+
+    said = []
+    for node in nodes.values():
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        if props.get("live") == "polite":
+            said.append(text(node))
+    return said
+
+
+def heard(anna, bert):
+    """The opponent's turn is said in words in a live region, as a screen reader hears it."""
+    white, black = (anna, bert) if anna.text("#you") == "You play white" else (bert, anna)
+    game = Game(white.js("return location.origin;"), white, black, [])
+    game.typed("C4:C5,D5")
+    said = "White drops a piece (triangle) with its PÜNCT on C4, its other dots on C5, D5."
+    wait_until("black's screen reader hears the turn", lambda: said in live_texts(black))
+    assert black.text("#announcer") == said
 
 
 def main():
