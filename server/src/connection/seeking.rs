@@ -83,9 +83,15 @@ pub(super) async fn news(
     let mine = &seeking.seek.seek;
     match news {
         Ok(event) => match &*event {
-            Event::Paired(pairing) if pairing.side_of(mine).is_some() => Told {
-                message: paired(None, mine, &seeking.token, pairing),
-                open: None,
+            Event::Paired(pairings) => match pairings.iter().find(|p| p.side_of(mine).is_some()) {
+                Some(pairing) => Told {
+                    message: paired(None, mine, &seeking.token, pairing),
+                    open: None,
+                },
+                None => Told {
+                    message: None,
+                    open: Some(seeking),
+                },
             },
             Event::Expired { seek } if seek == mine => Told {
                 message: Some(ServerMessage::SeekEnded {

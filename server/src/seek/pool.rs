@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::protocol::{Answer, Event, NewSeek, Pairing, Request};
 use crate::clock::now;
-use crate::cluster::{Asker, Inbox, Kind, node_of};
+use crate::cluster::{Asker, Envelope, Inbox, Kind, node_of};
 use crate::registry::Registry;
 use crate::secret;
 
@@ -47,6 +47,28 @@ pub(crate) fn meets(a: &NewSeek, b: &NewSeek) -> bool {
     let apart = (ra - rb).abs();
     let within = |range: Option<u32>| range.is_none_or(|r| apart <= f64::from(r));
     within(a.range) && within(b.range)
+}
+
+/// Requests served together at most.
+const BATCH: usize = 256;
+
+/// What becomes of one seek in a batch.
+enum Outcome {
+    /// Its answer, known at once.
+    Answer(Answer),
+    /// It meets a waiting seek: their room is to be made. (Boxed: two seeks are large
+    /// beside an answer.)
+    Meet(Box<Meeting>),
+}
+
+/// Two seeks that meet, before their room is made.
+struct Meeting {
+    /// The seek that plays White.
+    white: NewSeek,
+    /// The seek that plays Black.
+    black: NewSeek,
+    /// The seek that waited, back in line if the room cannot be made.
+    waited: Waiting,
 }
 
 /// A seek waiting in the pool.
@@ -91,10 +113,15 @@ impl Pool {
 
     /// Serves `inbox` until it closes (the server stops), ending seeks as they expire.
     /// (Generic over its kind, which is `kind`'s to say.)
+    ///
+    /// Requests are served in batches, as many as wait (up to [`BATCH`]): the rooms of a
+    /// batch's pairings are made together, and its pairings told in one event, so that a
+    /// burst of seekers costs each seeker's connection one wake-up, not one a pairing.
     pub(crate) async fn run<K>(mut self, mut inbox: Inbox<K>)
     where
         K: Kind<Request = Request, Answer = Answer, Event = Event>,
     {
+        let mut batch = Vec::with_capacity(BATCH);
         loop {
             let next = self.waiting.iter().map(|w| w.deadline).min();
             let expiry = async {
@@ -104,42 +131,99 @@ impl Pool {
                 }
             };
             tokio::select! {
-                envelope = inbox.recv() => {
-                    let Some(envelope) = envelope else { return };
-                    let (request, asker) = envelope.open();
-                    self.serve(request, asker).await;
+                received = inbox.recv_many(&mut batch, BATCH) => {
+                    if received == 0 {
+                        return;
+                    }
+                    let requests = batch.drain(..).map(Envelope::open).collect();
+                    self.serve(requests).await;
                 }
                 () = expiry => self.expire(),
             }
         }
     }
 
-    /// Serves one request.
-    async fn serve<K>(&mut self, request: Request, asker: Asker<K>)
+    /// Serves a batch of requests, in order.
+    async fn serve<K>(&mut self, requests: Vec<(Request, Asker<K>)>)
     where
         K: Kind<Request = Request, Answer = Answer, Event = Event>,
     {
-        match request {
-            Request::Seek(seek) => {
-                let answer = self.seek(*seek).await;
-                asker.answer(answer, &self.events);
+        let at = Instant::now();
+        self.paired
+            .retain(|_, (_, when)| at.duration_since(*when) < PAIRING_KEPT);
+        // Each seek's answer, or the two seeks whose room is to be made.
+        let mut outcomes = Vec::new();
+        for (request, asker) in requests {
+            match request {
+                Request::Seek(seek) => outcomes.push((self.seek(*seek, at), asker)),
+                // Told, never asked: nobody waits for an answer.
+                Request::Cancel { conn } => self.waiting.retain(|w| w.seek.conn != conn),
+                Request::NodeDied { node } => {
+                    self.waiting.retain(|w| node_of(w.seek.conn) != node);
+                }
             }
-            // Told, never asked: nobody waits for an answer.
-            Request::Cancel { conn } => self.waiting.retain(|w| w.seek.conn != conn),
-            Request::NodeDied { node } => {
-                self.waiting.retain(|w| node_of(w.seek.conn) != node);
+        }
+        let made = futures_util::future::join_all(outcomes.iter().map(|(outcome, _)| async {
+            match outcome {
+                Outcome::Meet(meeting) => {
+                    let Meeting { white, black, .. } = &**meeting;
+                    let seats = [white.seat, black.seat];
+                    let players = [white.player.clone(), black.player.clone()];
+                    Some(
+                        self.registry
+                            .create_paired(white.game, seats, players)
+                            .await,
+                    )
+                }
+                Outcome::Answer(_) => None,
             }
+        }))
+        .await;
+        let mut told = Vec::new();
+        for ((outcome, asker), made) in outcomes.into_iter().zip(made) {
+            let answer = match (outcome, made) {
+                (Outcome::Answer(answer), _) => answer,
+                (Outcome::Meet(meeting), Some(Ok(room))) => {
+                    let Meeting {
+                        white,
+                        black,
+                        waited,
+                    } = *meeting;
+                    let pairing = Pairing {
+                        room,
+                        white: (white.seek.clone(), white.player.view()),
+                        black: (black.seek.clone(), black.player.view()),
+                    };
+                    for id in [&white.seek, &black.seek] {
+                        self.paired.insert(id.clone(), (pairing.clone(), at));
+                    }
+                    drop(waited);
+                    told.push(pairing.clone());
+                    Answer::Paired(pairing)
+                }
+                (Outcome::Meet(meeting), made) => {
+                    let waited = meeting.waited;
+                    // The seek that waited waits on, first in line; the new one is refused.
+                    self.waiting.insert(0, waited);
+                    let code = match made {
+                        Some(Err(code)) => code,
+                        _ => punct_protocol::ErrorCode::StorageFailed,
+                    };
+                    Answer::Refused(code)
+                }
+            };
+            asker.answer(answer, &self.events);
+        }
+        if !told.is_empty() {
+            let _ = self.events.send(Arc::new(Event::Paired(told)));
         }
         self.publish();
     }
 
-    /// Seek `seek`: meets the oldest compatible waiting seek, or waits.
-    async fn seek(&mut self, seek: NewSeek) -> Answer {
-        let at = Instant::now();
-        self.paired
-            .retain(|_, (_, when)| at.duration_since(*when) < PAIRING_KEPT);
+    /// What becomes of `seek`: it meets the oldest compatible waiting seek, or waits.
+    fn seek(&mut self, seek: NewSeek, at: Instant) -> Outcome {
         if let Some((pairing, _)) = self.paired.get(&seek.seek) {
-            return Answer::Paired(pairing.clone());
+            return Outcome::Answer(Answer::Paired(pairing.clone()));
         }
         // One seek a connection, and a seek asked again replaces itself.
         self.waiting
@@ -151,35 +235,19 @@ impl Pool {
                 expires_at,
                 deadline: at + SEEK_LIFETIME,
             });
-            return Answer::Waiting { expires_at };
+            return Outcome::Answer(Answer::Waiting { expires_at });
         };
         let waited = self.waiting.remove(index);
         let (white, black) = if secret::coin() {
-            (&waited.seek, &seek)
+            (waited.seek.clone(), seek)
         } else {
-            (&seek, &waited.seek)
+            (seek, waited.seek.clone())
         };
-        let seats = [white.seat, black.seat];
-        let players = [white.player.clone(), black.player.clone()];
-        match self.registry.create_paired(seek.game, seats, players).await {
-            Ok(room) => {
-                let pairing = Pairing {
-                    room,
-                    white: (white.seek.clone(), white.player.view()),
-                    black: (black.seek.clone(), black.player.view()),
-                };
-                for id in [&white.seek, &black.seek] {
-                    self.paired.insert(id.clone(), (pairing.clone(), at));
-                }
-                let _ = self.events.send(Arc::new(Event::Paired(pairing.clone())));
-                Answer::Paired(pairing)
-            }
-            Err(code) => {
-                // The seek that waited waits on, in its place; the new one is refused.
-                self.waiting.insert(index, waited);
-                Answer::Refused(code)
-            }
-        }
+        Outcome::Meet(Box::new(Meeting {
+            white,
+            black,
+            waited,
+        }))
     }
 
     /// Ends the seeks whose time is up, telling their seekers.

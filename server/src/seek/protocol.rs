@@ -70,8 +70,8 @@ pub(crate) enum Answer {
 /// What the pool tells every seeker.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum Event {
-    /// Two seeks met: their room is made.
-    Paired(Pairing),
+    /// Seeks met: their rooms are made (the pairings the pool made together).
+    Paired(Vec<Pairing>),
     /// A seek ran out.
     Expired {
         /// Its id.

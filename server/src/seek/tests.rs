@@ -161,7 +161,7 @@ async fn a_seek_waits_and_the_next_compatible_one_meets_it_in_a_new_room() {
     let Event::Paired(told) = &*events.recv().await.unwrap() else {
         panic!("the first seeker hears of its pairing")
     };
-    assert_eq!(*told, pairing);
+    assert_eq!(*told, std::slice::from_ref(&pairing));
     assert_eq!(
         seeks.list().await.seeks.len(),
         1,
