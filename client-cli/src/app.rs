@@ -294,9 +294,11 @@ impl App {
             }
             (Mode::Typing(text), KeyCode::Enter) => match self.typed_turn(&text) {
                 Some(turn) => (Mode::Board, Some(self.play(turn).into())),
+                // Refused: the line is cleared, and the next key is the board's again
+                // (`t` starts a new turn), the reason shown.
                 None => {
-                    self.status = self.typing_hint(&text);
-                    (Mode::Typing(text), None)
+                    self.status = format!("{text}: {}", self.typing_hint(&text));
+                    (Mode::Board, None)
                 }
             },
             (Mode::Typing(mut text), KeyCode::Char(c)) => {

@@ -32,6 +32,22 @@ const LOBBY_HELP: &str =
 /// The form's keys.
 const FORM_HELP: &str = "Up/Down/Tab: field  Left/Right: change  Enter: create  Esc: cancel";
 
+/// A room's id as a list shows it: its last eight characters, the random end of a
+/// UUIDv7 (its start is the time, the same for rooms made together).
+pub fn short_id(id: &str) -> &str {
+    let start = id.char_indices().rev().nth(7).map_or(0, |(i, _)| i);
+    &id[start..]
+}
+
+/// `text` cut to `width` characters, an ellipsis for what is cut.
+pub fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
 /// Draws the lobby: the rooms, the one selected, and the creation form when open. The
 /// players come last on a room's line, so that on a narrow terminal only long names are
 /// cut.
@@ -44,9 +60,12 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
     ])
     .areas(frame.area());
     let mut lines = vec![Line::from(format!(
-        "  {:<21}{:<9}{:<5}{:>6}{:>9}  players",
+        "  {:<9}{:<9}{:<5}{:>6}{:>9}  players",
         "room", "variant", "state", "turns", "watching"
     ))];
+    // What the players' column may take: the list's width, less its border and the
+    // columns before it.
+    let players_width = usize::from(list.width.saturating_sub(2)).saturating_sub(42);
     if lobby.rooms.is_empty() {
         lines.push(Line::from("  no open or live rooms: c creates one"));
     }
@@ -74,12 +93,13 @@ pub fn render_lobby(lobby: &Lobby, frame: &mut Frame<'_>) {
         };
         let selected = i == lobby.selected;
         let text = format!(
-            "{}{:<21}{:<9}{status:<5}{:>6}{:>9}  {players}",
+            "{}{:<9}{:<9}{status:<5}{:>6}{:>9}  {}",
             if selected { "> " } else { "  " },
-            room.room,
+            short_id(&room.room),
             room.variant.name(),
             room.turns,
-            room.spectators
+            room.spectators,
+            cut(&players, players_width)
         );
         let style = if selected {
             Style::new().add_modifier(Modifier::REVERSED)

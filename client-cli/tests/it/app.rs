@@ -286,12 +286,13 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
         &"i9:i10,j10".chars().map(KeyCode::Char).collect::<Vec<_>>(),
     );
     assert!(press(&mut app, &[KeyCode::Enter]).is_empty());
-    assert!(app.status.starts_with("illegal:"), "{}", app.status);
-    assert!(screen(&app).contains("turn> I9:I10,J10   illegal:"));
+    // Refused, the line is cleared: the reason stays, and `t` starts a turn afresh.
+    assert_eq!(app.mode, Mode::Board);
+    assert!(app.status.starts_with("I9:I10,J10: illegal:"), "{}", app.status);
+    assert!(screen(&app).contains("I9:I10,J10: illegal: drop touches the central hexagon"));
     press(
         &mut app,
         &[
-            KeyCode::Esc,
             KeyCode::Char('t'),
             KeyCode::Char('c'),
             KeyCode::Char('4'),
@@ -403,21 +404,17 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
     lobby.set_rooms(serde_json::from_value(rooms).expect("summaries"));
     let text = lobby_screen(&lobby);
     assert!(
-        text.contains(
-            "> a1a1a1a1a1a1a1a1a1a1 standard open      0        0  white online, black free"
-        ),
+        text.contains("> a1a1a1a1 standard open      0        0  white online, black free"),
         "{text}"
     );
     assert!(
-        text.contains(
-            "  b2b2b2b2b2b2b2b2b2b2 basic    live     17        3  white online, black away"
-        ),
+        text.contains("  b2b2b2b2 basic    live     17        3  white online, black away"),
         "{text}"
     );
 
     // Down selects the live room: Enter joins it, w watches it, r fetches the list again.
     assert_eq!(lobby.on_key(key(KeyCode::Down)), None);
-    assert!(lobby_screen(&lobby).contains("> b2b2b2b2b2b2b2b2b2b2"));
+    assert!(lobby_screen(&lobby).contains("> b2b2b2b2 basic"));
     let id = "b2b2b2b2b2b2b2b2b2b2".to_owned();
     assert_eq!(
         lobby.on_key(key(KeyCode::Enter)),
@@ -475,6 +472,31 @@ fn the_lobby_lists_rooms_and_joins_watches_or_creates_one() {
 }
 
 /// The panel's line for `color`'s seat.
+#[test]
+fn the_lobby_fits_eighty_columns_with_short_ids_and_names_cut() {
+    let rooms = json!([
+        {"room": "01a23441-72df-7043-a7ad-e5129882ecb7", "variant": "standard",
+         "visibility": "public", "status": "live", "turns": 12, "spectators": 4,
+         "to_move": "white",
+         "players": {"white": {"taken": true, "connected": true, "name": "Maximiliane_Longname"},
+                     "black": {"taken": true, "connected": false, "name": "Bartholomew_Extra"}}},
+    ]);
+    let mut lobby = Lobby::default();
+    lobby.set_rooms(serde_json::from_value(rooms).expect("summaries"));
+    let text = drawn_at(80, 24, |frame| punct_cli::ui::render_lobby(&lobby, frame));
+    assert!(
+        text.lines().all(|line| line.chars().count() <= 80),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "> 9882ecb7 standard live     12        4  Maximiliane_Longname (white, online…"
+        ),
+        "the room by its id's end, the names cut with an ellipsis: {text}"
+    );
+    assert!(!text.contains("01a23441"), "{text}");
+}
+
 fn seat_line(text: &str, color: Color) -> String {
     let start = format!("{color:<5}: ");
     text.lines()
@@ -988,14 +1010,13 @@ fn a_spectator_is_shown_and_given_only_a_spectator_s_keys() {
 fn a_notice_goes_once_a_turn_is_played() {
     let game = Game::new(Variant::Standard);
     let mut app = app_for(&game, "white");
-    // A turn typed wrong leaves its notice once the typing is given up.
+    // A turn typed wrong leaves its notice, the typing given up.
     press(
         &mut app,
         &[KeyCode::Char('t'), KeyCode::Char('z'), KeyCode::Enter],
     );
-    press(&mut app, &[KeyCode::Esc]);
-    assert_eq!(app.status, "no legal turn starts so");
-    assert!(screen(&app).contains("no legal turn starts so"));
+    assert_eq!(app.status, "Z: no legal turn starts so");
+    assert!(screen(&app).contains("Z: no legal turn starts so"));
     // A good turn is picked and played; the server reports it.
     let turn: Turn = "C4:C5,D5".parse().expect("notation");
     let (_, sent) = pick(&mut app, turn, vec![KeyCode::Char('6')]);
@@ -1109,8 +1130,8 @@ fn the_lobby_and_its_form_fit_80x24_and_120x40() {
             punct_cli::ui::render_lobby(&lobby, frame)
         });
         let lines = [
-            "  room                 variant  state turns watching  players",
-            "> a1a1a1a1a1a1a1a1a1a1 standard open      0        0  white online, black free",
+            "  room     variant  state turns watching  players",
+            "> a1a1a1a1 standard open      0        0  white online, black free",
             "> variant:  standard",
             "  colour:   random",
             "  clock:    none   (such as 5m+2s, 300+2, or 3d a move; empty: none)",
@@ -1121,12 +1142,17 @@ fn the_lobby_and_its_form_fit_80x24_and_120x40() {
         for line in lines {
             assert!(text.contains(line), "{line:?} at {width}×{height}:\n{text}");
         }
-        // Only the players, last on the line, are cut on a narrow terminal.
-        let live = "  b2b2b2b2b2b2b2b2b2b2 basic    live     17        3  anna (white, online), Bert (black, away)";
-        let cut = live
-            .chars()
-            .take(usize::from(width) - 2)
-            .collect::<String>();
+        // Only the players, last on the line, are cut on a narrow terminal, with an
+        // ellipsis.
+        let live =
+            "  b2b2b2b2 basic    live     17        3  anna (white, online), Bert (black, away)";
+        let fits = live.chars().count() <= usize::from(width) - 2;
+        let cut = if fits {
+            live.to_owned()
+        } else {
+            let kept: String = live.chars().take(usize::from(width) - 3).collect();
+            format!("{kept}…")
+        };
         assert!(text.contains(&cut), "{text}");
     }
 }
