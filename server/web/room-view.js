@@ -254,6 +254,13 @@ export function createView(page) {
     }
   }
 
+  /** Who the reader is here, for the layout (their own reserve first). */
+  function renderYou() {
+    const me = myColor(page.state);
+    if (me) document.body.dataset.you = me;
+    else delete document.body.dataset.you;
+  }
+
   function renderRematch() {
     const { state, ui } = page;
     const me = myColor(state);
@@ -472,6 +479,7 @@ export function createView(page) {
     $('analysis-link').href = `/analysis?room=${encodeURIComponent(page.roomId)}&after=${shownAfter}`;
     renderInvite();
     renderRematch();
+    renderYou();
     renderRatings();
     chat.render({ you: state.you, over: Boolean(state.outcome), online: page.online() });
     if (ui.inspected) inspect(ui.inspected);

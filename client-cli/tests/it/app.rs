@@ -288,7 +288,11 @@ fn a_drop_picked_with_the_keyboard_and_one_typed() {
     assert!(press(&mut app, &[KeyCode::Enter]).is_empty());
     // Refused, the line is cleared: the reason stays, and `t` starts a turn afresh.
     assert_eq!(app.mode, Mode::Board);
-    assert!(app.status.starts_with("I9:I10,J10: illegal:"), "{}", app.status);
+    assert!(
+        app.status.starts_with("I9:I10,J10: illegal:"),
+        "{}",
+        app.status
+    );
     assert!(screen(&app).contains("I9:I10,J10: illegal: drop touches the central hexagon"));
     press(
         &mut app,

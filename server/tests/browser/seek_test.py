@@ -87,14 +87,36 @@ def live_texts(b):
     return said
 
 
+def in_view(b, me):
+    """With a turn chosen (a piece and its cell), the board, the player's own reserve and
+    the confirm control are on the screen together, without scrolling (the page is at its
+    top, as it opens): at 1280×800 with the header on one line, and at 390×844."""
+    wait_until(f"{b.name} may move", lambda: b.board().get("myTurn") == "true")
+    b.js("window.scrollTo(0, 0);")
+    b.click(f"#reserve-{me} button.kind:not(:disabled)")
+    b.click("polygon.target")
+    wait_until(f"{b.name} may confirm", lambda: b.js("return !document.getElementById('place').disabled;"))
+    height = b.js("return window.innerHeight;")
+    scrolled = b.js("return window.scrollY;")
+    for css in ("#place", f"#reserve-{me}", "#board"):
+        box = b.rect(css)
+        assert box["top"] + scrolled >= 0 and box["bottom"] + scrolled <= height, f"{b.name}: {css} at {box} in {height} px"
+    if not b.phone:
+        assert b.rect("header")["height"] < 50, f"the header wraps: {b.rect('header')}"
+    b.screenshot(f"{b.name}-turn-chosen.png")
+    b.click("#cancel")
+
+
 def heard(anna, bert):
     """The opponent's turn is said in words in a live region, as a screen reader hears it."""
     white, black = (anna, bert) if anna.text("#you") == "You play white" else (bert, anna)
+    in_view(white, "white")
     game = Game(white.js("return location.origin;"), white, black, [])
     game.typed("C4:C5,D5")
     said = "White drops a piece (triangle) with its PÜNCT on C4, its other dots on C5, D5."
     wait_until("black's screen reader hears the turn", lambda: said in live_texts(black))
     assert black.text("#announcer") == said
+    in_view(black, "black")
 
 
 def main():
