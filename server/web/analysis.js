@@ -76,8 +76,8 @@ function render() {
     source: state.cell ? [state.cell] : [],
   });
   $('status').textContent = position.outcome
-    ? t('analysis.over', { outcome: outcomeText(position.outcome, position.board), turns: state.at })
-    : t(state.at === 1 ? 'analysis.status.one' : 'analysis.status', { side: side(position.to_move), legal: legal.length, turns: state.at });
+    ? t('analysis.over', { outcome: outcomeText(position.outcome, position.board), count: state.at })
+    : t('analysis.status', { side: side(position.to_move), legal: legal.length, count: state.at });
   $('turns').replaceChildren(
     ...state.line.map((turn, i) => {
       const item = document.createElement('li');
@@ -145,7 +145,7 @@ async function analyse() {
   if (analysis.key !== key) return;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   $('engine-eval').textContent = evaluationText(answer, toMove);
-  $('engine-stats').textContent = t('analysis.engine-stats', { depth: answer.depth, nodes: answer.nodes.toLocaleString(lang), seconds });
+  $('engine-stats').textContent = t('analysis.engine-stats', { count: answer.depth, nodes: answer.nodes.toLocaleString(lang), seconds });
   $('engine-line').replaceChildren(
     ...answer.line.map((turn, i) => {
       const button = Object.assign(document.createElement('button'), { textContent: turn, title: t('analysis.play-line') });
@@ -262,7 +262,7 @@ $('import-form').addEventListener('submit', (event) => {
   }
   Object.assign(state, { variant, line: turns, at: turns.length, game: null, cell: null });
   $('source').textContent = t('analysis.imported');
-  say(t('analysis.loaded', { turns: turns.length }));
+  say(t('analysis.loaded', { count: turns.length }));
   render();
 });
 

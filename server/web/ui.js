@@ -29,7 +29,7 @@ export function playerHref(username) {
 /** A time control (`{base, increment}` or `{days}`) as players read it. */
 export function timeControlText(clock) {
   if (!clock) return '—';
-  if (clock.days) return clock.days === 1 ? t('clock.one-day') : t('clock.days', { days: clock.days });
+  if (clock.days) return t('clock.days', { count: clock.days });
   const minutes = clock.base % 60 === 0 ? `${clock.base / 60} min` : `${clock.base} s`;
   return clock.increment ? `${minutes} + ${clock.increment} s` : minutes;
 }
@@ -63,7 +63,7 @@ export function tournamentMark(tournament) {
 export function formatText(tournament) {
   const format = t(`format.${tournament.format}`);
   if (!tournament.rounds) return format;
-  return tournament.rounds === 1 ? t('tournament.format-one-round', { format }) : t('tournament.format-rounds', { format, rounds: tournament.rounds });
+  return t('tournament.format-rounds', { format, count: tournament.rounds });
 }
 
 /** The next game in tournament `view` of the player `me`, with its round: the first of
@@ -89,8 +89,21 @@ export function playerNode(player, fallback = t('player.anonymous')) {
   if (player?.account) {
     return el('a', { className: 'name player-link', href: playerHref(player.account) }, player.name || player.account);
   }
-  if (player?.name) return el('span', { className: 'name' }, player.name);
+  if (player?.name) return el('span', { className: 'name' }, computerName(player.name) ?? player.name);
   return el('span', { className: 'name anonymous' }, fallback);
+}
+
+/** The server's name for its computer seat, `Computer (level N)` (kept as it is in
+ * records and the archive), in the page's language; none for another name. */
+export function computerName(name) {
+  const level = /^Computer \(level (\d+)\)$/.exec(name)?.[1];
+  return level === undefined ? undefined : t('computer.name', { level });
+}
+
+/** `label` followed by a colon, as the language writes it (French puts a space
+ * before). */
+export function labelled(label) {
+  return t('ui.label', { label });
 }
 
 /** A rating as players read it: rounded, `?` while provisional. */
@@ -137,7 +150,7 @@ export function outcomeText(outcome, board) {
 
 /** How many legal turns start as typed, said as a sentence (`n` > 0). */
 export function startingText(n) {
-  return n === 1 ? t('input.starting.one') : t('input.starting.many', { count: n });
+  return t('input.starting', { count: n });
 }
 
 /** A date and time as the page's language writes them, from milliseconds since the
