@@ -31,19 +31,44 @@ pub(crate) enum Lang {
     De,
     /// French.
     Fr,
+    /// Italian.
+    It,
     /// Dutch.
     Nl,
+    /// Spanish.
+    Es,
+    /// Polish.
+    Pl,
+    /// Russian.
+    Ru,
+    /// Czech.
+    Cs,
 }
 
 /// Every language, in the order the switch offers them (the rulebook's).
-pub(crate) const LANGS: [Lang; 4] = [Lang::En, Lang::De, Lang::Fr, Lang::Nl];
+pub(crate) const LANGS: [Lang; 9] = [
+    Lang::En,
+    Lang::De,
+    Lang::Fr,
+    Lang::It,
+    Lang::Nl,
+    Lang::Es,
+    Lang::Pl,
+    Lang::Ru,
+    Lang::Cs,
+];
 
 /// Each language's catalogue as written, by the index of [`LANGS`].
-pub(crate) const SOURCES: [&str; 4] = [
+pub(crate) const SOURCES: [&str; 9] = [
     include_str!("../web/i18n/en.json"),
     include_str!("../web/i18n/de.json"),
     include_str!("../web/i18n/fr.json"),
+    include_str!("../web/i18n/it.json"),
     include_str!("../web/i18n/nl.json"),
+    include_str!("../web/i18n/es.json"),
+    include_str!("../web/i18n/pl.json"),
+    include_str!("../web/i18n/ru.json"),
+    include_str!("../web/i18n/cs.json"),
 ];
 
 /// A message of a catalogue.
@@ -90,7 +115,12 @@ impl Lang {
             Lang::En => "en",
             Lang::De => "de",
             Lang::Fr => "fr",
+            Lang::It => "it",
             Lang::Nl => "nl",
+            Lang::Es => "es",
+            Lang::Pl => "pl",
+            Lang::Ru => "ru",
+            Lang::Cs => "cs",
         }
     }
 
@@ -315,6 +345,10 @@ mod tests {
         assert_eq!(Lang::accepted("de;q=0, en;q=0.1"), Some(Lang::En));
         assert_eq!(Lang::accepted("sv, *;q=0.1"), None);
         assert_eq!(Lang::accepted(""), None);
+        assert_eq!(Lang::accepted("es-MX,es;q=0.9"), Some(Lang::Es));
+        assert_eq!(Lang::accepted("uk;q=0.9, ru;q=0.8"), Some(Lang::Ru));
+        assert_eq!(Lang::accepted("cs-CZ"), Some(Lang::Cs));
+        assert_eq!(Lang::accepted("pl, it;q=0.9"), Some(Lang::Pl));
     }
 
     #[test]
@@ -327,6 +361,34 @@ mod tests {
             Lang::En.format("mail.your-move.subject", &[("opponent", "{opponent}")]),
             "Your move against {opponent}"
         );
+    }
+
+    #[test]
+    fn polish_and_russian_count_in_three_forms() {
+        let days = |lang: Lang, n| lang.plural("clock.days", n, &[]);
+        assert_eq!(days(Lang::Pl, 1), "1 dzień na ruch");
+        assert_eq!(days(Lang::Pl, 2), "2 dni na ruch");
+        assert_eq!(days(Lang::Pl, 5), "5 dni na ruch");
+        assert_eq!(days(Lang::Pl, 22), "22 dni na ruch");
+        let turns = |lang: Lang, n| lang.plural("mail.turns", n, &[]);
+        assert_eq!(turns(Lang::Pl, 1), "1 ruch");
+        assert_eq!(turns(Lang::Pl, 2), "2 ruchy");
+        assert_eq!(turns(Lang::Pl, 5), "5 ruchów");
+        assert_eq!(turns(Lang::Pl, 22), "22 ruchy");
+        assert_eq!(days(Lang::Ru, 1), "1 день на ход");
+        assert_eq!(days(Lang::Ru, 2), "2 дня на ход");
+        assert_eq!(days(Lang::Ru, 5), "5 дней на ход");
+        assert_eq!(days(Lang::Ru, 21), "21 день на ход");
+        assert_eq!(days(Lang::Ru, 22), "22 дня на ход");
+        assert_eq!(turns(Lang::Ru, 1), "1 ход");
+        assert_eq!(turns(Lang::Ru, 2), "2 хода");
+        assert_eq!(turns(Lang::Ru, 5), "5 ходов");
+        assert_eq!(turns(Lang::Ru, 22), "22 хода");
+        assert_eq!(turns(Lang::Cs, 1), "1 tah");
+        assert_eq!(turns(Lang::Cs, 3), "3 tahy");
+        assert_eq!(turns(Lang::Cs, 5), "5 tahů");
+        assert_eq!(turns(Lang::En, 1), "1 turn");
+        assert_eq!(turns(Lang::En, 22), "22 turns");
     }
 
     #[test]

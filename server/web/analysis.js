@@ -12,7 +12,7 @@ import { api, currentUser, holdsSeat } from './api.js';
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink, evaluationText } from './thinker.js';
-import { installApp, outcomeText, side, startingText } from './ui.js';
+import { installApp, outcomeText, refusalText, side, startingText } from './ui.js';
 import { lang, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -178,7 +178,7 @@ async function refuseHintsInOwnGame(room) {
 function play(text) {
   const answer = engine.check(state.variant, played(), text);
   if (answer.why) {
-    say(t('analysis.not-legal', { turn: text.trim(), why: answer.why }), 'refused');
+    say(t('analysis.not-legal', { turn: text.trim(), why: refusalText(answer.rule, answer.args, answer.why) }), 'refused');
     return false;
   }
   state.line = [...played(), answer.turn];

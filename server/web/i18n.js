@@ -37,7 +37,17 @@ export function t(key, values = {}) {
 }
 
 /** The languages the switch offers, each named in itself, in the rulebook's order. */
-const LANGUAGES = { en: 'English', de: 'Deutsch', fr: 'Français', nl: 'Nederlands' };
+const LANGUAGES = {
+  en: 'English',
+  de: 'Deutsch',
+  fr: 'Français',
+  it: 'Italiano',
+  nl: 'Nederlands',
+  es: 'Español',
+  pl: 'Polski',
+  ru: 'Русский',
+  cs: 'Čeština',
+};
 
 /** The switch, at the end of the page's header: choosing a language stores it
  * (`PUT /api/language`) and shows the page again in it. */

@@ -11,7 +11,7 @@ import { takeSeat, api, seatToken, setDisplayName } from './api.js';
 import { parseTurn, KINDS, cellTowards, nearestCell } from './board.js';
 import { candidates, clearPick as forget, clickCell as pickAt, emptyPick, rotate as turnPiece } from './pick.js';
 import { myColor } from './room-state.js';
-import { startingText } from './ui.js';
+import { refusalText, startingText } from './ui.js';
 import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -141,8 +141,8 @@ export function createInput(page, view) {
   function whyNot(text) {
     if (!page.engine) return '';
     const { state } = page;
-    const { why } = page.engine.check(state.variant, state.turns, text);
-    return why ? `: ${why}` : '';
+    const { why, rule, args } = page.engine.check(state.variant, state.turns, text);
+    return why ? `: ${refusalText(rule, args, why)}` : '';
   }
 
   // ---- the notation box ---------------------------------------------------------------

@@ -100,6 +100,17 @@ export function computerName(name) {
   return level === undefined ? undefined : t('computer.name', { level });
 }
 
+/** Why the rules refuse a turn, in the page's language, from the `rule` and `args` the
+ * server's `error` and the rules module's `check` give (protocol/PROTOCOL.md, error);
+ * `fallback`, the message as sent, for a rule the catalogue does not know or a server
+ * that sends no `args`. */
+export function refusalText(rule, args, fallback) {
+  const key = `illegal.${rule}`;
+  if (!rule || args === undefined || t(key) === key) return fallback;
+  const kind = args?.kind === undefined ? {} : { kind: t(`kind.${args.kind}`) };
+  return t(`illegal.${rule}`, { ...args, ...kind });
+}
+
 /** `label` followed by a colon, as the language writes it (French puts a space
  * before). */
 export function labelled(label) {

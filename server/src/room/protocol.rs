@@ -3,6 +3,7 @@
 //! a connection on this node or, forwarded unchanged, from another node; so is the
 //! answer. Adding a request means a variant here, its arm in `actor`, and its docs.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
@@ -258,6 +259,9 @@ pub(crate) struct Refusal {
     pub(crate) code: ErrorCode,
     /// The rules engine's reason, for an illegal turn.
     pub(crate) rule: Option<String>,
+    /// With `rule`: the values its reason names (`IllegalTurn::args`), for the words of
+    /// each reader's language.
+    pub(crate) args: Option<BTreeMap<String, String>>,
     /// What went wrong, for people.
     pub(crate) message: String,
 }
@@ -268,6 +272,7 @@ impl Refusal {
         Refusal {
             code,
             rule: None,
+            args: None,
             message: message.into(),
         }
     }
@@ -277,6 +282,13 @@ impl Refusal {
         Refusal {
             code: ErrorCode::IllegalTurn,
             rule: Some(illegal.code().to_owned()),
+            args: Some(
+                illegal
+                    .args()
+                    .into_iter()
+                    .map(|(name, value)| (name.to_owned(), value))
+                    .collect(),
+            ),
             message: illegal.to_string(),
         }
     }
