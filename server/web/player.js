@@ -122,8 +122,13 @@ async function load() {
   $('joined').textContent = t('player.joined', { when: when(profile.created_at) });
   const { wins, losses, draws } = profile.results;
   const count = (n, what, id) => el('span', { id }, el('b', {}, String(n)), ` ${what}`);
-  const what = (n, kind) => t(`player.${kind}`, { count: n });
-  $('results').replaceChildren(count(wins, what(wins, 'wins'), 'wins'), ', ', count(losses, what(losses, 'losses'), 'losses'), ', ', count(draws, what(draws, 'draws'), 'draws'));
+  $('results').replaceChildren(
+    count(wins, t('player.wins', { count: wins }), 'wins'),
+    ', ',
+    count(losses, t('player.losses', { count: losses }), 'losses'),
+    ', ',
+    count(draws, t('player.draws', { count: draws }), 'draws'),
+  );
   $('ratings').replaceChildren(
     ...(profile.ratings.length
       ? profile.ratings.map((r) => ratingPanel(profile.created_at, r))
