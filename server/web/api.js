@@ -54,7 +54,7 @@ export async function api(method, path, body) {
     data = null;
   }
   if (!response.ok) {
-    throw new ApiError(data?.code ?? 'http', data?.message || response.statusText || `HTTP ${response.status}`, response.status);
+    throw new ApiError(data?.code ?? 'http', data?.message || t('api.failed', { status: response.status }), response.status);
   }
   return data;
 }

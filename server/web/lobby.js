@@ -75,7 +75,8 @@ async function refresh() {
     $('no-correspondence').hidden = slow.length > 0;
     status.textContent = '';
   } catch (e) {
-    status.textContent = t('lobby.unreachable', { why: e.message });
+    // Not reached at all says so itself; any other failure is told as the server's.
+    status.textContent = e.code === 'unreachable' ? e.message : t('lobby.unreachable', { why: e.message });
   }
 }
 
