@@ -129,10 +129,6 @@ export function changeText(before, after) {
   return diff > 0 ? `+${diff}` : `−${-diff}`;
 }
 
-export function cap(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
-
 /** A colour (`white`, `black`) as the name of its player: `White`. */
 export function side(color) {
   return t(`side.${color}`);
