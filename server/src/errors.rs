@@ -195,6 +195,28 @@ mod tests {
     }
 
     #[test]
+    fn the_english_catalogue_says_each_reason_in_the_rules_own_words() {
+        // The page says a refusal from the catalogue, the server from the rules: in
+        // English they agree (the kind of piece by the rules' name for it).
+        for reason in every_reason() {
+            let values: Vec<(&str, String)> = reason
+                .args()
+                .into_iter()
+                .map(|(name, value)| match name {
+                    "kind" => {
+                        let kind = Kind::ALL.into_iter().find(|k| k.code() == value);
+                        (name, kind.expect("a kind's code").name().to_owned())
+                    }
+                    _ => (name, value),
+                })
+                .collect();
+            let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            let key = format!("illegal.{}", reason.code());
+            assert_eq!(Lang::En.format(&key, &values), reason.to_string());
+        }
+    }
+
+    #[test]
     fn an_illegal_drop_is_told_in_the_readers_words_naming_its_cell() {
         let drop = IllegalTurn::DropInCentre("I9".parse().expect("a cell"));
         assert_eq!(

@@ -30,6 +30,11 @@ test('a kind of piece is named in the reader\'s words too', () => {
   assert.equal(refusalText('reserve-empty', { kind: 'triangle' }, 'no triangle piece is left in reserve'), 'в вашем запасе не осталось фигур этого вида: треугольная');
 });
 
+test('in English the page says a refusal in the rules\' own words, as the server does', () => {
+  speak('en');
+  assert.equal(refusalText('drop-in-centre', { cell: 'I9' }, 'sent'), english);
+});
+
 test('a rule the catalogue does not know, or none, keeps the English words', () => {
   speak('de');
   assert.equal(refusalText('a-rule-from-tomorrow', {}, 'some reason'), 'some reason');
