@@ -260,7 +260,9 @@ pub(crate) struct Refusal {
     /// The rules engine's reason, for an illegal turn.
     pub(crate) rule: Option<String>,
     /// With `rule`: the values its reason names (`IllegalTurn::args`), for the words of
-    /// each reader's language.
+    /// each reader's language. Absent from a node of a release before it, during a
+    /// rolling upgrade of a cluster.
+    #[serde(default)]
     pub(crate) args: Option<BTreeMap<String, String>>,
     /// What went wrong, for people.
     pub(crate) message: String,
