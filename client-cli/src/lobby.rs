@@ -244,9 +244,33 @@ pub fn parse_time_control(text: &str) -> Result<TimeControl, String> {
     Ok(TimeControl::clock(base, seconds(increment)?))
 }
 
+/// Reads the clock of a seek as players say it: `MINUTES+INC` in the manner of quick
+/// pairing (`5+3` is five minutes and three seconds a turn), or any form
+/// [`parse_time_control`] reads once a unit is given (`90s+1s`, `3d`).
+pub fn parse_seek_clock(text: &str) -> Result<TimeControl, String> {
+    let bare = |part: &str| !part.is_empty() && part.trim().bytes().all(|b| b.is_ascii_digit());
+    match text.split_once('+') {
+        Some((base, increment)) if bare(base) && bare(increment) => {
+            parse_time_control(&format!("{}m+{}s", base.trim(), increment.trim()))
+        }
+        None if bare(text) => parse_time_control(&format!("{}m", text.trim())),
+        _ => parse_time_control(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_seek_s_clock_reads_minutes_first_as_quick_pairing_does() {
+        assert_eq!(parse_seek_clock("5+3"), Ok(TimeControl::clock(300, 3)));
+        assert_eq!(parse_seek_clock("10"), Ok(TimeControl::clock(600, 0)));
+        assert_eq!(parse_seek_clock("90s+1s"), Ok(TimeControl::clock(90, 1)));
+        assert_eq!(parse_seek_clock("3d"), Ok(TimeControl::days(3)));
+        assert!(parse_seek_clock("4d").is_err());
+        assert!(parse_seek_clock("five").is_err());
+    }
 
     #[test]
     fn time_controls_read_with_and_without_units() {

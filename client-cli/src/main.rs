@@ -23,12 +23,13 @@ use clap::{Args, Parser, Subcommand};
 use punct_cli::account::{self, SessionBook};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
 use punct_cli::{bot as online_bot, language, lobby, script, tournament, tui};
-use punct_client::{Client, Entry, Server};
+use punct_client::{Client, Entry, SeekOptions, Server};
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
 use punct_engine::{Engine, Limits, puzzle};
 use punct_protocol::{
-    CreateRoom, CreateTournament, ErrorCode, SeatChoice, TimeControl, TournamentFormat, Visibility,
+    CreateRoom, CreateTournament, ErrorCode, SeatChoice, SeekGame, TimeControl, TournamentFormat,
+    Visibility,
 };
 use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
@@ -320,9 +321,23 @@ struct PlayArgs {
     #[command(flatten)]
     seat: SeatArgs,
     /// Play the turns of FILE (`-`: standard input) and print events as JSON lines,
-    /// instead of the interactive app. Needs --room or --create.
+    /// instead of the interactive app. Needs --room, --create or --seek.
     #[arg(long, value_name = "FILE")]
     script: Option<PathBuf>,
+    /// Quick pairing: wait for someone who wants the same game, then play it. The clock
+    /// as MINUTES+INC (`5+3`: five minutes, three seconds a turn), or with units
+    /// (`90s+1s`), or days per move (`3d`).
+    #[arg(long, value_name = "MIN+INC|DAYSd", conflicts_with_all = ["room", "create"], value_parser = lobby::parse_seek_clock)]
+    seek: Option<TimeControl>,
+    /// With --seek: the variant.
+    #[arg(long, ignore_case = true, value_parser = variant_parser(), default_value = "standard", requires = "seek")]
+    variant: Variant,
+    /// With --seek: a rated game (signed in only).
+    #[arg(long, requires = "seek")]
+    seek_rated: bool,
+    /// With --seek --seek-rated: how far, either way, the opponent's rating may be.
+    #[arg(long, requires = "seek_rated")]
+    range: Option<u32>,
 }
 
 /// `punct watch`.
@@ -877,6 +892,22 @@ impl SeatArgs {
 /// `punct play`.
 async fn play(args: PlayArgs) -> anyhow::Result<()> {
     let (server, account) = args.server.client()?;
+    if let Some(clock) = args.seek {
+        let game = SeekGame {
+            variant: args.variant,
+            clock,
+            rated: args.seek_rated,
+        };
+        let seat = seek(&server, game, &args, account.is_some()).await?;
+        let Some(path) = &args.script else {
+            return tui::room(server, seat.entry(), args.seat.book()).await;
+        };
+        let steps = script::parse_script(&read_script(path)?)?;
+        let book = args.seat.book();
+        let out = &mut io::stdout().lock();
+        script::print_line(out, &script::seat_line(&seat))?;
+        return script::play(&server, seat, book.as_ref(), &steps, out).await;
+    }
     let Some(path) = &args.script else {
         let request = args.seat.request(account)?;
         if args.seat.room.is_none() && args.seat.create.is_none() {
@@ -898,6 +929,54 @@ async fn play(args: PlayArgs) -> anyhow::Result<()> {
         &mut io::stdout().lock(),
     )
     .await
+}
+
+/// `punct play --seek`: waits for someone to meet the seek of `game`, saying so, and
+/// keeps the seat it was given in the seat file.
+async fn seek(
+    server: &Client,
+    game: SeekGame,
+    args: &PlayArgs,
+    signed_in: bool,
+) -> anyhow::Result<SavedSeat> {
+    let options = SeekOptions {
+        name: args.seat.name.clone().filter(|_| !signed_in),
+        // One terminal's seeks are one person's.
+        guest: (!signed_in).then(|| format!("punct-{}", std::process::id())),
+        range: args.range,
+    };
+    // Said on standard error: with --script, standard output is JSON lines.
+    eprintln!(
+        "looking for an opponent ({}, {})…",
+        clock_words(game.clock),
+        game.variant
+    );
+    let Some(paired) = punct_client::seek(server, game, &options).await? else {
+        anyhow::bail!("nobody came in time: seek again");
+    };
+    let opponent = paired.opponent.name.as_deref().unwrap_or("anonymous");
+    eprintln!("paired with {opponent}: you play {}", paired.color);
+    let seat = SavedSeat {
+        server: server.server().to_string(),
+        room: paired.room,
+        color: paired.color,
+        token: Some(paired.token),
+    };
+    if let Some(book) = args.seat.book() {
+        book.save(seat.clone())?;
+    }
+    Ok(seat)
+}
+
+/// A time control as players say it: `5 min + 3 s`, `3 days a move`.
+fn clock_words(clock: TimeControl) -> String {
+    match clock.days {
+        Some(days) => format!("{days} days a move"),
+        None if clock.base.is_multiple_of(60) => {
+            format!("{} min + {} s", clock.base / 60, clock.increment)
+        }
+        None => format!("{} s + {} s", clock.base, clock.increment),
+    }
 }
 
 /// `punct watch`.

@@ -14,12 +14,15 @@
 //! - [`connect`]: a room's connection that reconnects by itself with back-off and resumes
 //!   with `since`, driven over channels ([`Link`]): [`Request`]s in (game actions,
 //!   chat, mute), [`NetEvent`]s out.
+//! - [`seek`]: quick pairing: a seek on a connection of its own, made again when the
+//!   connection is lost, until someone meets it ([`Paired`]).
 //! - `tls` (feature `tls`, on by default): rustls with the system's root certificates and
 //!   any given ones, for `https://` and `wss://`.
 //! - [`Error`]: what can go wrong, each kind keeping its cause.
 
 mod error;
 mod http;
+mod seek;
 mod server;
 mod session;
 mod socket;
@@ -28,6 +31,7 @@ mod tls;
 
 pub use error::Error;
 pub use http::{Client, ClientBuilder};
+pub use seek::{Paired, SeekOptions, seek};
 pub use server::Server;
 pub use session::{Entry, Link, NetEvent, Request, connect};
 pub use socket::Connection;

@@ -19,6 +19,8 @@
 //! - [`LoadConfig`]: what to run (flags of `punct load`), and [`run`], which runs it.
 //! - `arena`: the other load, an arena tournament of many players
 //!   ([`ArenaConfig`], [`run_arena`]), timing how soon a player is paired again.
+//! - `seek`: quick pairing: many players seeking at once ([`SeekConfig`],
+//!   [`run_seek`]), timing each from its seek to its room's first snapshot.
 //! - `room`: one room's players and spectators, and the idle connections.
 //! - `net`: `punct-client` connections from chosen loopback source addresses, counted
 //!   while they live, and a quick look at the server's messages.
@@ -29,6 +31,7 @@ mod arena;
 mod net;
 mod process;
 mod room;
+mod seek;
 mod stats;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -40,6 +43,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 
 pub use arena::{ArenaConfig, ArenaReport, run as run_arena};
+pub use seek::{SeekConfig, SeekReport, run as run_seek};
 pub use stats::{Latency, Report};
 
 use room::Plan;
@@ -158,6 +162,31 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// One client per source address (`127.0.0.1` up to `127.0.0.sources`) and server, the
+/// servers alternating: connections taken one after the other are on different nodes.
+pub(crate) fn clients(
+    servers: &[SocketAddr],
+    sources: u8,
+) -> Result<Vec<punct_client::Client>, LoadError> {
+    if let Some(&far) = servers.iter().find(|addr| !addr.ip().is_loopback()) {
+        return Err(LoadError::NotLoopback(far));
+    }
+    let servers = servers
+        .iter()
+        .map(|addr| format!("http://{addr}").parse::<punct_client::Server>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(LoadError::Setup)?;
+    (1..=sources)
+        .flat_map(|n| servers.iter().map(move |server| (n, server)))
+        .map(|(n, server)| {
+            punct_client::Client::builder(server.clone())
+                .local_address(Ipv4Addr::new(127, 0, 0, n).into())
+                .build()
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| LoadError::Setup(e.chain()))
+}
+
 /// Runs the load described by `config` and reports what it measured.
 pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     if let Some(&far) = config.server.iter().find(|addr| !addr.ip().is_loopback()) {
@@ -195,23 +224,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     let stats = Arc::new(Stats::default());
     let (start_tx, start) = watch::channel(None);
     let (ready_tx, mut ready) = mpsc::channel(64);
-    let servers = config
-        .server
-        .iter()
-        .map(|addr| format!("http://{addr}").parse::<punct_client::Server>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(LoadError::Setup)?;
-    // One client per source address and server, the servers alternating: the members a
-    // room takes one after the other are on different nodes.
-    let clients = (1..=config.sources)
-        .flat_map(|n| servers.iter().map(move |server| (n, server)))
-        .map(|(n, server)| {
-            punct_client::Client::builder(server.clone())
-                .local_address(Ipv4Addr::new(127, 0, 0, n).into())
-                .build()
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| LoadError::Setup(e.chain()))?;
+    let clients = clients(&config.server, config.sources)?;
     let plan = Arc::new(Plan {
         clients,
         spectators: config.spectators,

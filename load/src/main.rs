@@ -1,12 +1,12 @@
 //! `punct-load`: runs a load against a punct-server on this machine and prints what it
 //! measured (and, with `--json FILE`, writes it as JSON). `punct-load arena …` runs an
-//! arena tournament instead of rooms.
+//! arena tournament instead of rooms, and `punct-load seek …` players seeking at once.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use punct_load::{ArenaConfig, LoadConfig, run, run_arena};
+use punct_load::{ArenaConfig, LoadConfig, SeekConfig, run, run_arena, run_seek};
 use serde::Serialize;
 
 /// Put a running punct-server on this machine under the load of many real games.
@@ -35,6 +35,9 @@ enum Mode {
     /// An arena tournament of many players: how soon a player whose game ended is
     /// paired again, and the server's memory.
     Arena(ArenaConfig),
+    /// Quick pairing: many players seeking at once, each timed from its seek to its
+    /// room's first snapshot.
+    Seek(SeekConfig),
 }
 
 #[tokio::main]
@@ -44,6 +47,13 @@ async fn main() -> ExitCode {
         Some(Mode::Arena(config)) => match run_arena(config).await {
             Ok(report) => {
                 let ok = report.errors == 0;
+                finish(&report, cli.json, ok)
+            }
+            Err(e) => failed(&e),
+        },
+        Some(Mode::Seek(config)) => match run_seek(config).await {
+            Ok(report) => {
+                let ok = report.errors == 0 && report.paired == report.players;
                 finish(&report, cli.json, ok)
             }
             Err(e) => failed(&e),

@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use punct_load::{ArenaConfig, LoadConfig, Report, run, run_arena};
+use punct_load::{ArenaConfig, LoadConfig, Report, SeekConfig, run, run_arena, run_seek};
 use punct_testing::TestServer;
 
 /// Runs the load `config` against a server in this process, which it then stops.
@@ -135,4 +135,33 @@ async fn an_arena_pairs_every_player_again_after_each_game() {
     assert!(report.next_pairing.p99_ms <= report.next_pairing.max_ms);
     assert!(report.turns > 0);
     assert!(report.server_rss_joined.is_some_and(|rss| rss > 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_seeking_at_once_are_all_paired_and_see_their_boards() {
+    let server = TestServer::with(punct_server::Config {
+        max_connections_per_ip: 0,
+        ..punct_server::Config::default()
+    })
+    .await;
+    let report = run_seek(SeekConfig {
+        server: vec![server.addr],
+        players: 20,
+        sources: 2,
+        seconds: 20,
+        ..SeekConfig::default()
+    })
+    .await
+    .unwrap();
+    eprintln!("{report}");
+    server.shutdown().await.unwrap();
+    assert_eq!(report.errors, 0, "{report}");
+    assert_eq!(report.paired, 20, "{report}");
+    assert_eq!(report.rooms, 10, "two players a room: {report}");
+    assert!(
+        report.waited >= 10,
+        "one of each two waited for the other: {report}"
+    );
+    assert_eq!(report.seek_to_snapshot.samples, 20);
+    assert!(report.seek_to_paired.p99_ms <= report.seek_to_snapshot.max_ms);
 }

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use punct_rules::Turn;
+use punct_rules::{Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, RequestId, Seq};
+use crate::{ErrorCode, RequestId, Seq, TimeControl};
 
 /// A request from a client. Every request has an `id`, chosen by the client, that the
 /// server echoes in its reply.
@@ -153,6 +153,41 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
     },
+    /// Ask to be paired at once with someone who wants the same game (one seek a
+    /// connection: a new one replaces the last). Answered with `seeking`, or with
+    /// `paired` when a waiting seek meets it at once; `paired` comes unasked when
+    /// someone meets it later, and `seek_ended` when it runs out.
+    Seek {
+        /// Echoed in the reply.
+        id: RequestId,
+        /// Which game; standard if left out.
+        #[serde(default = "crate::http::standard")]
+        #[schemars(with = "crate::schema::VariantDef")]
+        variant: Variant,
+        /// The time control: a live clock or correspondence days.
+        clock: TimeControl,
+        /// A rated game: only on a signed-in connection.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+        /// For a rated seek: how far, either way, the opponent's rating may be from one's
+        /// own; any if left out.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        range: Option<u32>,
+        /// The name to play under, as for a room's creator (not on a signed-in
+        /// connection, which plays under its username).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// On a connection not signed in: a key the client keeps (1 to 64 characters),
+        /// the same in all its tabs, so that its own seeks never meet each other.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        guest: Option<String>,
+    },
+    /// Withdraw this connection's seek. Answered with an `ack` whose `seq` is 0 (also
+    /// when there was none).
+    CancelSeek {
+        /// Echoed in the reply.
+        id: RequestId,
+    },
 }
 
 /// What a player asks of the room it has joined: every request but `hello`, `join` and
@@ -235,7 +270,9 @@ impl ClientMessage {
             | ClientMessage::Chat { id, .. }
             | ClientMessage::Mute { id, .. }
             | ClientMessage::Follow { id, .. }
-            | ClientMessage::Unfollow { id } => id,
+            | ClientMessage::Unfollow { id }
+            | ClientMessage::Seek { id, .. }
+            | ClientMessage::CancelSeek { id } => id,
         }
     }
 
@@ -249,7 +286,9 @@ impl ClientMessage {
             | ClientMessage::Chat { .. }
             | ClientMessage::Mute { .. }
             | ClientMessage::Follow { .. }
-            | ClientMessage::Unfollow { .. } => return None,
+            | ClientMessage::Unfollow { .. }
+            | ClientMessage::Seek { .. }
+            | ClientMessage::CancelSeek { .. } => return None,
             ClientMessage::Play { turn, number, .. } => Action::Play { turn, number },
             ClientMessage::Resign { .. } => Action::Resign,
             ClientMessage::OfferDraw { .. } => Action::OfferDraw,
@@ -283,6 +322,8 @@ impl ClientMessage {
             ClientMessage::Mute { .. } => "mute",
             ClientMessage::Follow { .. } => "follow",
             ClientMessage::Unfollow { .. } => "unfollow",
+            ClientMessage::Seek { .. } => "seek",
+            ClientMessage::CancelSeek { .. } => "cancel_seek",
         }
     }
 

@@ -115,7 +115,7 @@ impl TimeControl {
     }
 }
 
-fn standard() -> Variant {
+pub(crate) fn standard() -> Variant {
     Variant::Standard
 }
 

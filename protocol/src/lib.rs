@@ -15,6 +15,7 @@
 //! - [`http`](CreateRoom): request and response bodies of the HTTP API; `accounts`
 //!   (from [`Credentials`]): those of accounts, sessions, ratings and player pages.
 //! - [`tournament`](TournamentView): the HTTP bodies of tournaments.
+//! - [`seek`](SeekGame): quick pairing: the game a seek asks for, the open seeks.
 //! - [`schema`](schema_json): the JSON Schema export and the schema-only mirrors of the
 //!   rules crate's types.
 //!
@@ -41,6 +42,7 @@ mod accounts;
 mod client;
 mod http;
 mod schema;
+mod seek;
 mod server;
 mod tournament;
 
@@ -56,9 +58,10 @@ pub use http::{
     Visibility,
 };
 pub use schema::{SCHEMA_TITLE, schema_json};
+pub use seek::{SeekGame, SeekList, SeekPoolNode, SeekView};
 pub use server::{
     Channel, ChatLine, ClockView, DotView, ErrorCode, Player, PositionView, ReserveView, Reserves,
-    Role, RoomSnapshot, SeatView, Seats, ServerMessage, StackView,
+    Role, RoomSnapshot, SeatView, Seats, SeekEnd, ServerMessage, StackView,
 };
 pub use tournament::{
     CreateTournament, StandingRow, TournamentEntry, TournamentFormat, TournamentGame,

@@ -271,9 +271,45 @@ pub enum ServerMessage {
         /// The opponent's username.
         opponent: String,
     },
+    /// The answer to `seek`: it waits for someone who wants the same game.
+    Seeking {
+        /// The `seek`'s id.
+        id: RequestId,
+        /// The seek's id, as `paired`, `seek_ended` and the lobby's list name it.
+        seek: String,
+        /// When it ends if nobody meets it, in milliseconds since the Unix epoch.
+        expires_at: i64,
+    },
+    /// A seek met another: the room of their game is made, and this connection holds
+    /// one of its seats. The answer to `seek` (with its `id`) when it met a waiting one
+    /// at once, else sent unasked.
+    Paired {
+        /// The `seek`'s id, when this answers it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// The seek's id.
+        seek: String,
+        /// The room: `join` it with `token`.
+        room: String,
+        /// The secret seat token of this player's seat.
+        token: String,
+        /// The colour the player has.
+        #[schemars(with = "crate::schema::ColorDef")]
+        color: Color,
+        /// Who the opponent is.
+        opponent: Player,
+    },
+    /// A seek ended without meeting anyone.
+    SeekEnded {
+        /// The seek's id.
+        seek: String,
+        /// Why: `expired`, its time ran out.
+        reason: SeekEnd,
+    },
     /// The server is about to close this connection, and why.
     Bye {
-        /// Why, for programs: `seat-taken-over` or `shutting-down`.
+        /// Why, for programs: `seat-taken-over`, `shutting-down`, `rate-limited` or
+        /// `session-ended`.
         code: ErrorCode,
         /// Why, for people.
         message: String,
@@ -347,7 +383,7 @@ pub enum ErrorCode {
     NotJoined,
     /// No room has this id.
     NoSuchRoom,
-    /// The seat token is not one of this room's.
+    /// The seat token is not one of this room's, or its seat's account was deleted.
     BadToken,
     /// A spectator tried to play.
     NotAPlayer,
@@ -419,11 +455,13 @@ pub enum ErrorCode {
     NotCancellable,
     /// Taking a seat in a room whose creator blocks the account (HTTP 403).
     Blocked,
-    /// A `chat` from an account a moderator muted, until the mute ends (HTTP 403).
+    /// A `chat` from an account a moderator muted, signed in or in a seat of the account
+    /// joined with its token, until the mute ends (HTTP 403).
     Muted,
     /// Playing a rated game, for an account a moderator barred from them (HTTP 403).
     BarredFromRated,
-    /// Signing in to an account a moderator banned (HTTP 403).
+    /// Signing in to an account a moderator banned (HTTP 403); `join` with the token of a
+    /// seat whose account is banned.
     Banned,
     /// A moderator's page or action, asked by an account without the role (HTTP 403).
     NotAModerator,
@@ -440,6 +478,10 @@ pub enum ErrorCode {
     TournamentStarted,
     /// Withdrawing from a tournament the account has not joined, or has left (HTTP 409).
     NotEntered,
+    /// `bye`: the session the connection was signed in with ended (signed out, a new
+    /// password, a ban, the account deleted), or the account of the seat it joined with
+    /// a token was banned or deleted.
+    SessionEnded,
 }
 
 impl ErrorCode {
@@ -637,6 +679,14 @@ pub struct Player {
     /// (their page is `/player/{account}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
+}
+
+/// Why a seek ended without meeting anyone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeekEnd {
+    /// Nobody met it before its time ran out.
+    Expired,
 }
 
 /// Both clocks, as they stood when the message was made.

@@ -45,7 +45,8 @@ use crate::password;
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
 use crate::store::{
-    Account, Block, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store, StoreError,
+    Account, AccountId, Block, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store,
+    StoreError,
 };
 
 /// Longest username.
@@ -466,24 +467,21 @@ impl Accounts {
     }
 
     /// Sets a new password with the link of secret `token`: every session of the
-    /// account ends (whoever had the old password is out).
+    /// account ends (whoever had the old password is out). Answers the account's id.
     pub(crate) async fn reset_password(
         &self,
         token: &str,
         password: &str,
         from: IpAddr,
-    ) -> Result<(), Refused> {
+    ) -> Result<AccountId, Refused> {
         check_password(password)?;
         // It hashes a password: it counts against the address like signing in.
         if !self.per_address.allow(from) {
             return Err(too_many());
         }
         let hash = hash_password(password.to_owned()).await?;
-        if self.store.reset_password(hash_token(token), hash).await? {
-            Ok(())
-        } else {
-            Err(bad_link())
-        }
+        let account = self.store.reset_password(hash_token(token), hash).await?;
+        account.ok_or_else(bad_link)
     }
 
     /// Whether a link may be mailed now, asked from `from` for `recipient`.

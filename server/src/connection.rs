@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, close_code};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use punct_protocol::{
-    ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, Seq, ServerMessage,
+    ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, Role, SeekGame, Seq, ServerMessage,
     TournamentRound, TournamentState,
 };
 use punct_rules::Color;
@@ -23,15 +23,21 @@ use tokio::time::Instant;
 
 use crate::accounts::Refused;
 use crate::cluster::{Closed, ConnId, Reply};
+use crate::endings::Ticket;
 use crate::errors;
 use crate::i18n::Lang;
 use crate::limits::{Kind, MessageLimits, Verdict};
 use crate::room::{
     Entered, Event, Key, Mismatch, Refusal, Request, RoomHandle, Rooms, Start, Talk,
 };
+use crate::seek::{self, Ask};
 use crate::state::AppState;
 use crate::store::Account;
 use crate::tournament;
+
+mod seeking;
+
+use seeking::{Seeking, Told, from_pool};
 
 /// How long a closing connection's writer may take to flush its last messages.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
@@ -59,10 +65,15 @@ enum End {
     TooSlow,
     /// The client went on sending faster than its rate limits after being told.
     Flood,
-    /// The room closed.
+    /// The room closed: its creator cancelled it.
     RoomClosed,
+    /// The room could not be reached, though it may live on: it closed under the
+    /// connection and could not be entered again, or it never answered a request.
+    RoomUnreachable,
     /// The server is shutting down.
     Shutdown,
+    /// Its session ended, or the account of its seat was banned or deleted.
+    SessionEnded,
 }
 
 impl End {
@@ -77,7 +88,10 @@ impl End {
             End::Replaced => (close_code::NORMAL, "seat taken over"),
             End::Idle => (close_code::AWAY, "idle"),
             End::RoomClosed => (close_code::NORMAL, "room closed"),
+            // Not 1000, which says the room is gone for good: the client comes back.
+            End::RoomUnreachable => (close_code::AGAIN, "room unreachable"),
             End::Shutdown => (close_code::AWAY, "server shutting down"),
+            End::SessionEnded => (close_code::NORMAL, "session ended"),
         };
         Some(CloseFrame {
             code,
@@ -99,18 +113,21 @@ impl fmt::Display for End {
             End::TooSlow => f.write_str("outbound queue full: the client does not read"),
             End::Flood => f.write_str("went on sending over the rate limits"),
             End::RoomClosed => f.write_str("room closed"),
+            End::RoomUnreachable => f.write_str("room unreachable: try again"),
             End::Shutdown => f.write_str("server shutting down"),
+            End::SessionEnded => f.write_str("its session or its seat's account ended"),
         }
     }
 }
 
-/// Serves one upgraded socket until it ends.
+/// Serves one upgraded socket until it ends, or its `ticket` ends it.
 pub(crate) async fn serve<S>(
     socket: S,
     id: ConnId,
     state: AppState,
     account: Option<Account>,
     lang: Lang,
+    ticket: Ticket,
 ) where
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Send + 'static,
 {
@@ -129,8 +146,11 @@ pub(crate) async fn serve<S>(
         lang,
         room: None,
         following: None,
+        seeking: None,
+        ticket,
     };
     let end = connection.run(&mut stream).await;
+    connection.cancel_seek();
     connection
         .state
         .rooms
@@ -209,6 +229,11 @@ struct Connection {
     room: Option<Membership>,
     /// The tournament followed, if any.
     following: Option<Following>,
+    /// The open seek, if any. Boxed: most connections never seek, and each holds its
+    /// state for its whole life.
+    seeking: Option<Box<Seeking>>,
+    /// What ends the connection with its session, or its seat's account.
+    ticket: Ticket,
 }
 
 /// A tournament a connection follows.
@@ -255,6 +280,8 @@ impl Connection {
     {
         let config = Arc::clone(&self.state.config);
         let mut stop = self.state.stop.clone();
+        // Boxed once: inline, waiting for it would make every connection's task larger.
+        let mut ended = Box::pin(self.ticket.ended());
         let mut ping =
             tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
         ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -270,6 +297,7 @@ impl Connection {
                 }
                 news = from_room(&mut self.room) => Box::pin(self.on_room(news)).await,
                 news = from_tournament(&mut self.following) => Box::pin(self.on_tournament(news)).await,
+                news = from_pool(&mut self.seeking) => Box::pin(self.on_pool(news)).await,
                 _ = ping.tick() => {
                     if last_heard.elapsed() > config.idle_timeout {
                         Err(End::Idle)
@@ -280,6 +308,12 @@ impl Connection {
                 () = stopping(&mut stop) => {
                     let _ = self.send(&shutting_down(self.lang));
                     Err(End::Shutdown)
+                }
+                () = &mut ended => {
+                    let code = ErrorCode::SessionEnded;
+                    let message = errors::message(code, self.lang).into();
+                    let _ = self.send(&ServerMessage::Bye { code, message });
+                    Err(End::SessionEnded)
                 }
             };
             if let Err(end) = step {
@@ -418,13 +452,24 @@ impl Connection {
                 since,
             } => {
                 let key = match (token, &self.account) {
-                    (Some(token), _) => Key::Token(token),
+                    (Some(token), _) => {
+                        // A seat belongs to its account: the connection ends with it,
+                        // and a banned or deleted account's seat is no longer played.
+                        if let Err(Refused(code, message)) =
+                            self.ticket.join_seat(&room, &token).await
+                        {
+                            return self.error(Some(id), code, message);
+                        }
+                        Key::Token(token)
+                    }
                     (None, Some(account)) => Key::Account(account.id.clone()),
                     (None, None) => {
                         let code = ErrorCode::SignInRequired;
                         return self.error(Some(id), code, errors::message(code, self.lang));
                     }
                 };
+                // A player who takes a seat is no longer looking for a game.
+                self.cancel_seek();
                 self.enter(Some(id), &room, Entry::Seat { key }, since)
                     .await
             }
@@ -432,13 +477,20 @@ impl Connection {
                 self.enter(Some(id), &room, Entry::Watch, since).await
             }
             ClientMessage::Chat { id, text } => {
-                // A muted account's line is refused before it reaches the room.
-                if let Some(account) = &self.account
-                    && let Err(Refused(code, message)) =
+                // A muted account's line is refused before it reaches the room, whether
+                // it speaks signed in or in the seat it holds (by its token).
+                let signed_in = self.account.as_ref().map(|a| a.id.clone());
+                let seat = self
+                    .ticket
+                    .seat()
+                    .filter(|seat| Some(seat) != signed_in.as_ref());
+                for account in signed_in.iter().chain(&seat) {
+                    if let Err(Refused(code, message)) =
                         self.state.moderation.may_chat(account).await
-                {
-                    let message = errors::told(code, message, self.lang);
-                    return self.error(Some(id), code, &message);
+                    {
+                        let message = errors::told(code, message, self.lang);
+                        return self.error(Some(id), code, &message);
+                    }
                 }
                 let name = self.account.as_ref().map(|a| a.username.clone());
                 let account = self.account.as_ref().map(|a| a.id.clone());
@@ -456,6 +508,32 @@ impl Connection {
             ClientMessage::Follow { id, tournament } => self.follow(Some(id), tournament).await,
             ClientMessage::Unfollow { id } => {
                 self.following = None;
+                self.send(&ServerMessage::Ack { id, seq: 0 })
+            }
+            ClientMessage::Seek {
+                id,
+                variant,
+                clock,
+                rated,
+                range,
+                name,
+                guest,
+            } => {
+                let game = SeekGame {
+                    variant,
+                    clock,
+                    rated,
+                };
+                let ask = Ask {
+                    game,
+                    range,
+                    name,
+                    guest,
+                };
+                self.seek(id, ask).await
+            }
+            ClientMessage::CancelSeek { id } => {
+                self.cancel_seek();
                 self.send(&ServerMessage::Ack { id, seq: 0 })
             }
             other => {
@@ -482,6 +560,54 @@ impl Connection {
                 }
                 self.answer(id, answer)
             }
+        }
+    }
+
+    /// Seeks `ask` for request `id`, in place of any earlier seek of this connection.
+    async fn seek(&mut self, id: RequestId, ask: Ask) -> Result<(), End> {
+        if self.room.is_some() {
+            let code = ErrorCode::AlreadyJoined;
+            return self.error(Some(id), code, errors::message(code, self.lang));
+        }
+        let seeks = self.state.seeks.clone();
+        let prepared = seeks
+            .prepare(self.id, self.account.as_ref(), ask, self.lang)
+            .await;
+        let (seek, token) = match prepared {
+            Ok(prepared) => prepared,
+            Err(Refused(code, message)) => return self.error(Some(id), code, message),
+        };
+        self.seeking = None;
+        let told = seeking::ask(&seeks, Some(id), seek, token, self.lang).await;
+        self.heard(told)
+    }
+
+    /// Withdraws this connection's seek, if any.
+    fn cancel_seek(&mut self) {
+        if self.seeking.take().is_some() {
+            self.state.seeks.cancel(self.id);
+        }
+    }
+
+    /// Passes on what the pool says of this connection's seek.
+    async fn on_pool(
+        &mut self,
+        news: Result<Arc<seek::Event>, broadcast::error::RecvError>,
+    ) -> Result<(), End> {
+        let Some(open) = self.seeking.take() else {
+            return Ok(());
+        };
+        let seeks = self.state.seeks.clone();
+        let told = seeking::news(open, news, &seeks, self.lang).await;
+        self.heard(told)
+    }
+
+    /// Keeps the seek while it stays open, and tells the client what came of it.
+    fn heard(&mut self, told: Told) -> Result<(), End> {
+        self.seeking = told.open;
+        match told.message {
+            Some(message) => self.send(&message),
+            None => Ok(()),
         }
     }
 
@@ -626,7 +752,7 @@ impl Connection {
                     message,
                 })
             }
-            Err(Closed) => Err(End::RoomClosed),
+            Err(Closed) => Err(End::RoomUnreachable),
         }
     }
 
@@ -726,7 +852,9 @@ impl Connection {
 
     /// Answers request `id` (none: the connection was entering again after its room
     /// moved) that the room was not entered, for `code`. A node that is stopping (it
-    /// lost its lease) says goodbye at once: the client comes back on another.
+    /// lost its lease) says goodbye at once: the client comes back on another. A room
+    /// gone from the database was cancelled; any other refusal of a member coming back
+    /// leaves a room that lives on, which the client is told to try again.
     fn not_entered(&self, id: Option<RequestId>, code: ErrorCode) -> Result<(), End> {
         match (code, id) {
             (ErrorCode::ShuttingDown, _) => {
@@ -734,7 +862,8 @@ impl Connection {
                 Err(End::Shutdown)
             }
             (_, Some(id)) => self.error(Some(id), code, errors::message(code, self.lang)),
-            (_, None) => Err(End::RoomClosed),
+            (ErrorCode::NoSuchRoom, None) => Err(End::RoomClosed),
+            (_, None) => Err(End::RoomUnreachable),
         }
     }
 
@@ -1134,12 +1263,14 @@ mod tests {
         let watch = format!(r#"{{"type":"watch","id":2,"room":"{}"}}"#, white.room);
         sam.send(Message::Text(hello.into())).unwrap();
         sam.send(Message::Text(watch.into())).unwrap();
+        let ticket = state.endings.open(7, None, None).await;
         let connection = tokio::spawn(serve(
             StalledSocket { incoming },
             7,
             state.clone(),
             None,
             Lang::En,
+            ticket,
         ));
         while room.status().unwrap().spectators == 0 {
             tokio::task::yield_now().await;
@@ -1171,10 +1302,13 @@ mod tests {
         let (state, _stop, _all_done) =
             AppState::new(Config::default(), Store::empty().await, Nodes::Alone);
         let (_client, incoming) = mpsc::unbounded_channel();
-        let task = serve(StalledSocket { incoming }, 7, state, None, Lang::En);
+        let ticket = state.endings.open(7, None, None).await;
+        let task = serve(StalledSocket { incoming }, 7, state, None, Lang::En, ticket);
         let size = std::mem::size_of_val(&task);
-        // Ten kilobytes when the requests' futures were inline (debug build).
-        assert!(size <= 2048, "a connection's future takes {size} bytes");
+        // Ten kilobytes when the requests' futures were inline (debug build); what is
+        // left is the waits themselves: the socket, the room's, the tournament's and the
+        // seek pool's events, the ping and the stop.
+        assert!(size <= 2560, "a connection's future takes {size} bytes");
     }
 
     fn text(n: usize) -> Message {
@@ -1255,6 +1389,7 @@ mod tests {
         let room = state.rooms.enter(&granted.room).await.unwrap();
         let joined = room.watch(9, None).await.unwrap();
         let (out, mut queue) = outbound::queue(8);
+        let ticket = state.endings.open(9, None, None).await;
         let mut connection = Connection {
             id: 9,
             state: state.clone(),
@@ -1272,6 +1407,8 @@ mod tests {
                 last_seq: 0,
             }),
             following: None,
+            seeking: None,
+            ticket,
         };
         let lagged = Err(broadcast::error::RecvError::Lagged(3));
         assert!(connection.on_room(lagged).await.is_ok());

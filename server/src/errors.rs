@@ -27,7 +27,9 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::TournamentFull
         | ErrorCode::TournamentStarted
         | ErrorCode::NotEntered => StatusCode::CONFLICT,
-        ErrorCode::SignInRequired | ErrorCode::BadCredentials => StatusCode::UNAUTHORIZED,
+        ErrorCode::SignInRequired | ErrorCode::BadCredentials | ErrorCode::SessionEnded => {
+            StatusCode::UNAUTHORIZED
+        }
         ErrorCode::BadToken
         | ErrorCode::NotAPlayer
         | ErrorCode::CrossSite

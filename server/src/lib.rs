@@ -23,6 +23,8 @@
 //!   it.
 //! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
 //!   the names players give.
+//! - `endings`: what ends at once when a session or an account does: its WebSockets
+//!   on every node, and a deleted account's name in the rooms held in memory.
 //! - `moderation`: roles, reports, moderators' actions and the audit log.
 //! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
 //! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
@@ -51,7 +53,9 @@ mod cluster;
 mod computer;
 mod config;
 mod connection;
+mod endings;
 mod errors;
+mod housekeeping;
 mod i18n;
 mod lease;
 mod limits;
@@ -64,13 +68,13 @@ mod rating;
 mod registry;
 mod room;
 mod secret;
+mod seek;
 mod state;
 mod store;
 mod tournament;
 mod views;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::net::TcpListener;
 
@@ -81,9 +85,6 @@ pub use store::Copied;
 use cluster::Nodes;
 use state::AppState;
 use store::Store;
-
-/// How often rooms nobody came back to are looked for.
-const SWEEP_PERIOD: Duration = Duration::from_secs(600);
 
 /// Recomputes every rating, and what each rated game did to them, from the stored games
 /// in the database of `config`, in the order they were rated; answers how many games.
@@ -159,21 +160,19 @@ pub async fn run(
     let (state, stop_tx, mut all_done) = AppState::new(config, store, nodes.clone());
     let rooms = state.rooms.clone();
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
-    let restored = rooms.restore().await.map_err(std::io::Error::other)?;
+    let unavailable = |_| std::io::Error::other("the database did not answer");
+    let restored = rooms.restore().await.map_err(unavailable)?;
     tracing::info!(
         restored,
         swept,
         "rooms with a clock or computer to time loaded"
     );
-    tokio::spawn(rooms.clone().sweep_every(SWEEP_PERIOD, state.stop.clone()));
     let tournaments = state.tournaments.clone();
-    let directors = tournaments.restore().await.map_err(std::io::Error::other)?;
+    let directors = tournaments.restore().await.map_err(unavailable)?;
     tracing::info!(directors, "tournaments running or about to start loaded");
-    tokio::spawn(
-        tournaments
-            .clone()
-            .sweep_every(tournament::SWEEP_PERIOD, state.stop.clone()),
-    );
+    housekeeping::start(&rooms, &tournaments, &state.stop);
+    let seeks = state.seeks.clone();
+    seeks.restore().await.map_err(unavailable)?;
     tracing::info!(address = %listener.local_addr()?, "listening");
     let listener = proxy::Listener::new(listener, Arc::clone(&state.proxies));
     let lease_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -194,6 +193,7 @@ pub async fn run(
     api::serve(listener, api::router(state), header_timeout, signal).await;
     rooms.clear();
     tournaments.clear();
+    seeks.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
     // Mail queued from now on waits in the outbox for the next start (or another node).

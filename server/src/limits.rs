@@ -95,7 +95,9 @@ impl Kind {
             | ClientMessage::Join { .. }
             | ClientMessage::Watch { .. }
             | ClientMessage::Follow { .. }
-            | ClientMessage::Unfollow { .. } => Kind::Enter,
+            | ClientMessage::Unfollow { .. }
+            | ClientMessage::Seek { .. }
+            | ClientMessage::CancelSeek { .. } => Kind::Enter,
             ClientMessage::Play { .. } => Kind::Play,
             ClientMessage::Resign { .. }
             | ClientMessage::OfferDraw { .. }

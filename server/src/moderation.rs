@@ -32,6 +32,7 @@ use serde::Deserialize;
 
 use crate::accounts::{Accounts, Refused};
 use crate::clock::now;
+use crate::endings::{Ended, Endings};
 use crate::limits::Throttle;
 use crate::registry::Registry;
 use crate::room::Moderate;
@@ -140,17 +141,25 @@ pub(crate) struct Moderation {
     store: Store,
     accounts: std::sync::Arc<Accounts>,
     rooms: Registry,
+    /// The connections a ban closes.
+    endings: Endings,
     /// Reports per reporter.
     reports: Throttle<String>,
 }
 
 impl Moderation {
-    /// Moderation of the accounts in `accounts` and the rooms of `rooms`.
-    pub(crate) fn new(accounts: std::sync::Arc<Accounts>, rooms: Registry) -> Moderation {
+    /// Moderation of the accounts in `accounts` and the rooms of `rooms`, whose ban
+    /// closes the connections of `endings`.
+    pub(crate) fn new(
+        accounts: std::sync::Arc<Accounts>,
+        rooms: Registry,
+        endings: Endings,
+    ) -> Moderation {
         Moderation {
             store: rooms.context().store.clone(),
             accounts,
             rooms,
+            endings,
             reports: Throttle::per_minute(REPORTS_PER_MINUTE),
         }
     }
@@ -175,9 +184,9 @@ impl Moderation {
             .unwrap_or_default())
     }
 
-    /// Whether `account` may say something in a chat now: not while muted.
-    pub(crate) async fn may_chat(&self, account: &Account) -> Result<(), Refused> {
-        let state = self.state_of(account).await?;
+    /// Whether account `account` may say something in a chat now: not while muted.
+    pub(crate) async fn may_chat(&self, account: &str) -> Result<(), Refused> {
+        let state = self.store.account_state(account).await?.unwrap_or_default();
         match state.muted_until {
             Some(until) if until > now() => Err(Refused(
                 ErrorCode::Muted,
@@ -212,12 +221,12 @@ impl Moderation {
         reason: &str,
     ) -> Result<String, Refused> {
         let reason = checked_reason(reason)?;
-        let reported = match (line, username) {
+        let (reported, room) = match (line, username) {
             (Some(line), _) => {
-                let stored = self.store.chat_line(line).await?;
-                stored.ok_or_else(no_such_line)?.account
+                let stored = self.store.chat_line(line).await?.ok_or_else(no_such_line)?;
+                (stored.account, Some(stored.room))
             }
-            (None, Some(username)) => Some(self.accounts.named(username).await?.id),
+            (None, Some(username)) => (Some(self.accounts.named(username).await?.id), None),
             (None, None) => return Err(bad("name a player or a line of chat to report")),
         };
         if reported.as_ref() == Some(&reporter.id) {
@@ -236,6 +245,7 @@ impl Moderation {
             reporter: reporter.id.clone(),
             reported,
             chat_line: line,
+            room,
             reason,
         };
         let id = self.store.report(report).await?;
@@ -353,6 +363,11 @@ impl Moderation {
             self.carry_out(&room, Moderate::RemoveLine { line }).await;
         }
         if banned && let Some(account) = account {
+            let ended = Ended::Account {
+                account: account.clone(),
+                deleted_as: None,
+            };
+            self.endings.end(ended).await;
             for room in self.store.running_rooms_of(&account).await? {
                 let forfeit = Moderate::Forfeit {
                     account: account.clone(),

@@ -16,10 +16,9 @@ use punct_protocol::{
     CreateRoom, ErrorCode, Record, RoomStatus, RoomSummary, SeatChoice, SeatGranted,
 };
 use punct_rules::Color;
-use tokio::sync::watch;
 
 use crate::clock;
-use crate::cluster::{Limits, Nodes, PlaceError, Placement, Reply, Whereabouts};
+use crate::cluster::{Limits, Nodes, PlaceError, Placement, Reply, Unavailable, Whereabouts};
 use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
@@ -28,7 +27,7 @@ use crate::room::{
     Rooms,
 };
 use crate::secret;
-use crate::secret::hash_token;
+use crate::secret::{TokenHash, hash_token};
 use crate::store::{NewRoom, Player, Store, StoreError};
 use crate::views::summary_of;
 
@@ -37,10 +36,6 @@ const LOBBY_ROOMS: usize = 500;
 
 /// Requests a room's queue holds before senders wait.
 const REQUEST_QUEUE: usize = 64;
-
-/// How long mail sent (or given up) is kept before the sweep forgets it: long enough to
-/// look into what a player was sent.
-const MAIL_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// A cheap, cloneable handle on the rooms.
 #[derive(Clone, Debug)]
@@ -55,12 +50,7 @@ pub(crate) struct Registry {
 
 /// The code a client sees when a room could not be reached.
 pub(crate) fn refused(e: PlaceError) -> ErrorCode {
-    match e {
-        PlaceError::NotFound => ErrorCode::NoSuchRoom,
-        PlaceError::Full => ErrorCode::TooManyRooms,
-        PlaceError::Unavailable => ErrorCode::StorageFailed,
-        PlaceError::Stopping => ErrorCode::ShuttingDown,
-    }
+    e.code::<Rooms>()
 }
 
 impl Registry {
@@ -80,7 +70,7 @@ impl Registry {
             open_room_expiry: config.open_room_expiry,
             abandoned_game_expiry: config.abandoned_game_expiry,
         };
-        tokio::spawn(registry.clone().take_over_timers());
+        tokio::spawn(registry.clone().take_back_mail());
         registry
     }
 
@@ -130,6 +120,12 @@ impl Registry {
             request.computer.map(|level| (color.opponent(), level)),
             request.rated,
         );
+        let room = self.open(fresh).await?;
+        Ok(SeatGranted { room, color, token })
+    }
+
+    /// Stores the new room `fresh` in one transaction and runs it here; answers its id.
+    async fn open(&self, fresh: Fresh) -> Result<String, ErrorCode> {
         let stored = self.context().store.create_room(fresh.stored()).await;
         stored.map_err(|e| storage_failed(&e))?;
         let room = fresh.id.clone();
@@ -137,7 +133,34 @@ impl Registry {
             .create(fresh.setup())
             .await
             .map_err(refused)?;
-        Ok(SeatGranted { room, color, token })
+        Ok(room)
+    }
+
+    /// Creates the public room of two seekers who met, `players[0]` White, each seat
+    /// held by the token whose hash is in `seats` (each seeker's connection keeps its
+    /// own token), and runs it here; answers its id.
+    pub(crate) async fn create_paired(
+        &self,
+        game: punct_protocol::SeekGame,
+        seats: [TokenHash; 2],
+        players: [Player; 2],
+    ) -> Result<String, ErrorCode> {
+        if self.placement.is_full() {
+            return Err(ErrorCode::TooManyRooms);
+        }
+        let visibility = punct_protocol::Visibility::Public;
+        let seats = seats.map(Some);
+        let clock = Some(game.clock);
+        let fresh = Fresh::new(
+            game.variant,
+            visibility,
+            clock,
+            seats,
+            players,
+            None,
+            game.rated,
+        );
+        self.open(fresh).await
     }
 
     /// The room of a tournament's game, to be stored with its pairing (in one
@@ -157,6 +180,7 @@ impl Registry {
 
     /// The room `id` to enter: the one running, or the stored one, loaded now. Loading
     /// counts against `--max-rooms`.
+    #[cfg(test)]
     pub(crate) async fn enter(&self, id: &str) -> Result<RoomHandle, ErrorCode> {
         self.placement.enter(id).await.map_err(refused)
     }
@@ -301,45 +325,35 @@ impl Registry {
             .collect())
     }
 
+    /// Tells every room running on this node (not those it relays) that account
+    /// `account` was deleted, and is named `name` now: those of its seats or lines take
+    /// it in. Each node tells its own.
+    pub(crate) fn forget(&self, account: &str, name: &str) {
+        for summary in self.running_summaries() {
+            if let Some(room) = self.running(&summary.room) {
+                room.tell(Request::Forget {
+                    account: account.to_owned(),
+                    name: name.to_owned(),
+                });
+            }
+        }
+    }
+
     /// The summaries of the rooms running now on this node (not those it relays).
     pub(crate) fn running_summaries(&self) -> Vec<RoomSummary> {
         self.placement.statuses()
     }
 
     /// Loads the unfinished rooms that need a timer (a clock running, or the computer to
-    /// move), as many as `--max-rooms` allows; the others wait in the database until
-    /// someone enters them. Answers how many were loaded. In a cluster, only rooms no
-    /// live node holds: this is how the rooms of a dead node that nobody enters (a clock
-    /// or the computer to run) are taken over.
-    pub(crate) async fn restore(&self) -> Result<usize, StoreError> {
-        let ids = self.context().store.with_timers().await?;
-        let mut orphans = Vec::new();
-        for id in ids {
-            if !self.placement.held_elsewhere(&id).await {
-                orphans.push(id);
-            }
-        }
-        let mut loaded = 0;
-        for id in &orphans {
-            match self.enter(id).await {
-                Ok(_) => loaded += 1,
-                Err(ErrorCode::TooManyRooms) => {
-                    tracing::warn!(
-                        waiting = orphans.len() - loaded,
-                        "--max-rooms reached: the other timed rooms load when entered"
-                    );
-                    break;
-                }
-                Err(_) => {}
-            }
-        }
-        Ok(loaded)
+    /// move) that no live node holds, as many as `--max-rooms` allows; the others wait
+    /// in the database until someone enters them. Answers how many were loaded.
+    pub(crate) async fn restore(&self) -> Result<usize, Unavailable> {
+        self.placement.restore().await
     }
 
-    /// When nodes die, takes over the rooms with a timer (a clock or the computer) they
-    /// ran, which nobody would otherwise enter, and gives back the mail they claimed and
-    /// did not send. (A single server's nodes never change.)
-    async fn take_over_timers(self) {
+    /// When nodes die, gives back the mail they claimed and did not send (their rooms
+    /// are taken over by the placement). A single server's nodes never change.
+    async fn take_back_mail(self) {
         let mut deaths = self.nodes().deaths();
         while let Some(died) = deaths.next().await {
             for node in died {
@@ -352,22 +366,13 @@ impl Registry {
                     }
                 }
             }
-            match self.restore().await {
-                Ok(0) => {}
-                Ok(rooms) => tracing::info!(rooms, "rooms with a timer taken over"),
-                Err(e) => {
-                    let error: &dyn std::error::Error = &e;
-                    tracing::error!(error, "taking over the rooms of a dead node failed");
-                }
-            }
         }
     }
 
     /// Deletes the rooms whose free seat nobody took within `--open-room-expiry`, and
     /// ends the games nobody played in for `--abandoned-game-expiry` (the player to move
     /// loses by abandonment); rooms running now, here or elsewhere, are left alone.
-    /// Also queues reminders, rates what was left unrated, and forgets mail sent more
-    /// than [`MAIL_KEPT`] ago. Answers how many rooms.
+    /// Also queues the reminders due. Answers how many rooms.
     pub(crate) async fn sweep(&self) -> Result<usize, StoreError> {
         let now = clock::now();
         let before = |expiry: Duration| {
@@ -404,16 +409,6 @@ impl Registry {
                 mail.wake();
             }
         }
-        let pruned = store.prune_mail(before(MAIL_KEPT)).await?;
-        if pruned > 0 {
-            tracing::info!(mails = pruned, "old mail forgotten");
-        }
-        // Rated games that ended here (abandoned), or whose rating failed at their end.
-        for room in store.unrated_games().await? {
-            if store.rate_game(&room).await?.is_some() {
-                tracing::info!(%room, "game rated late");
-            }
-        }
         Ok(done)
     }
 
@@ -441,20 +436,6 @@ impl Registry {
         Ok(reminded)
     }
 
-    /// Sweeps now and every `period` until `stop` turns true.
-    pub(crate) async fn sweep_every(self, period: Duration, mut stop: watch::Receiver<bool>) {
-        loop {
-            if let Err(e) = self.sweep().await {
-                let error: &dyn std::error::Error = &e;
-                tracing::error!(error, "sweeping stale rooms failed");
-            }
-            tokio::select! {
-                () = tokio::time::sleep(period) => {}
-                _ = stop.wait_for(|&stopping| stopping) => return,
-            }
-        }
-    }
-
     /// Forgets every room: their actors stop once their last member has gone.
     pub(crate) fn clear(&self) {
         self.placement.clear();
@@ -474,13 +455,15 @@ fn storage_failed(e: &StoreError) -> ErrorCode {
     ErrorCode::StorageFailed
 }
 
-/// Whether a live game has nobody at its board: both players away, in a game played in
-/// one sitting. The lobby leaves it out (a correspondence game's players come and go).
+/// Whether a live game has nobody at its board: both players away (or the one person
+/// against the computer), in a game played in one sitting. The lobby leaves it out (a correspondence game's players come and go).
 fn deserted(room: &RoomSummary) -> bool {
+    // The computer is always at its board, and nobody comes to watch it wait.
+    let present = |seat: &punct_protocol::SeatView| seat.connected && seat.computer.is_none();
     room.status == RoomStatus::Live
         && room.clock.is_none_or(|clock| clock.days.is_none())
-        && !room.players.white.connected
-        && !room.players.black.connected
+        && !present(&room.players.white)
+        && !present(&room.players.black)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! What every HTTP handler and WebSocket connection shares: the rooms, the tournaments,
-//! the accounts, the limits, and the shutdown signal.
+//! the seeks, the accounts, the limits, and the shutdown signal.
 //!
 //! Must not import: `connection`, `api`.
 
@@ -11,10 +11,12 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use crate::accounts::Accounts;
 use crate::cluster::Nodes;
 use crate::config::Config;
+use crate::endings::Endings;
 use crate::limits::Addresses;
 use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
+use crate::seek::Seeks;
 use crate::store::Store;
 use crate::tournament::Tournaments;
 
@@ -25,6 +27,8 @@ pub(crate) struct AppState {
     pub(crate) rooms: Registry,
     /// Every tournament.
     pub(crate) tournaments: Tournaments,
+    /// The seeks of quick pairing.
+    pub(crate) seeks: Seeks,
     /// Limits and timings.
     pub(crate) config: Arc<Config>,
     /// One permit per open WebSocket connection.
@@ -33,6 +37,8 @@ pub(crate) struct AppState {
     pub(crate) accounts: Arc<Accounts>,
     /// Roles, reports, moderators' actions.
     pub(crate) moderation: Arc<Moderation>,
+    /// The connections open here, closed when their session or account ends.
+    pub(crate) endings: Endings,
     /// Connections and new rooms by client address.
     pub(crate) addresses: Arc<Addresses>,
     /// Whose word is taken for a client's address.
@@ -72,9 +78,20 @@ impl AppState {
         );
         let rooms = Registry::new(&config, store, nodes);
         let tournaments = Tournaments::new(&config, rooms.clone());
+        let endings = Endings::new(rooms.clone());
+        let moderation = Moderation::new(Arc::clone(&accounts), rooms.clone(), endings.clone());
+        let moderation = Arc::new(moderation);
+        let seeks = Seeks::new(
+            &config,
+            rooms.clone(),
+            Arc::clone(&accounts),
+            Arc::clone(&moderation),
+        );
         let state = AppState {
             tournaments,
-            moderation: Arc::new(Moderation::new(Arc::clone(&accounts), rooms.clone())),
+            seeks,
+            moderation,
+            endings,
             accounts,
             rooms,
             connections: Arc::new(Semaphore::new(config.max_connections)),

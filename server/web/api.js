@@ -17,8 +17,13 @@ export function holdsSeat(room, me) {
   return seatToken(room.room) !== null || (me !== null && ['white', 'black'].some((c) => room.players[c].account === me));
 }
 
+/** Keeps `token`, this browser's seat token of `room`. */
+export function keepSeatToken(room, token) {
+  localStorage.setItem(`punct-seat:${room}`, token);
+}
+
 function keepSeat(granted) {
-  localStorage.setItem(`punct-seat:${granted.room}`, granted.token);
+  keepSeatToken(granted.room, granted.token);
   return granted;
 }
 

@@ -192,6 +192,32 @@ export function piecesOf(board) {
   return [...pieces.values()];
 }
 
+/**
+ * A turn in words, for a screen reader: who, which piece, from and to, its dots, and
+ * whether it jumped or landed as a bridge (RULES.md 3.3), read off `board`, the position
+ * after it. `by` is the mover's colour.
+ */
+export function describeTurn(text, by, board) {
+  const who = t(`side.${by}`);
+  const turn = parseTurn(text);
+  if (!turn.punct) return t('announce.pass', { side: who });
+  const stack = board.find((s) => s.cell === turn.punct);
+  const top = stack?.dots.find((d) => d.punct && d.color === by) ?? stack?.dots[0];
+  const piece = top ? piecesOf(board).find((p) => p.key === `${top.color}-${top.piece}`) : null;
+  const kind = top ? KINDS[top.kind] : '';
+  const dots = turn.minors.join(', ');
+  const words = turn.from
+    ? [t('announce.move', { side: who, kind, from: turn.from, to: turn.punct, dots })]
+    : [t('announce.drop', { side: who, kind, cell: turn.punct, dots })];
+  if (piece && piece.level > 1) {
+    // Landed on pieces: a bridge where a dot of it has nothing right under it.
+    const under = (cell) => board.find((s) => s.cell === cell)?.dots.some((d) => d.level === piece.level - 1);
+    const bridge = [turn.punct, ...turn.minors].some((cell) => !under(cell));
+    words.push(t(bridge ? 'announce.bridge' : 'announce.jump', { level: piece.level }));
+  }
+  return words.join(' ');
+}
+
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG_NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);

@@ -4,6 +4,7 @@ import { createRoom, takeSeat, api, displayName, setDisplayName, holdsSeat } fro
 import { mountAccount } from './account.js';
 import { clockOf, el, installApp, playerNode, roomHref, side, timeControlText, tournamentMark } from './ui.js';
 import { t } from './i18n.js';
+import { seek } from './seek.js';
 
 const REFRESH_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -50,9 +51,8 @@ function row(room) {
   return el(
     'tr',
     { dataset: { room: room.room, status: room.status } },
-    // A UUIDv7 begins with its time, the same for rooms made together: show its random end.
-    // Each cell names its column too, for a phone's layout, where rows are cards.
-    el('td', { dataset: { label: t('lobby.column.room') } }, el('a', { href: roomHref(room.room) }, room.room.slice(-8))),
+    // Rooms are shown by their players, never by an id. Each cell names its column too,
+    // for a phone's layout, where rows are cards.
     el('td', { dataset: { label: t('lobby.column.game') } }, t(`variant.${room.variant}`), room.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null, tournamentMark(room.tournament)),
     el('td', { className: 'clock', dataset: { label: t('lobby.column.clock') } }, timeControlText(room.clock)),
     el('td', { className: 'seats' }, seat(room.players.white, 'white'), ' ', seat(room.players.black, 'black')),
@@ -62,10 +62,72 @@ function row(room) {
   );
 }
 
+/** Cancels the seek under way, if any. */
+let cancelSeek = null;
+
+/** Seeks `clock` (as the clock options write it) in the variant chosen. */
+function startSeek(option) {
+  cancelSeek?.();
+  const game = { variant: $('quick-variant').value, clock: clockOf(option) };
+  if (me && $('quick-rated').checked) game.rated = true;
+  const text = $('seeking-text');
+  text.textContent = t('lobby.seeking', { clock: timeControlText(game.clock) });
+  $('seeking').hidden = false;
+  cancelSeek = seek(game, me !== null, {
+    waiting: () => {},
+    paired: (room) => {
+      location.href = roomHref(room);
+    },
+    ended: () => {
+      cancelSeek = null;
+      text.textContent = t('lobby.seek.expired');
+    },
+    failed: (message) => {
+      cancelSeek = null;
+      text.textContent = message;
+    },
+  });
+}
+
+$('seek-cancel').addEventListener('click', () => {
+  cancelSeek?.();
+  cancelSeek = null;
+  $('seeking').hidden = true;
+});
+for (const button of document.querySelectorAll('#quick-grid button')) {
+  button.addEventListener('click', () => startSeek(button.dataset.clock));
+}
+
+/** The option of the clock `clock`, as the grid and the form write it. */
+function optionOf(clock) {
+  return clock.days ? `${clock.days}d` : `${clock.base}+${clock.increment}`;
+}
+
+function seekRow(open) {
+  const meet = el('button', { className: 'join' }, t('lobby.join'));
+  meet.onclick = () => {
+    $('quick-variant').value = open.game.variant;
+    $('quick-rated').checked = Boolean(open.game.rated);
+    startSeek(optionOf(open.game.clock));
+  };
+  if (open.game.rated && !me) meet.disabled = true;
+  return el(
+    'tr',
+    { dataset: { seek: open.seek } },
+    el('td', { dataset: { label: t('lobby.column.player') } }, playerNode(open.player)),
+    el('td', { dataset: { label: t('lobby.column.rating') } }, open.rating ? String(open.rating) : '—'),
+    el('td', { dataset: { label: t('lobby.column.game') } }, t(`variant.${open.game.variant}`), open.game.rated ? el('span', { className: 'rated-mark' }, t('game.rated')) : null),
+    el('td', { className: 'clock', dataset: { label: t('lobby.column.clock') } }, timeControlText(open.game.clock)),
+    el('td', { className: 'actions' }, meet),
+  );
+}
+
 async function refresh() {
   const status = $('lobby-status');
   try {
-    const lobby = await api('GET', '/api/rooms');
+    const [lobby, seeks] = await Promise.all([api('GET', '/api/rooms'), api('GET', '/api/seeks')]);
+    document.querySelector('#seeks tbody').replaceChildren(...seeks.seeks.map(seekRow));
+    $('no-seeks').hidden = seeks.seeks.length > 0;
     // Games over days have a section of their own: nobody waits at their board.
     const slow = lobby.rooms.filter((room) => room.clock?.days);
     const live = lobby.rooms.filter((room) => !room.clock?.days);
@@ -86,6 +148,7 @@ function showSignedIn() {
   $('playing-as').hidden = me === null;
   $('playing-as').textContent = me ? t('lobby.playing-as', { username: me }) : '';
   $('rated-field').hidden = me === null;
+  $('quick-rated-field').hidden = me === null;
   $('my-games-link').hidden = me === null;
   if (!me) $('rated').checked = false;
   updateRated();

@@ -9,7 +9,7 @@
 // clocks, the claim button).
 
 import { api, displayName } from './api.js';
-import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView, slidePiece } from './board.js';
+import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView, slidePiece, describeTurn } from './board.js';
 import { el, playerNode, ratingText, changeText, outcomeText, side, timeLeftText } from './ui.js';
 import { t } from './i18n.js';
 import { mountChat } from './chat.js';
@@ -262,6 +262,18 @@ export function createView(page) {
     const button = $('rematch');
     const link = $('rematch-link');
     panel.hidden = !state.outcome || !(me || state.rematchOffer || state.rematch);
+    if (page.tournament) {
+      // A tournament pairs its players' next games: no rematch.
+      button.hidden = true;
+      link.hidden = page.nextGame === null;
+      panel.hidden = !state.outcome || !me;
+      status.textContent = page.nextGame ? t('room.tournament.next') : t('room.tournament.waiting');
+      if (page.nextGame) {
+        link.textContent = t('room.tournament.play');
+        link.href = `/room/${encodeURIComponent(page.nextGame)}`;
+      }
+      return;
+    }
     button.hidden = !me || state.rematch !== null;
     link.hidden = state.rematch === null;
     if (state.rematch) {
@@ -467,5 +479,20 @@ export function createView(page) {
     alertMyMove();
   }
 
-  return { render, say, notice, clearNotice, setConnection, noSuchRoom, offerSeat, inspect, chat, turnPlayed };
+  /** Says `text` to a screen reader, through the page's live region. */
+  function announce(text) {
+    const region = $('announcer');
+    // The same words twice are still news: clear first, so the change is heard.
+    region.textContent = '';
+    requestAnimationFrame(() => {
+      region.textContent = text;
+    });
+  }
+
+  /** Tells a screen reader turn `turn` by `by`, on the board after it. */
+  function announceTurn(turn, by) {
+    announce(describeTurn(turn, by, page.state.board));
+  }
+
+  return { render, say, notice, clearNotice, setConnection, noSuchRoom, offerSeat, inspect, chat, turnPlayed, announce, announceTurn };
 }

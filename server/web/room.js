@@ -19,6 +19,7 @@
 import { seatToken, api } from './api.js';
 import { mountAccount } from './account.js';
 import { timeControlText, tournamentHref } from './ui.js';
+import { followTournament, pairingTone } from './tournament-follow.js';
 import { t } from './i18n.js';
 import { loadEngine } from './engine.js';
 import { initial, apply, withPosition, withNames, myColor } from './room-state.js';
@@ -40,6 +41,11 @@ const page = {
   engine: null,
   /** The username this page is signed in as, or null. */
   user: null,
+  /** The tournament whose game this is, or null. */
+  tournament: null,
+  /** Once this game of a tournament is over: the room of the player's next game there,
+   * when it is paired. */
+  nextGame: null,
   state: initial(),
   ui: newUi(),
 
@@ -96,6 +102,43 @@ let seats = null;
 function render() {
   view.render();
   followRematch();
+  followTournamentOnwards();
+}
+
+/** Whether this page follows the tournament for the player's next game. */
+let followingOnwards = false;
+
+/** Once a player's game of a tournament is over, the next pairing is what comes next
+ * (never a rematch): the page follows the tournament and takes the player there. */
+function followTournamentOnwards() {
+  const { state } = page;
+  if (followingOnwards || !page.tournament || !state.outcome || !myColor(state)) return;
+  followingOnwards = true;
+  /** Set once the tournament is over: there is no next game to wait for. */
+  let over = false;
+  const onwards = () => {
+    const socket = followTournament(page.tournament, {
+      tournament(view) {
+        over = view.state === 'finished' || view.state === 'cancelled';
+        if (over) socket.close();
+      },
+      round() {},
+      game(game) {
+        if (game.room === roomId) return;
+        page.nextGame = game.room;
+        render();
+        pairingTone();
+        location.assign(`/room/${encodeURIComponent(game.room)}`);
+      },
+      gone() {
+        over = true;
+      },
+      closed() {
+        if (!page.nextGame && !over) setTimeout(onwards, 3000);
+      },
+    });
+  };
+  onwards();
 }
 
 /** Once the rematch is made: a player who asked for it from this page goes there. A
@@ -137,7 +180,8 @@ function follow(message, before) {
       view.clearNotice();
       view.turnPlayed(message.turn);
       input.clearPick();
-      findPosition(message.number);
+      // Said once the board after it is known: which piece it was, and where it landed.
+      findPosition(message.number).then(() => view.announceTurn(message.turn, message.by));
       break;
     case 'taken_back':
       input.takenBack();
@@ -190,6 +234,7 @@ let missing = false;
     .then((summary) => {
       document.getElementById('time-control').textContent = summary.clock ? timeControlText(summary.clock) : t('room.no-clock');
       if (summary.tournament) {
+        page.tournament = summary.tournament;
         const link = document.getElementById('tournament-link');
         link.href = tournamentHref(summary.tournament);
         link.hidden = false;

@@ -7,6 +7,7 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
+import { followTournament, pairingTone } from './tournament-follow.js';
 import { el, formatText, nextGame, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
 import { t } from './i18n.js';
 
@@ -76,12 +77,29 @@ function renderHead(view) {
   } else {
     $('state').textContent = t(`tournament.state.${view.state}`);
   }
+  renderPodium(view);
   const mine = entered(view);
   const open = view.state === 'upcoming' || arenaRunning(view);
   $('entry-actions').hidden = me === null || !(open || (view.state === 'running' && mine));
   $('join').hidden = !open || mine;
   $('withdraw').hidden = !mine;
   $('withdraw').textContent = arenaRunning(view) ? t('tournament.pause') : t('tournament.withdraw');
+}
+
+/** A finished tournament's winner and podium, and, for a Swiss that stopped before its
+ * last round, why: no round could be paired without two players meeting again. */
+function renderPodium(view) {
+  const podium = $('podium');
+  podium.hidden = view.state !== 'finished' || view.standings.length === 0;
+  if (podium.hidden) return;
+  const places = view.standings.slice(0, 3).map((row, place) =>
+    el('span', { className: `place place-${place + 1}` }, t(`tournament.place.${place + 1}`), ' ', playerLink(row.player)),
+  );
+  const parts = [el('strong', { id: 'winner' }, t('tournament.winner', { player: view.standings[0].player })), ' · ', ...places.flatMap((p, i) => (i ? [' · ', p] : [p]))];
+  if (view.format === 'swiss' && view.rounds && view.pairings.length < view.rounds) {
+    parts.push(el('span', { id: 'ended-early', className: 'note' }, t('tournament.ended-early', { round: view.pairings.length, rounds: view.rounds })));
+  }
+  podium.replaceChildren(...parts);
 }
 
 function renderNext(view) {
@@ -148,8 +166,9 @@ function renderRounds(view) {
     el(
       'section',
       { className: 'round', dataset: { round: round.round } },
-      // An arena's "rounds" are the times its pool was paired.
-      el('h3', {}, t(view.format === 'arena' ? 'tournament.pairing' : 'tournament.round', { round: round.round })),
+      // An arena's rounds are the times its pool was paired: "round" to everyone, as the
+      // player's own "your next game" says.
+      el('h3', {}, t('tournament.round', { round: round.round })),
       el(
         'table',
         { className: 'pairings' },
@@ -197,36 +216,40 @@ async function refresh() {
 }
 
 /** Follows the tournament over a WebSocket until it is over; the socket lost, reads it
- * over HTTP until a new one follows again. */
+ * over HTTP until a new one follows again. A round that pairs this player takes the
+ * page to the game. */
 function follow() {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
-  socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', id: 1, version: 1, legal_turns: false }));
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.type === 'welcome') {
-      socket.send(JSON.stringify({ type: 'follow', id: 2, tournament: id }));
-    } else if (message.type === 'tournament') {
+  const socket = followTournament(id, {
+    tournament(view) {
       document.body.dataset.following = 'true';
-      tournament = message.tournament;
+      tournament = view;
       render();
       if (over(tournament)) socket.close();
-    } else if (message.type === 'tournament_round' && tournament) {
+    },
+    round(round) {
+      if (!tournament) return;
       // The round as paired; the standings come with the next `tournament`.
-      const rounds = tournament.pairings.filter((r) => r.round !== message.round.round);
-      tournament = { ...tournament, state: 'running', round: Math.max(tournament.round, message.round.round), pairings: [...rounds, message.round].sort((a, b) => a.round - b.round) };
+      const rounds = tournament.pairings.filter((r) => r.round !== round.round);
+      tournament = { ...tournament, state: 'running', round: Math.max(tournament.round, round.round), pairings: [...rounds, round].sort((a, b) => a.round - b.round) };
       render();
-    } else if (message.type === 'error' && message.code === 'no-such-tournament') {
-      socket.close();
-    }
-  };
-  socket.onclose = async () => {
-    delete document.body.dataset.following;
-    if (tournament && over(tournament)) return;
-    // Caught up over HTTP, then followed again.
-    const more = await refresh();
-    if (more) setTimeout(follow, REFRESH_MS);
-  };
+    },
+    game(game, paired) {
+      // A game under way when the page opened is offered (the Play link of "Your next
+      // game"); one paired just now is where the player goes.
+      if (!paired) return;
+      pairingTone();
+      document.body.dataset.goingTo = game.room;
+      location.assign(roomHref(game.room));
+    },
+    gone() {},
+    async closed() {
+      delete document.body.dataset.following;
+      if (tournament && over(tournament)) return;
+      // Caught up over HTTP, then followed again.
+      const more = await refresh();
+      if (more) setTimeout(follow, REFRESH_MS);
+    },
+  });
 }
 
 /** Joins or withdraws (`action`), showing the server's refusal if it refuses. */

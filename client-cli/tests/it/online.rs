@@ -462,3 +462,66 @@ async fn a_bot_a_full_server_turns_away_for_now_comes_back_once_there_is_room() 
     assert_eq!(entered["type"], "snapshot", "{entered}");
     assert_eq!(entered["room"]["room"], waiting.room.as_str());
 }
+
+#[test]
+fn two_terminals_seeking_five_plus_three_meet_and_play_their_game_to_its_end() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // Whoever has White resigns at once; Black's script never comes to its turn.
+    let script = dir.path().join("resign.txt");
+    std::fs::write(&script, "resign\n").expect("script written");
+    let script = script.display().to_string();
+    let seek = |name: &str| {
+        let seats = dir
+            .path()
+            .join(format!("{name}-seats.json"))
+            .display()
+            .to_string();
+        Punct::spawn(&[
+            "play",
+            "--server",
+            &server.url,
+            "--seek",
+            "5+3",
+            "--name",
+            name,
+            "--seats",
+            &seats,
+            "--script",
+            &script,
+        ])
+    };
+    let mut anna = seek("Anna");
+    let mut bert = seek("Bert");
+    let (anna_seat, bert_seat) = (anna.next(), bert.next());
+    assert_eq!(anna_seat["type"], "seat", "{anna_seat} {bert_seat}");
+    assert_eq!(anna_seat["room"], bert_seat["room"], "one room for both");
+    assert_ne!(anna_seat["color"], bert_seat["color"]);
+    for (name, seat, player) in [("anna", anna_seat, anna), ("bert", bert_seat, bert)] {
+        let lines = player.finish();
+        let snapshot = lines
+            .iter()
+            .find(|l| l["type"] == "snapshot")
+            .expect("a snapshot");
+        assert_eq!(
+            snapshot["room"]["clock"]["white_ms"], 300_000,
+            "{name}: 5 minutes"
+        );
+        assert_eq!(
+            snapshot["you"], seat["color"],
+            "{name} sits where it was told"
+        );
+        if seat["color"] == "white" {
+            // Its script ends with the resignation acknowledged.
+            assert_eq!(
+                lines.last().expect("lines")["type"],
+                "ack",
+                "{name}: {lines:?}"
+            );
+        } else {
+            let over = lines.iter().find(|l| l["type"] == "game_over");
+            let over = over.unwrap_or_else(|| panic!("{name} sees the game end: {lines:?}"));
+            assert_eq!(over["outcome"]["reason"], "resignation", "{over}");
+        }
+    }
+}

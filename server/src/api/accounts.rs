@@ -21,9 +21,10 @@ use super::language;
 use super::players::{notifications_of, profile_of};
 use super::web::puzzle_ids;
 use crate::accounts::{device, username_key};
+use crate::endings::Ended;
 use crate::i18n::Lang;
 use crate::proxy::ClientAddr;
-use crate::secret::hex;
+use crate::secret::{hash_token, hex};
 use crate::state::AppState;
 use crate::store::{Account, StoreError};
 
@@ -464,6 +465,7 @@ async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<R
         return Err(auth::cross_site());
     }
     state.accounts.sign_out(&token).await?;
+    state.endings.end(Ended::Session(hash_token(&token))).await;
     Ok((StatusCode::NO_CONTENT, [auth::clear_cookie()]).into_response())
 }
 
@@ -490,6 +492,11 @@ async fn change_password(
         .accounts
         .change_password(&account, &token, old, new, peer)
         .await?;
+    let ended = Ended::Sessions {
+        account: account.id,
+        keep: Some(hash_token(&token)),
+    };
+    state.endings.end(ended).await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -531,6 +538,11 @@ async fn sign_out_everywhere(
     auth::SignedIn(account): auth::SignedIn,
 ) -> Result<Response, ApiError> {
     state.accounts.sign_out_everywhere(&account).await?;
+    let ended = Ended::Sessions {
+        account: account.id,
+        keep: None,
+    };
+    state.endings.end(ended).await;
     Ok((StatusCode::NO_CONTENT, [auth::clear_cookie()]).into_response())
 }
 
@@ -547,6 +559,11 @@ async fn delete_account(
         .accounts
         .delete(&account, &request.password, peer)
         .await?;
+    let ended = Ended::Account {
+        account: account.id,
+        deleted_as: Some(name.clone()),
+    };
+    state.endings.end(ended).await;
     Ok(([auth::clear_cookie()], Json(Deleted { name })).into_response())
 }
 
@@ -664,8 +681,13 @@ async fn reset_password(
 ) -> Result<StatusCode, ApiError> {
     let request: Reset = from_own_pages(&headers, &body)?;
     let accounts = &state.accounts;
-    accounts
+    let account = accounts
         .reset_password(&request.token, &request.new_password, peer)
         .await?;
+    let ended = Ended::Sessions {
+        account,
+        keep: None,
+    };
+    state.endings.end(ended).await;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use punct_protocol::{
     CancelRoom, CreateRoom, ErrorCode, Lobby, PositionView, Record, RoomNode, RoomSummary,
-    SeatGranted, TakeSeat,
+    SeatGranted, SeekList, SeekPoolNode, TakeSeat,
 };
 use punct_rules::Game;
 use serde::de::DeserializeOwned;
@@ -27,6 +27,8 @@ use crate::store::Player;
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/rooms", post(create).get(lobby))
+        .route("/api/seeks", get(seeks))
+        .route("/api/seeks/node", get(seeks_node))
         .route("/api/rooms/{id}", get(summary))
         .route("/api/rooms/{id}/seat", post(take_seat))
         .route("/api/rooms/{id}/cancel", post(cancel))
@@ -97,6 +99,22 @@ async fn create(
 async fn lobby(State(state): State<AppState>) -> Result<Json<Lobby>, ApiError> {
     Ok(Json(Lobby {
         rooms: state.rooms.lobby().await?,
+    }))
+}
+
+/// `GET /api/seeks`: the open seeks of quick pairing.
+async fn seeks(State(state): State<AppState>) -> Json<SeekList> {
+    Json(state.seeks.list().await)
+}
+
+/// `GET /api/seeks/node`: where the seek pool runs.
+async fn seeks_node(State(state): State<AppState>) -> Result<Json<SeekPoolNode>, ApiError> {
+    let whereabouts = state.seeks.whereabouts().await?;
+    Ok(Json(SeekPoolNode {
+        node: whereabouts.node,
+        alive: whereabouts.alive,
+        here: whereabouts.here,
+        this_node: state.rooms.nodes().tag(),
     }))
 }
 

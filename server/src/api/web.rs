@@ -162,6 +162,16 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/lobby.js"),
     ),
     (
+        "tournament-follow.js",
+        "text/javascript",
+        include_bytes!("../../web/tournament-follow.js"),
+    ),
+    (
+        "seek.js",
+        "text/javascript",
+        include_bytes!("../../web/seek.js"),
+    ),
+    (
         "room.js",
         "text/javascript",
         include_bytes!("../../web/room.js"),

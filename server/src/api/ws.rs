@@ -14,12 +14,13 @@ use axum::routing::get;
 use punct_protocol::ErrorCode;
 use tracing::Instrument;
 
-use super::auth::Session;
+use super::auth::{self, Session};
 use super::error::ApiError;
 use super::language;
 use crate::connection;
 use crate::metrics::Refused;
 use crate::proxy::ClientAddr;
+use crate::secret::hash_token;
 use crate::state::AppState;
 
 /// A WebSocket connection's read buffer: every request but the longest chat lines fits
@@ -84,6 +85,12 @@ async fn websocket(
     let id = state.next_connection.fetch_add(1, Ordering::Relaxed);
     let max = state.config.max_message_bytes;
     let lang = language::of(&headers);
+    // The session the account was found by (the extractor's pick): its end ends the
+    // connection.
+    let session = account
+        .as_ref()
+        .and_then(|_| auth::presented(&headers))
+        .map(|(token, _)| hash_token(&token));
     // Small buffers: tungstenite's default of 128 KiB each way would cost 256 KiB per
     // idle connection; requests are at most `max` bytes, and replies go out as soon as
     // they are queued.
@@ -95,7 +102,11 @@ async fn websocket(
         .on_upgrade(move |socket| {
             let span = tracing::info_span!("conn", conn = id, %peer, room = tracing::field::Empty);
             async move {
-                connection::serve(socket, id, state, account, lang).await;
+                let signed_in = account.as_ref().map(|account| account.id.clone());
+                // Boxed: it looks at the database, and inline it would make every
+                // connection's task that large for its whole life.
+                let ticket = Box::pin(state.endings.open(id, session, signed_in)).await;
+                connection::serve(socket, id, state, account, lang, ticket).await;
                 drop((permit, slot));
             }
             .instrument(span)

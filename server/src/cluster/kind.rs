@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use punct_protocol::ErrorCode;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -29,6 +30,8 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     type Status: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
     /// What an actor starts from.
     type Setup: Send + 'static;
+    /// The code a client sees when asked for an id no actor of this kind has.
+    const NOT_FOUND: ErrorCode;
 
     /// Reads actor `id` from the store to run it here (a load counts an incarnation,
     /// which fences the writes of any earlier one); `None` if there is no such actor.
@@ -36,6 +39,11 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
         &self,
         id: &str,
     ) -> impl Future<Output = Result<Option<Self::Setup>, Unavailable>> + Send;
+
+    /// The actors that must run whether or not anyone asks for them (a clock to keep, a
+    /// start that is due): each is loaded when this node starts and when another dies,
+    /// unless a live node holds it.
+    fn due(&self) -> impl Future<Output = Result<Vec<String>, Unavailable>> + Send;
 
     /// The id of the actor `setup` starts.
     fn id(setup: &Self::Setup) -> &str;

@@ -35,6 +35,6 @@ mod wire;
 
 pub(crate) use handle::{Closed, Handle};
 pub(crate) use ids::{ConnId, NodeTag, node_of};
-pub(crate) use kind::{Envelope, Inbox, Kind, Reply, Started, Unavailable};
+pub(crate) use kind::{Asker, Envelope, Inbox, Kind, Reply, Started, Unavailable};
 pub(crate) use nodes::Nodes;
 pub(crate) use placement::{Limits, PlaceError, Placement, Whereabouts};

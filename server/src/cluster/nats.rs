@@ -18,9 +18,10 @@
 //!   still writes, or come back after they were.
 //! - **Claims.** Exactly one node runs an actor: the one whose tag the actor's key holds
 //!   in its kind's bucket (`punct-rooms` for rooms). A node claims an actor it is asked
-//!   for when nobody holds it or its holder is dead, by compare-and-set, and lets go of
-//!   it when the actor ends. The database's incarnation count fences whatever a former
-//!   holder still tries to write.
+//!   for when nobody holds it or its holder is dead, by compare-and-set, and trusts its
+//!   claim only once it has seen that no claim sent at the same moment came after it
+//!   ([`stands`]); it lets go of it when the actor ends. The database's incarnation
+//!   count fences whatever a former holder still tries to write.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -43,6 +44,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const JETSTREAM_PATIENCE: Duration = Duration::from_secs(30);
 /// Tries to claim an actor whose claim changes under the claimer.
 const CLAIM_ATTEMPTS: usize = 3;
+/// The key of a claims bucket that a node writes after each claim, to learn whether
+/// the claim stands ([`stands`]). No actor's id has a dot (`ids::valid_id`).
+const BARRIER: &str = "claims.barrier";
 
 /// Where an actor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,7 +255,8 @@ impl Cluster {
         Ok(store)
     }
 
-    /// Claims actor `id` of `kind`, just created here.
+    /// Claims actor `id` of `kind`, just created here. Nobody else knows its id yet, so
+    /// no other claim can race this one ([`stands`]).
     pub(crate) async fn claim_new(&self, kind: &'static str, id: &str) -> Result<(), ClusterError> {
         let revision = self
             .claims(kind)
@@ -278,9 +283,10 @@ impl Cluster {
 
     /// Where actor `id` of `kind` runs: on a live node that holds its claim, or here,
     /// claimed now because nobody held it or its holder is dead. Every claim taken here
-    /// is a compare-and-set on the revision read, so two nodes never both take one; and
-    /// a holder counts as dead only once its key is gone, so a node never takes an
-    /// actor from a node that may still write.
+    /// is a compare-and-set on the revision read, and stands only once no claim sent
+    /// with it came after it ([`stands`]), so two nodes never both take one; and a
+    /// holder counts as dead only once its key is gone, so a node never takes an actor
+    /// from a node that may still write.
     pub(crate) async fn locate(&self, kind: &'static str, id: &str) -> Result<Place, ClusterError> {
         let claims = self.claims(kind).await?;
         for _ in 0..CLAIM_ATTEMPTS {
@@ -290,7 +296,7 @@ impl Cluster {
                     // Read from a replica, the entry may be older than this node's last
                     // word on it: only the revision this node holds is its own.
                     Some(owner) if owner == self.tag() && self.holds(kind, id, entry.revision) => {
-                        Some(entry.revision)
+                        return Ok(Place::Here);
                     }
                     Some(owner) if owner != self.tag() && self.is_alive(owner) => {
                         return Ok(Place::There(owner));
@@ -307,10 +313,18 @@ impl Cluster {
                 },
                 None => claims.create(id, self.value().into()).await.ok(),
             };
-            if let Some(revision) = claimed {
+            let Some(revision) = claimed else {
+                continue;
+            };
+            if stands(&claims, id, revision).await? {
                 self.held().insert((kind, id.to_owned()), revision);
                 return Ok(Place::Here);
             }
+            tracing::debug!(
+                kind,
+                id,
+                "another node claimed the actor at the same moment"
+            );
         }
         Err(ClusterError(format!(
             "the claim on {kind} {id} keeps changing"
@@ -428,20 +442,56 @@ async fn bucket(
 /// the bucket's JetStream leader, not from any replica (one that fell behind may not have
 /// the last renewal yet).
 async fn key_revision(nodes: &kv::Store, tag: NodeTag) -> Result<Option<u64>, ClusterError> {
-    let subject = format!("{}{tag}", nodes.prefix);
-    match nodes.stream.get_last_raw_message_by_subject(&subject).await {
+    Ok(last_write(nodes, &tag.to_string())
+        .await?
+        .filter(|&(_, put)| put)
+        .map(|(revision, _)| revision))
+}
+
+/// The revision of the last write of `key` in `bucket`, and whether it put a value (not
+/// deleted it); `None` if it was never written. Read from the bucket's JetStream
+/// leader, which has applied every write it acknowledged.
+async fn last_write(bucket: &kv::Store, key: &str) -> Result<Option<(u64, bool)>, ClusterError> {
+    let subject = format!("{}{key}", bucket.prefix);
+    match bucket
+        .stream
+        .get_last_raw_message_by_subject(&subject)
+        .await
+    {
         Ok(message) => {
             let put = message
                 .headers
                 .get("KV-Operation")
                 .is_none_or(|operation| operation.as_str() == "PUT");
-            Ok(put.then_some(message.sequence))
+            Ok(Some((message.sequence, put)))
         }
         Err(e) if e.kind() == jetstream::stream::LastRawMessageErrorKind::NoMessageFound => {
             Ok(None)
         }
         Err(e) => Err(nats(e)),
     }
+}
+
+/// Whether this node's claim on `key`, acknowledged at `revision`, stands: no claim
+/// sent at the same moment came after it.
+///
+/// A compare-and-set alone does not settle a race on a bucket kept by several NATS
+/// servers. There the leader checks a write's expected revision against the writes it
+/// has applied, before proposing it (nats-server 2.9, Debian's; nats-io/nats-server
+/// #4320): two claims sent together on the revision left by a released claim, or by a
+/// dead holder's, both pass, are both applied in turn and both acknowledged, and two
+/// nodes would run the actor. The one applied last is the key's value, which every
+/// other node reads. A rival that passed the check passed it before this claim was applied (the
+/// key had moved on after), and was proposed then; the barrier written here is proposed
+/// after this claim was acknowledged, so after the rival, and the leader applies writes
+/// in order: once the barrier is acknowledged, the key read from the leader names the
+/// claim applied last.
+async fn stands(claims: &kv::Store, key: &str, revision: u64) -> Result<bool, ClusterError> {
+    claims
+        .put(BARRIER, bytes::Bytes::new())
+        .await
+        .map_err(nats)?;
+    Ok(last_write(claims, key).await? == Some((revision, true)))
 }
 
 /// Renews the node's key.

@@ -237,6 +237,30 @@ impl Nodes {
         });
     }
 
+    /// Tells every node (this one too, if it listens) `news` of `topic`, without waiting
+    /// for anyone; a single server has nobody to tell. NATS delivers it at most once: a
+    /// node cut off from NATS at that moment never hears it.
+    pub(crate) async fn tell_all(&self, topic: &str, news: Vec<u8>) {
+        let Nodes::Cluster(cluster) = self else {
+            return;
+        };
+        let subject = wire::news_subject(topic);
+        if let Err(e) = cluster.client().publish(subject, news.into()).await {
+            tracing::warn!(topic, "other nodes were not told: {e}");
+        }
+    }
+
+    /// Hands `hear` the news of `topic` every node tells (this one's too), until NATS
+    /// closes the subscription; a single server hears none.
+    pub(crate) fn hear_all(&self, topic: &str, hear: impl Fn(Vec<u8>) + Send + Sync + 'static) {
+        let hear = Arc::new(hear);
+        let answer: Answerer = Arc::new(move |news| {
+            hear(news);
+            Box::pin(async { Vec::new() })
+        });
+        self.serve(wire::news_subject(topic), answer);
+    }
+
     /// What every node (this one too) answers on `subject` within a moment; nothing on
     /// a single server.
     pub(crate) async fn gather<T: DeserializeOwned>(&self, subject: String) -> Vec<T> {

@@ -42,6 +42,19 @@ pub(crate) enum PlaceError {
     Stopping,
 }
 
+impl PlaceError {
+    /// The code a client sees when an actor of kind `K` could not be reached.
+    pub(crate) fn code<K: Kind>(self) -> punct_protocol::ErrorCode {
+        use punct_protocol::ErrorCode;
+        match self {
+            PlaceError::NotFound => K::NOT_FOUND,
+            PlaceError::Full => ErrorCode::TooManyRooms,
+            PlaceError::Unavailable => ErrorCode::StorageFailed,
+            PlaceError::Stopping => ErrorCode::ShuttingDown,
+        }
+    }
+}
+
 /// How many actors, and how much each may queue.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
@@ -393,6 +406,35 @@ impl<K: Kind> Placement<K> {
         self.shared.nodes.held_elsewhere(K::NAME, id).await
     }
 
+    /// Loads the actors the kind says are due that no live node holds, as many as the
+    /// limit allows (the others wait until someone asks for them); answers how many. On
+    /// a node's start, and when a node dies: this is how a dead node's actors that
+    /// nobody asks for (a room's clock, a tournament's next round) are taken over.
+    pub(crate) async fn restore(&self) -> Result<usize, Unavailable> {
+        let mut orphans = Vec::new();
+        for id in self.shared.kind.due().await? {
+            if !self.held_elsewhere(&id).await {
+                orphans.push(id);
+            }
+        }
+        let mut loaded = 0;
+        for id in &orphans {
+            match self.enter(id).await {
+                Ok(_) => loaded += 1,
+                Err(PlaceError::Full) => {
+                    tracing::warn!(
+                        kind = K::NAME,
+                        waiting = orphans.len() - loaded,
+                        "the limit is reached: the others load when asked for"
+                    );
+                    break;
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(loaded)
+    }
+
     /// Forgets every actor: each stops once its last member has gone.
     pub(crate) fn clear(&self) {
         self.lock().clear();
@@ -441,7 +483,9 @@ impl<K: Kind> Placement<K> {
         }
     }
 
-    /// When nodes die: tells every actor run here, so that it lets go of their members.
+    /// When nodes die: tells every actor run here, so that it lets go of their members,
+    /// then takes over the dead nodes' due actors (the living race for each claim; one
+    /// wins). A single server's nodes never change.
     async fn follow_deaths(self, mut deaths: Deaths) {
         while let Some(dead) = deaths.next().await {
             for node in dead {
@@ -451,6 +495,15 @@ impl<K: Kind> Placement<K> {
                 let handles: Vec<Handle<K>> = self.lock().values().cloned().collect();
                 for handle in handles.iter().filter(|h| h.relayed_from().is_none()) {
                     handle.tell(request.clone());
+                }
+            }
+            match self.restore().await {
+                Ok(0) => {}
+                Ok(actors) => {
+                    tracing::info!(kind = K::NAME, actors, "a dead node's actors taken over")
+                }
+                Err(Unavailable) => {
+                    tracing::error!(kind = K::NAME, "taking over a dead node's actors failed");
                 }
             }
         }

@@ -24,6 +24,12 @@ pub(crate) fn status_subject(kind: &str) -> String {
     format!("punct.status.{kind}")
 }
 
+/// The subject news of `topic` is told on to every node, for no actor in particular
+/// (`punct.news.endings` for the sessions and accounts that ended).
+pub(crate) fn news_subject(topic: &str) -> String {
+    format!("punct.news.{topic}")
+}
+
 /// A request for actor `id`, as another node forwards it. (No `Debug`: a request may
 /// hold a secret, such as a seat token.)
 #[derive(Serialize, Deserialize)]

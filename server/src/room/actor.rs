@@ -41,6 +41,10 @@ impl Room {
         async move {
             tracing::info!(variant = %self.game.variant(), turns = self.game.turns().len(), "room opened");
             let idle_timeout = self.context.timings.idle_timeout;
+            // Counted from the last member's request, or from when the room last had a
+            // clock or the computer to time: a reader polling it (its summary, where it
+            // runs) does not keep it in memory.
+            let mut idle_from = Instant::now();
             loop {
                 self.think_if_due();
                 let flag = self.flag_falls();
@@ -60,7 +64,7 @@ impl Room {
                     chosen = chosen(&mut self.thinking) => Wake::Chosen(chosen),
                     () = sleep_until(audience) => Wake::Audience,
                     () = sleep_until(retry) => Wake::Retry,
-                    () = tokio::time::sleep(idle_timeout), if idle => {
+                    () = tokio::time::sleep_until(idle_from + idle_timeout), if idle => {
                         // Whatever is still queued is refused (its senders see the room
                         // closed, and load it again).
                         inbox.close();
@@ -68,6 +72,7 @@ impl Room {
                         break;
                     }
                 };
+                let member_asked = matches!(&wake, Wake::Request(envelope) if from_member(&envelope.request));
                 // Boxed: storing a turn or a seat is a future of kilobytes, and inline it
                 // would make every room's task that large while it waits.
                 match wake {
@@ -79,6 +84,9 @@ impl Room {
                     Wake::Chosen(chosen) => Box::pin(self.computer_plays(chosen)).await,
                     Wake::Audience => self.tell_audience(),
                     Wake::Retry => {}
+                }
+                if member_asked || !idle {
+                    idle_from = Instant::now();
                 }
                 if self.fenced {
                     inbox.close();
@@ -147,8 +155,29 @@ impl Room {
             Request::Moderate(moderate) => Answer::Done(self.moderate(moderate).await),
             Request::Summary => Answer::Summary(self.summary()),
             Request::Record => Answer::Record(self.record()),
+            Request::Forget { account, name } => {
+                self.forget(&account, &name);
+                Answer::Left
+            }
         };
         asker.answer(answer, self.history.sender());
+    }
+}
+
+/// Whether `request` comes from someone in the room, or about to be (a seat taken over
+/// HTTP is joined next): only these keep an empty room in memory.
+fn from_member(request: &Request) -> bool {
+    match request {
+        Request::TakeSeat { .. }
+        | Request::Join { .. }
+        | Request::Watch { .. }
+        | Request::Resync { .. }
+        | Request::Act { .. }
+        | Request::Talk { .. }
+        | Request::Cancel { .. }
+        | Request::Leave { .. }
+        | Request::NodeDied { .. } => true,
+        Request::Moderate(_) | Request::Summary | Request::Record | Request::Forget { .. } => false,
     }
 }
 

@@ -44,6 +44,12 @@ impl Chat {
         self.lines.push_back((line, account));
     }
 
+    /// Forgets the lines `account` said (it was deleted).
+    pub(super) fn forget(&mut self, account: &str) {
+        self.lines
+            .retain(|(_, speaker)| speaker.as_deref() != Some(account));
+    }
+
     /// Shows line `id` as removed to whoever enters from now on.
     pub(super) fn remove(&mut self, id: u64) {
         for (line, _) in &mut self.lines {

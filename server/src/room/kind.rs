@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use punct_protocol::RoomSummary;
+use punct_protocol::{ErrorCode, RoomSummary};
 use tokio::sync::watch;
 
 use super::context::Context;
@@ -40,6 +40,16 @@ impl Kind for Rooms {
     type Event = Event;
     type Status = RoomSummary;
     type Setup = Setup;
+    const NOT_FOUND: ErrorCode = ErrorCode::NoSuchRoom;
+
+    /// The unfinished rooms with a timer: a clock running, or the computer to move.
+    async fn due(&self) -> Result<Vec<String>, Unavailable> {
+        self.context.store.with_timers().await.map_err(|e| {
+            let error: &dyn std::error::Error = &e;
+            tracing::error!(error, "database: the rooms with a timer");
+            Unavailable
+        })
+    }
 
     async fn load(&self, id: &str) -> Result<Option<Setup>, Unavailable> {
         let stored = self.context.store.load(id).await.map_err(|e| {

@@ -110,6 +110,15 @@ pub(crate) enum Request {
     Summary,
     /// The game record (HTTP). Answered [`Answer::Record`].
     Record,
+    /// Account `account` was deleted, and is named `name` from now on (the database says
+    /// so already): its seats take the name, and the lines it said leave the chat kept.
+    /// Answered [`Answer::Left`].
+    Forget {
+        /// The deleted account.
+        account: AccountId,
+        /// What its seats show now: `deleted player N`.
+        name: String,
+    },
 }
 
 /// What a room's actor answers; each request's doc says which.

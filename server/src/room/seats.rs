@@ -126,6 +126,23 @@ impl Room {
             })
     }
 
+    /// Account `account` was deleted and is `name` now: its seats show that name, and
+    /// the lines it said are no longer kept for members who enter.
+    pub(super) fn forget(&mut self, account: &str, name: &str) {
+        for seat in &mut self.seats {
+            if let Some(held) = seat
+                .player
+                .account
+                .as_mut()
+                .filter(|held| held.id == account)
+            {
+                held.username = name.to_owned();
+                seat.player.name = Some(name.to_owned());
+            }
+        }
+        self.chat.forget(account);
+    }
+
     /// Deletes the room for its creator (who presents `key`) while nobody has taken the
     /// other seat and the game is not over. The room then closes: its members are
     /// disconnected, and find it gone when they come back.

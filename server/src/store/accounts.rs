@@ -95,6 +95,32 @@ pub(super) async fn session(
     account(&row).map(Some)
 }
 
+/// The account of the seat of room `room` whose token's hash is `token`, if the seat
+/// has one.
+pub(super) async fn seat_account(
+    db: &dyn Conn,
+    room: &str,
+    token: TokenHash,
+) -> Result<Option<AccountId>, StoreError> {
+    let row = db
+        .query_opt(sql::SEAT_ACCOUNT, params![room, token])
+        .await?;
+    Ok(row.map(|row| row.get(0)).transpose()?.flatten())
+}
+
+/// Whether account `account` was banned, and whether deleted; `None` without it.
+pub(super) async fn account_ended(
+    db: &dyn Conn,
+    account: &str,
+) -> Result<Option<(bool, bool)>, StoreError> {
+    let Some(row) = db.query_opt(sql::ACCOUNT_ENDED, params![account]).await? else {
+        return Ok(None);
+    };
+    let banned: Option<i64> = row.get(0)?;
+    let deleted: Option<i64> = row.get(1)?;
+    Ok(Some((banned.is_some(), deleted.is_some())))
+}
+
 /// Ends session `token`.
 pub(super) async fn end_session(db: &dyn Conn, token: TokenHash) -> Result<(), StoreError> {
     db.execute(sql::DELETE_SESSION, params![token]).await?;
@@ -324,9 +350,9 @@ pub(super) async fn reset_password(
     token: TokenHash,
     at: i64,
     hash: &str,
-) -> Result<bool, StoreError> {
+) -> Result<Option<AccountId>, StoreError> {
     let Some((account, _)) = use_link(db, token, LinkPurpose::Reset, at).await? else {
-        return Ok(false);
+        return Ok(None);
     };
     db.execute(sql::SET_PASSWORD, params![&account, hash])
         .await?;
@@ -334,7 +360,7 @@ pub(super) async fn reset_password(
     let reset = text(&LinkPurpose::Reset);
     db.execute(sql::DELETE_LINKS, params![&account, reset])
         .await?;
-    Ok(true)
+    Ok(Some(account))
 }
 
 /// Whether account `account`'s address is confirmed.

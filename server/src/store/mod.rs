@@ -881,6 +881,31 @@ impl Store {
             .await
     }
 
+    /// The account of the seat of room `room` whose token's hash is `token`, if there
+    /// is such a seat and it has one.
+    pub(crate) async fn seat_account(
+        &self,
+        room: &str,
+        token: TokenHash,
+    ) -> Result<Option<AccountId>, StoreError> {
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::seat_account(db, &room, token).await }))
+            .await
+    }
+
+    /// Whether account `account` was banned, and whether deleted; `None` if there is no
+    /// such account.
+    pub(crate) async fn account_ended(
+        &self,
+        account: &str,
+    ) -> Result<Option<(bool, bool)>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { accounts::account_ended(db, &account).await }))
+            .await
+    }
+
     /// Ends session `token`.
     pub(crate) async fn end_session(&self, token: TokenHash) -> Result<(), StoreError> {
         self.db
@@ -964,13 +989,13 @@ impl Store {
     }
 
     /// Sets the password of the `reset` link whose secret hashes to `token` to `hash`,
-    /// uses the link up and ends every session of the account, in one transaction; false
-    /// if the link is used, expired or unknown.
+    /// uses the link up and ends every session of the account, in one transaction;
+    /// answers the account, or `None` if the link is used, expired or unknown.
     pub(crate) async fn reset_password(
         &self,
         token: TokenHash,
         hash: String,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<AccountId>, StoreError> {
         let at = now();
         self.db
             .atomic(move |db| {

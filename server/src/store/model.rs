@@ -655,6 +655,8 @@ pub(crate) struct NewReport {
     pub(crate) reported: Option<AccountId>,
     /// The line of chat reported.
     pub(crate) chat_line: Option<u64>,
+    /// The line's room: kept with the report, as the line may go with its speaker.
+    pub(crate) room: Option<String>,
     /// Why.
     pub(crate) reason: String,
 }
@@ -675,9 +677,10 @@ pub(crate) struct Report {
     /// The line's room.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) room: Option<String>,
-    /// The line's text: empty once removed, or gone with its speaker's account.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub(crate) text: String,
+    /// The line's text, for a report of a line: empty once removed, or gone with its
+    /// speaker's account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) text: Option<String>,
     /// Why it was reported.
     pub(crate) reason: String,
     /// When, in milliseconds since the Unix epoch.

@@ -141,6 +141,7 @@ pub(super) async fn report(
         report.chat_line.map(line_value),
         &report.reason,
         at,
+        report.room.as_deref(),
     ];
     db.execute(sql::INSERT_REPORT, values).await?;
     Ok(())
@@ -180,7 +181,7 @@ fn report_row(row: &Row) -> Result<Report, StoreError> {
             .get::<Option<i64>>(3)?
             .and_then(|n| u64::try_from(n).ok()),
         room: row.get(4)?,
-        text: row.get::<Option<String>>(5)?.unwrap_or_default(),
+        text: row.get(5)?,
         reason: row.get(6)?,
         at: row.get(7)?,
         resolved_at: row.get(8)?,

@@ -147,6 +147,22 @@ pub(crate) fn puzzles_solved(t: &Types) -> String {
 /// the pages of each device they sign in on; none until chosen (English mail).
 pub(crate) const LANGUAGES: &str = "ALTER TABLE accounts ADD COLUMN language TEXT";
 
+/// The migration that keeps a reported line's room with its report (SQLite's
+/// seventeenth, PostgreSQL's thirteenth): the line goes with its speaker's account, and
+/// the report must still say where it was said.
+pub(crate) const REPORTS_ROOM: &str = "ALTER TABLE reports ADD COLUMN room TEXT;
+    UPDATE reports SET room = (SELECT c.room FROM chat c WHERE c.id = reports.chat_line)
+    WHERE chat_line IS NOT NULL";
+
+/// The account of the seat of room `$1` whose token's hash is `$2`: a row whose one
+/// column is null for a seat without one; none without such a seat.
+pub(crate) const SEAT_ACCOUNT: &str =
+    "SELECT CASE WHEN white_token = $2 THEN white_account ELSE black_account END
+     FROM rooms WHERE id = $1 AND (white_token = $2 OR black_token = $2)";
+
+/// When account `$1` was banned and when deleted, each null if it was not.
+pub(crate) const ACCOUNT_ENDED: &str = "SELECT banned_at, deleted_at FROM accounts WHERE id = $1";
+
 /// Sets account `$1`'s language to `$2`.
 pub(crate) const SET_LANGUAGE: &str = "UPDATE accounts SET language = $2 WHERE id = $1";
 
@@ -950,18 +966,20 @@ pub(crate) const SET_BARRED: &str = "UPDATE accounts SET barred_from_rated = $2 
 
 /// A report: id, reporter, reported, line, reason, when.
 pub(crate) const INSERT_REPORT: &str =
-    "INSERT INTO reports (id, reporter, reported, chat_line, reason, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)";
+    "INSERT INTO reports (id, reporter, reported, chat_line, reason, created_at, room)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// Reports made by account `$1` still open.
 pub(crate) const OPEN_REPORTS_BY: &str =
     "SELECT COUNT(*) FROM reports WHERE reporter = $1 AND resolved_at IS NULL";
 
 /// The columns of a report as moderators read it, and the joins they need: id,
-/// reporter's and reported's usernames, line, its room, its text (empty once removed
-/// or gone), reason, when, resolved when, resolved by whom.
-const REPORT_COLUMNS: &str = "SELECT p.id, ra.username, da.username, p.chat_line, c.room,
-            CASE WHEN c.removed THEN '' ELSE COALESCE(c.text, '') END, p.reason,
+/// reporter's and reported's usernames, line, its room (kept with the report), its text
+/// (for a line only: empty once removed or gone with its speaker), reason, when,
+/// resolved when, resolved by whom.
+const REPORT_COLUMNS: &str = "SELECT p.id, ra.username, da.username, p.chat_line, p.room,
+            CASE WHEN p.chat_line IS NULL THEN NULL WHEN c.removed THEN ''
+                 ELSE COALESCE(c.text, '') END, p.reason,
             p.created_at, p.resolved_at, ma.username
      FROM reports p
      JOIN accounts ra ON ra.id = p.reporter

@@ -601,6 +601,7 @@ async fn an_action_and_its_entry_are_written_together_and_the_log_cannot_change(
         reporter: reporter.id.clone(),
         reported: Some(kris.id.clone()),
         chat_line: None,
+        room: None,
         reason: "rude".into(),
     };
     let id = store.report(report).await.unwrap();

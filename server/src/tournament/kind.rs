@@ -1,14 +1,20 @@
 //! Directors as a kind of actor: how the placement layer loads and starts one.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use punct_protocol::TournamentSummary;
+use punct_protocol::{ErrorCode, TournamentSummary};
 use tokio::sync::watch;
 
 use super::protocol::{Answer, Event, Request};
 use super::state::{Director, Setup, Shared};
+use crate::clock::now;
 use crate::cluster::{Inbox, Kind, NodeTag, Started, Unavailable};
 use crate::store::StoreError;
+
+/// How often directors whose start is near are looked for (and loaded, so that each
+/// starts on time by its own timer): the tournaments due are those starting within it.
+pub(crate) const SWEEP_PERIOD: Duration = Duration::from_secs(30);
 
 /// Every tournament director of a server, and what each is given.
 #[derive(Debug)]
@@ -39,6 +45,22 @@ impl Kind for Directors {
     type Event = Event;
     type Status = TournamentSummary;
     type Setup = Setup;
+    const NOT_FOUND: ErrorCode = ErrorCode::NoSuchTournament;
+
+    /// The tournaments running, or starting within a sweep: each director then starts
+    /// its tournament on time by its own timer, and carries on from what is stored.
+    async fn due(&self) -> Result<Vec<String>, Unavailable> {
+        let soon = i64::try_from(SWEEP_PERIOD.as_millis()).unwrap_or(i64::MAX);
+        let due = self
+            .shared
+            .store
+            .tournaments_due(now().saturating_add(soon));
+        due.await.map_err(|e| {
+            let error: &dyn std::error::Error = &e;
+            tracing::error!(error, "database: the tournaments due");
+            Unavailable
+        })
+    }
 
     async fn load(&self, id: &str) -> Result<Option<Setup>, Unavailable> {
         self.read(id).await.map_err(|e| {

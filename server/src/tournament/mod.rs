@@ -27,16 +27,15 @@ mod tests;
 mod view;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use punct_protocol::{
     CreateTournament, ErrorCode, TournamentFormat, TournamentList, TournamentState, TournamentView,
 };
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 use crate::accounts::Refused;
 use crate::clock::now;
-use crate::cluster::{Limits, PlaceError, Placement, Whereabouts};
+use crate::cluster::{Limits, PlaceError, Placement, Unavailable, Whereabouts};
 use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
@@ -46,12 +45,9 @@ use crate::secret;
 use crate::store::{Account, AccountId, NewTournament, Store, StoreError};
 
 use kind::Directors;
+pub(crate) use kind::SWEEP_PERIOD;
 pub(crate) use protocol::{Event, Request};
 use state::Shared;
-
-/// How often directors whose start is near are looked for (and loaded, so that each
-/// starts on time by its own timer).
-pub(crate) const SWEEP_PERIOD: Duration = Duration::from_secs(30);
 
 /// Most finished tournaments listed.
 const FINISHED_LISTED: usize = 50;
@@ -83,12 +79,7 @@ pub(crate) struct Tournaments {
 
 /// The code a client sees when a director could not be reached.
 fn refused(e: PlaceError) -> ErrorCode {
-    match e {
-        PlaceError::NotFound => ErrorCode::NoSuchTournament,
-        PlaceError::Full => ErrorCode::TooManyRooms,
-        PlaceError::Unavailable => ErrorCode::StorageFailed,
-        PlaceError::Stopping => ErrorCode::ShuttingDown,
-    }
+    e.code::<Directors>()
 }
 
 /// Logs a storage failure; answers its code.
@@ -122,25 +113,7 @@ impl Tournaments {
             store,
         };
         tokio::spawn(tournaments.clone().pass_on(ends));
-        tokio::spawn(tournaments.clone().take_over());
         tournaments
-    }
-
-    /// When nodes die, takes over the directors they ran (the living race for each
-    /// claim; one wins), so that a round is paired as soon as its games have ended
-    /// rather than at the next sweep. (A single server's nodes never change.)
-    async fn take_over(self) {
-        let mut deaths = self.placement.nodes().deaths();
-        while deaths.next().await.is_some() {
-            match self.restore().await {
-                Ok(0) => {}
-                Ok(directors) => tracing::info!(directors, "directors of a dead node taken over"),
-                Err(e) => {
-                    let error: &dyn std::error::Error = &e;
-                    tracing::error!(error, "taking over the directors of a dead node failed");
-                }
-            }
-        }
     }
 
     /// Where tournament `id`'s director runs: the node holding its claim, and whether
@@ -263,39 +236,10 @@ impl Tournaments {
         reply.answer.done()
     }
 
-    /// Loads the directors of the tournaments running, or starting within a sweep
-    /// (those no live node runs, in a cluster): each then starts its tournament on time
-    /// and carries on from what is stored. Answers how many.
-    pub(crate) async fn restore(&self) -> Result<usize, StoreError> {
-        let due = i64::try_from(SWEEP_PERIOD.as_millis()).unwrap_or(i64::MAX);
-        let ids = self
-            .store
-            .tournaments_due(now().saturating_add(due))
-            .await?;
-        let mut loaded = 0;
-        for id in ids {
-            if self.placement.held_elsewhere(&id).await {
-                continue;
-            }
-            if self.placement.enter(&id).await.is_ok() {
-                loaded += 1;
-            }
-        }
-        Ok(loaded)
-    }
-
-    /// Restores every `period` until `stop` turns true.
-    pub(crate) async fn sweep_every(self, period: Duration, mut stop: watch::Receiver<bool>) {
-        loop {
-            if let Err(e) = self.restore().await {
-                let error: &dyn std::error::Error = &e;
-                tracing::error!(error, "loading the tournaments due failed");
-            }
-            tokio::select! {
-                () = tokio::time::sleep(period) => {}
-                _ = stop.wait_for(|&stopping| stopping) => return,
-            }
-        }
+    /// Loads the directors of the tournaments running or about to start that no live
+    /// node runs; answers how many.
+    pub(crate) async fn restore(&self) -> Result<usize, Unavailable> {
+        self.placement.restore().await
     }
 
     /// Forgets every director: each stops with the server.

@@ -35,12 +35,13 @@ def local_time(b, seconds):
 
 
 def create(b, base):
-    """Anna creates a one-round Swiss from the form; answers its id."""
+    """Anna creates a two-round Swiss from the form; answers its id."""
     b.go(base + "/tournaments")
     b.find("#create-tournament:not([hidden])")
     b.type("#create-tournament input[name=name]", HOSTILE)
     b.js("document.querySelector('#create-tournament select[name=clock]').value = '';")
-    b.type("#create-tournament input[name=rounds]", "1")
+    # Two rounds for two players: after the first, nobody can be paired again.
+    b.type("#create-tournament input[name=rounds]", "2")
     # A start in the past: the server refuses, and the page says why.
     b.js("document.querySelector('#create-tournament input[name=starts_at]').value = '2020-01-01T00:00:00';")
     b.click("#create-submit")
@@ -69,9 +70,14 @@ def arena(base, anna, bert, cleo):
         b.click("#join")
         wait_until(f"{b.name} entered", lambda: b.visible("#withdraw"))
     wait_until("the arena under way", lambda: (anna.text("#state") or "").startswith("Ends "), timeout=20)
+    # The arena's first pairing takes each player's page to the game; back on the
+    # tournament's page, the game under way is offered, not forced.
     for b in (anna, bert):
+        wait_until(f"{b.name} taken to the arena's game", lambda: b.js("return location.pathname;").startswith("/room/"), timeout=20)
+        b.go(f"{base}/tournament/{tournament}")
         wait_until(f"{b.name} paired in the arena", lambda: b.visible("#next-game"))
-        assert b.text("#rounds h3") == "Pairing 1", b.text("#rounds h3")
+        assert b.js("return location.pathname;") == f"/tournament/{tournament}"
+        assert b.text("#rounds h3") == "Round 1", b.text("#rounds h3")
         assert "Buchholz" not in b.text("#standings thead")
     sign_in(cleo, base, "cleo", PASSWORD, create=True)
     cleo.go(f"{base}/tournament/{tournament}")
@@ -115,22 +121,25 @@ def scenario(server, browser):
     # It starts by itself; both pages follow it over their WebSockets, not reloaded.
     for b in (anna, bert):
         wait_until(f"{b.name} follows", lambda: b.js("return document.body.dataset.following === 'true';"))
-    for b in (anna, bert):
-        wait_until(f"{b.name} sees the pairing", lambda: b.js("return document.querySelectorAll('#rounds tr[data-room]').length;") == 1, timeout=30)
-        wait_until(f"{b.name} sees its next game", lambda: b.visible("#next-game"))
-        assert "anna" in b.text("#standings tbody") and "bert" in b.text("#standings tbody")
-    legible(anna, "a running tournament", "tournament-running")
-    for b in (anna, bert):
-        assert "tournament_round" in b.received(), b.received()
+    # The first round pairs them: within a second, both pages are at their game.
+    wait_until("the first round paired", lambda: http("GET", f"{base}/api/tournaments/{tournament}")["pairings"], timeout=30, every=0.02)
+    paired_at = time.monotonic()
     view = http("GET", f"{base}/api/tournaments/{tournament}")
     game = view["pairings"][0]["games"][0]
     room = game["room"]
-    assert anna.js("return document.querySelector('#rounds a.game-link').getAttribute('href');") == f"/room/{room}"
-
-    # The pairing's link is a room both play in, marked as the tournament's.
     for b in (anna, bert):
-        b.click("#next-game")
-        wait_until(f"{b.name} in the room", lambda: b.js("return location.pathname;") == f"/room/{room}")
+        wait_until(f"{b.name} taken to the game", lambda: b.js("return location.pathname;") == f"/room/{room}", timeout=5, every=0.02)
+    taken = time.monotonic() - paired_at
+    print(f"both players' tournament pages reached their game {taken:.2f} s after the pairing was read")
+    assert taken < 3, f"{taken:.2f} s"
+    # A spectator's page shows the pairing with a link to its room.
+    wait_until("cleo sees the pairing", lambda: cleo.js("return document.querySelectorAll('#rounds tr[data-room]').length;") == 1, timeout=20)
+    assert cleo.js("return document.querySelector('#rounds a.game-link').getAttribute('href');") == f"/room/{room}"
+    assert "anna" in cleo.text("#standings tbody") and "bert" in cleo.text("#standings tbody")
+    legible(cleo, "a running tournament", "tournament-running")
+
+    # The room both play in is marked as the tournament's.
+    for b in (anna, bert):
         wait_until(f"{b.name} sees the mark", lambda: b.visible("#tournament-link"))
         assert b.js("return document.getElementById('tournament-link').getAttribute('href');") == f"/tournament/{tournament}"
     white, black = (anna, bert) if game["white"] == "anna" else (bert, anna)
@@ -156,6 +165,9 @@ def scenario(server, browser):
     wait_until("finished", lambda: black.text("#state") == "finished", timeout=20)
     winner = game["white"]
     assert black.text("#standings tbody tr:first-child td:nth-child(2)") == winner
+    # It names its winner, and why it ended before its second round.
+    assert black.text("#winner") == f"Won by {winner}", black.text("#podium")
+    assert "after round 1 of 2" in black.text("#ended-early"), black.text("#podium")
     legible(black, "a finished tournament", "tournament-finished")
     wait_until("cleo sees the result", lambda: cleo.text("#rounds tr[data-room] .outcome") == "1–0")
     assert cleo.text("#state") == "finished"
@@ -171,7 +183,8 @@ def scenario(server, browser):
     dora = browser("dora", lang="de")
     dora.go(f"{base}/tournament/{tournament}")
     wait_until("the German page", lambda: dora.text("#state") == "beendet")
-    assert dora.text("#facts").startswith("Schweizer System, 1 Runde · Standardspiel · ohne Uhr"), dora.text("#facts")
+    assert dora.text("#facts").startswith("Schweizer System, 2 Runden · Standardspiel · ohne Uhr"), dora.text("#facts")
+    assert dora.text("#winner") == f"Gewonnen von {winner}", dora.text("#podium")
     assert dora.text("#standings thead") == "PlatzSpielerPunkteBuchholzSonneborn-BergerPartien"
 
     arena(base, anna, bert, cleo)

@@ -524,10 +524,12 @@ async fn an_address_is_confirmed_by_a_link_and_a_forgotten_password_reset_by_ano
         (short.0, api_error(&short.1)),
         (400, ErrorCode::BadPassword)
     );
+    let mut socket = anna.client().await;
     let done = server
         .http("POST", "/api/password/reset", &reset(NEW_PASSWORD))
         .await;
     assert_eq!(done.0, 204, "{}", done.1);
+    crate::endings::session_ended(&mut socket).await;
     assert_eq!(signed_in(&server, &token).await, 401, "every session ends");
     server.sign_in("anna", NEW_PASSWORD).await;
     let used = server

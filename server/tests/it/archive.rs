@@ -150,6 +150,31 @@ async fn rooms_in_memory(server: &Endpoint) -> u32 {
 }
 
 #[tokio::test]
+async fn a_room_polled_by_someone_outside_it_still_leaves_memory() {
+    let database = Database::new();
+    let idle = std::time::Duration::from_millis(300);
+    let server = TestServer::with(Config {
+        database: Some(database.url()),
+        room_idle_timeout: idle,
+        ..Config::default()
+    })
+    .await;
+    let table = server.table("basic").await;
+    assert_eq!(rooms_in_memory(&server).await, 1, "a new room runs at once");
+    // A monitor asks about it more often than the idle timeout, for three of them.
+    let deadline = tokio::time::Instant::now() + idle * 3;
+    while tokio::time::Instant::now() < deadline {
+        let (status, _) = server
+            .http("GET", &format!("/api/rooms/{}/node", table.room), "")
+            .await;
+        assert_eq!(status, 200);
+        let _ = server.summary(&table.room).await;
+        tokio::time::sleep(idle / 6).await;
+    }
+    assert_eq!(rooms_in_memory(&server).await, 0, "nobody is in it");
+}
+
+#[tokio::test]
 async fn reading_archived_games_loads_nothing_and_writes_nothing() {
     let database = Database::new();
     let config = Config {

@@ -35,6 +35,11 @@ const LEASE_ON_NATS_CLUSTER: Duration = Duration::from_secs(15);
 /// Three nodes of one cluster on `bus`, with leases of `lease`, each lease and claim
 /// kept by the bus's three servers.
 fn cluster_on(database: &Database, bus: &NatsCluster, lease: Duration) -> Vec<Process> {
+    (0..3).map(|_| node_on(database, bus, lease)).collect()
+}
+
+/// One node of the cluster on `bus`, as [`cluster_on`] starts them.
+fn node_on(database: &Database, bus: &NatsCluster, lease: Duration) -> Process {
     let (urls, lease) = (bus.urls(), format!("{}ms", lease.as_millis()));
     let flags = [
         "--cluster",
@@ -44,7 +49,7 @@ fn cluster_on(database: &Database, bus: &NatsCluster, lease: Duration) -> Vec<Pr
         "--cluster-replicas",
         "3",
     ];
-    (0..3).map(|_| Process::with(database, &flags)).collect()
+    Process::with(database, &flags)
 }
 
 /// A room made on the first node, which runs it and where nobody plays; White and a
@@ -686,4 +691,114 @@ async fn a_node_the_others_counted_dead_never_comes_back() {
     }
     let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
     assert_eq!(stored_turns(&database, &table.room).await, expected);
+}
+
+/// How many live rooms `node` runs itself (not those it relays), by its `/metrics`.
+async fn live_rooms_run_on(node: &Process) -> usize {
+    let (status, metrics) = node.http("GET", "/metrics", "").await;
+    assert_eq!(status, 200, "{metrics}");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("punct_rooms{state=\"live\"} "))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_room_s_node_stopped_again_and_again_leaves_it_on_one_node_with_every_turn() {
+    const ROUNDS: usize = 20;
+    const LEASE: Duration = Duration::from_secs(2);
+    // Claims kept by three NATS servers: the two survivors claim each room at the same
+    // moment, which one NATS server alone always settled.
+    let (database, bus) = (Database::postgres(), NatsCluster::start(3));
+    let mut nodes = cluster_on(&database, &bus, LEASE);
+    let turns = long_game(4);
+    let expected: Vec<String> = turns.iter().map(ToString::to_string).collect();
+    for round in 0..ROUNDS {
+        // Each round's room runs on the node to be stopped, with White on it too; Black
+        // is on the next node and a spectator on the third, so both survivors relay it.
+        let owner = round % 3;
+        let (next, third) = ((owner + 1) % 3, (owner + 2) % 3);
+        let table = nodes[owner].table("standard").await;
+        let mut white = nodes[owner].player(&table.room, &table.white).await;
+        let mut black = nodes[next].player(&table.room, &table.black).await;
+        let (mut watcher, _) = nodes[third].spectator(&table.room).await;
+        for (n, &turn) in turns.iter().enumerate().take(2) {
+            play_turn(&mut white, &mut black, n, turn).await;
+        }
+        let stopping = nodes.remove(owner);
+        stopping.terminate();
+        // White is told goodbye, and comes back through Black's node.
+        white.closed().await;
+        let next = if next > owner { next - 1 } else { next };
+        let mut white = nodes[next].player(&table.room, &table.white).await;
+        assert!(stopping.wait().success(), "round {round}: a clean stop");
+        play_turn(&mut white, &mut black, 2, turns[2]).await;
+        // Whichever node a newcomer asks, it finds the room as it is: one actor, not a
+        // second one loaded beside it at the stop and left behind.
+        for node in &nodes {
+            let (_, snapshot) = node.spectator(&table.room).await;
+            assert_eq!(
+                snapshot.turns.len(),
+                3,
+                "round {round}: the room as the node on port {} shows it",
+                node.addr.port()
+            );
+        }
+        play_turn(&mut white, &mut black, 3, turns[3]).await;
+        await_turns(&mut watcher, 4).await;
+        let mut running = Vec::new();
+        for node in &nodes {
+            running.push(live_rooms_run_on(node).await);
+        }
+        assert_eq!(
+            running.iter().sum::<usize>(),
+            1,
+            "round {round}: live rooms each node runs: {running:?}"
+        );
+        for node in &nodes {
+            assert_eq!(node.record(&table.room).await.turns, turns, "round {round}");
+        }
+        let stored = stored_turns(&database, &table.room).await;
+        assert_eq!(stored, expected, "round {round}");
+        // Over, the room no longer counts as live where it runs.
+        let resigned = white.request(|id| ClientMessage::Resign { id }).await;
+        assert!(
+            matches!(resigned, ServerMessage::Ack { .. }),
+            "{resigned:?}"
+        );
+        nodes.insert(owner, node_on(&database, &bus, LEASE));
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL and NATS: .ci/services-tests runs it"]
+async fn a_member_whose_live_room_cannot_be_entered_again_is_told_to_come_back() {
+    let (database, nats) = (Database::postgres(), Nats::start());
+    let mut nodes = cluster(&database, &nats);
+    let table = nodes[0].table("standard").await;
+    let (mut watcher, _) = nodes[1].spectator(&table.room).await;
+    // The database takes no connection any more, so no node can load the room again
+    // once its node has died (asked from the server's own database, `postgres`).
+    let url = database.url();
+    let (server, name) = url.rsplit_once('/').unwrap();
+    let admin = Database::Postgres(format!("{server}/postgres"));
+    admin
+        .query(&format!(
+            "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false"
+        ))
+        .await;
+    admin
+        .query(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        ))
+        .await;
+    nodes.remove(0).kill();
+    // The watcher's node gives up entering it after three leases: the room lives on
+    // in the database, so the watcher is told to try again (1013), not that the room
+    // is gone (1000, for a room its creator cancelled). That takes a lease and three
+    // more, longer than a read waits: the first seconds pass here.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let frame = watcher.closed().await.expect("a close frame");
+    assert_eq!(u16::from(frame.code), 1013, "{frame:?}");
 }

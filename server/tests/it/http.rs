@@ -111,6 +111,26 @@ async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
     tokio::time::timeout(punct_testing::PATIENCE, gone)
         .await
         .unwrap();
+    // Nor is a game against the computer whose one person has left.
+    let granted = server
+        .create_room(r#"{"computer":2,"color":"white"}"#)
+        .await;
+    let mut alone = server.player(&granted.room, &granted.token).await;
+    let lobby: Lobby = server.get("/api/rooms").await;
+    assert!(lobby.rooms.iter().any(|r| r.room == granted.room));
+    alone.send_raw(punct_client::Message::Close(None)).await;
+    let gone = async {
+        loop {
+            let lobby: Lobby = server.get("/api/rooms").await;
+            if lobby.rooms.iter().all(|r| r.room != granted.room) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(punct_testing::PATIENCE, gone)
+        .await
+        .expect("the computer's game leaves the lobby with its player");
 
     // A private room is reached by its id only.
     let summary: RoomSummary = server.summary(&hidden.room).await;

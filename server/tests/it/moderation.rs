@@ -15,7 +15,7 @@ const PASSWORD: &str = "a fine password";
 const OPENING: [&str; 2] = ["B2:B1,B3", "A3:A2,A4"];
 
 /// The operator's `action` on `username`, as `punct-server admin` does it.
-async fn operator(database: &Database, username: &str, action: Console) -> String {
+pub(crate) async fn operator(database: &Database, username: &str, action: Console) -> String {
     let config = Config {
         database: Some(database.url()),
         ..Config::default()
@@ -26,7 +26,7 @@ async fn operator(database: &Database, username: &str, action: Console) -> Strin
 }
 
 /// `who` does a moderator's action: the status, and the error code if refused.
-async fn act(who: &Endpoint, action: Value) -> (u16, Option<ErrorCode>) {
+pub(crate) async fn act(who: &Endpoint, action: Value) -> (u16, Option<ErrorCode>) {
     let (status, body) = who
         .http("POST", "/api/mod/actions", &action.to_string())
         .await;

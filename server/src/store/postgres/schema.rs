@@ -23,8 +23,8 @@ const TYPES: Types = Types {
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
 /// another. The schema is SQLite's (`store/sqlite/schema.rs`): the first is its first
-/// five migrations, the others its sixth to sixteenth.
-pub(super) fn migrations() -> [String; 12] {
+/// five migrations, the others its sixth to seventeenth.
+pub(super) fn migrations() -> [String; 13] {
     [
         ROOMS.to_owned(),
         // 2: accounts and their sessions; players' names and accounts on the seats;
@@ -51,6 +51,8 @@ pub(super) fn migrations() -> [String; 12] {
         sql::LANGUAGES.to_owned(),
         // 12: tournaments, their entries and pairings.
         sql::tournaments(&TYPES),
+        // 13: a report keeps its line's room.
+        sql::REPORTS_ROOM.to_owned(),
     ]
 }
 

@@ -264,7 +264,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 16);
+        assert_eq!(version, 17);
         let mode: String = db
             .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .unwrap();
@@ -305,7 +305,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 16);
+        assert_eq!(version, 17);
         let rooms: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();

@@ -9,7 +9,7 @@ use rusqlite_migration::{M, Migrations};
 use crate::store::sql::{self, Types};
 
 /// Every migration, oldest first. Never change what one does once it has shipped: add
-/// another. The sixth to sixteenth are written once for both databases (`store/sql.rs`).
+/// another. The sixth to seventeenth are written once for both databases (`store/sql.rs`).
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         // 1: rooms, seats and turns.
@@ -77,6 +77,8 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(sql::LANGUAGES),
         // 16: tournaments, their entries and pairings.
         M::up(TOURNAMENTS.as_str()),
+        // 17: a report keeps its line's room.
+        M::up(sql::REPORTS_ROOM),
     ])
 }
 

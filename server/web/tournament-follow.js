@@ -1,0 +1,68 @@
+// Following a tournament over a WebSocket of its own (protocol/PROTOCOL.md, `follow`):
+// `hello`, then `follow`, then the tournament's news as it comes. The tournament page
+// shows it; a room of a tournament's game follows it once the game is over, to take its
+// player to the next pairing.
+
+/**
+ * Follows tournament `id`. `on` has `tournament(view)` (the whole of it, on following and
+ * whenever it changes), `round(round)` (a round just paired), `game(game, paired)` (the
+ * receiver's game: `paired` is true when a round paired just now made it, false for a
+ * game under way when following began), `gone()` (no such tournament) and `closed()`
+ * (the socket ended; follow again to go on). Answers the socket.
+ */
+export function followTournament(id, on) {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  /** Whether a round has been paired since following began. */
+  let paired = false;
+  socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', id: 1, version: 1, legal_turns: false }));
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    switch (message.type) {
+      case 'welcome':
+        socket.send(JSON.stringify({ type: 'follow', id: 2, tournament: id }));
+        break;
+      case 'tournament':
+        on.tournament(message.tournament);
+        break;
+      case 'tournament_round':
+        paired = true;
+        on.round(message.round);
+        break;
+      case 'tournament_game':
+        on.game(message, paired);
+        break;
+      case 'error':
+        if (message.code === 'no-such-tournament') {
+          on.gone();
+          socket.close();
+        }
+        break;
+      default:
+        break;
+    }
+  };
+  socket.onclose = () => on.closed();
+  return socket;
+}
+
+/** A short rising tone for a pairing, if this browser turned the sound of its move on
+ * (the room's sound setting); silent where the page may not play sound yet. */
+export function pairingTone() {
+  if (localStorage.getItem('punct-sound') !== 'on') return;
+  try {
+    const audio = new AudioContext();
+    const now = audio.currentTime;
+    const oscillator = audio.createOscillator();
+    const gain = audio.createGain();
+    oscillator.frequency.setValueAtTime(660, now);
+    oscillator.frequency.exponentialRampToValueAtTime(990, now + 0.25);
+    gain.gain.setValueAtTime(0.2, now);
+    gain.gain.exponentialRampToValueAtTime(0.001, now + 0.3);
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start();
+    oscillator.stop(now + 0.3);
+  } catch {
+    // No audio here: the page still goes to the game.
+  }
+}
