@@ -45,7 +45,8 @@ pub(crate) enum Lang {
     Cs,
 }
 
-/// Every language, in the order the switch offers them (the rulebook's).
+/// Every language, in the order the switch offers them: English, then the rest in the
+/// printed rulebook's order, then the players' own rulebooks.
 pub(crate) const LANGS: [Lang; 9] = [
     Lang::En,
     Lang::De,

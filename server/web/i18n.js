@@ -36,7 +36,7 @@ export function t(key, values = {}) {
   return text.replace(/\{(\w+)\}/g, (slot, name) => (name in values ? String(values[name]) : slot));
 }
 
-/** The languages the switch offers, each named in itself, in the rulebook's order. */
+/** The languages the switch offers, each named in itself, in `LANGS`' order (i18n.rs). */
 const LANGUAGES = {
   en: 'English',
   de: 'Deutsch',
