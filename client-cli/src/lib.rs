@@ -13,6 +13,7 @@
 //! - [`script`]: scripted play and watching, events out as JSON lines.
 //! - [`bot`]: the engine playing a seat online.
 //! - [`tournament`]: tournaments as lines of text, and a player's next game in one.
+//! - [`language`]: the language the server is asked to speak (`--lang`, the locale).
 //! - [`lobby`]: the lobby's state and key handling (list, create, join, watch), free of
 //!   any terminal.
 //! - [`app`]: the interactive room view's state and key handling, free of any terminal.
@@ -26,6 +27,7 @@ pub mod app;
 pub mod board;
 pub mod bot;
 pub mod games;
+pub mod language;
 pub mod lobby;
 pub mod script;
 pub mod seats;

@@ -22,7 +22,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use punct_cli::account::{self, SessionBook};
 use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
-use punct_cli::{bot as online_bot, lobby, script, tournament, tui};
+use punct_cli::{bot as online_bot, language, lobby, script, tournament, tui};
 use punct_client::{Client, Entry, SeekOptions, Server};
 use punct_engine::Level;
 use punct_engine::arena::{self, MatchConfig, Tally};
@@ -210,6 +210,10 @@ struct ServerArgs {
     /// [default: $XDG_CONFIG_HOME/punct].
     #[arg(long, env = "PUNCT_CONFIG_DIR", value_name = "DIR")]
     config_dir: Option<PathBuf>,
+    /// The language of the server's messages, such as its refusals (en, de, fr, it, nl,
+    /// es, pl, ru or cs) [default: the locale's, from LC_ALL, LC_MESSAGES or LANG].
+    #[arg(long, value_name = "CODE")]
+    lang: Option<String>,
 }
 
 impl ServerArgs {
@@ -251,6 +255,10 @@ impl ServerArgs {
             .also(others.iter().cloned())
             .timeout(self.timeout)
             .connect_timeout(self.timeout);
+        let var = |name: &str| std::env::var(name).ok();
+        if let Some(language) = language::accept_language(self.lang.as_deref(), var) {
+            builder = builder.language(language);
+        }
         if let Some(path) = &self.ca_cert {
             let pem = std::fs::read(path)
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;

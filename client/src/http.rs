@@ -20,7 +20,7 @@ use tokio_tungstenite::Connector;
 use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::http::header::{AUTHORIZATION, ORIGIN};
+use tokio_tungstenite::tungstenite::http::header::{ACCEPT_LANGUAGE, AUTHORIZATION, ORIGIN};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::socket::Connection;
@@ -80,6 +80,9 @@ struct SocketSettings {
     idle_timeout: Duration,
     /// The local address to connect from, if chosen.
     local_address: Option<IpAddr>,
+    /// The `Accept-Language` of the upgrade request, if chosen: the language the
+    /// server's messages on the socket are in.
+    language: Option<HeaderValue>,
     /// TLS, for an `https://` server.
     #[cfg(feature = "tls")]
     tls: Option<Arc<rustls::ClientConfig>>,
@@ -98,6 +101,8 @@ pub struct ClientBuilder {
     idle_timeout: Duration,
     /// The local address to connect from.
     local_address: Option<IpAddr>,
+    /// The languages asked for, as an `Accept-Language` value.
+    language: Option<String>,
     /// Certificates trusted besides the system's.
     #[cfg(feature = "tls")]
     roots: Vec<rustls_pki_types::CertificateDer<'static>>,
@@ -138,6 +143,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Asks the server to speak `language` (an `Accept-Language` value, such as `pl` or
+    /// `de-AT, en;q=0.5`) in the messages of its refusals, over HTTP and on WebSockets;
+    /// a server that does not speak it answers in English.
+    pub fn language(mut self, language: impl Into<String>) -> ClientBuilder {
+        self.language = Some(language.into());
+        self
+    }
+
     /// Trusts the certificates of `pem` (a PEM file's bytes) besides the system's: for a
     /// server whose certificate a private authority signed.
     #[cfg(feature = "tls")]
@@ -148,10 +161,21 @@ impl ClientBuilder {
 
     /// The client.
     pub fn build(self) -> Result<Client, Error> {
+        let language = self
+            .language
+            .as_deref()
+            .map(HeaderValue::from_str)
+            .transpose()
+            .map_err(|e| Error::Unexpected(format!("language {:?}: {e}", self.language)))?;
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(language) = &language {
+            headers.insert(ACCEPT_LANGUAGE, language.clone());
+        }
         let http = reqwest::Client::builder()
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .local_address(self.local_address)
+            .default_headers(headers)
             .no_proxy();
         // reqwest wants a process-wide crypto provider even for plain HTTP; *ring* it is,
         // unless the program chose one already.
@@ -185,6 +209,7 @@ impl ClientBuilder {
                 reply_timeout: self.timeout,
                 idle_timeout: self.idle_timeout,
                 local_address: self.local_address,
+                language,
                 #[cfg(feature = "tls")]
                 tls,
             }),
@@ -206,6 +231,7 @@ impl Client {
             connect_timeout: CONNECT_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             local_address: None,
+            language: None,
             #[cfg(feature = "tls")]
             roots: Vec::new(),
         }
@@ -492,6 +518,11 @@ impl Client {
             let bearer = HeaderValue::from_str(&format!("Bearer {token}"))
                 .map_err(|e| Error::Unexpected(format!("session: {e}")))?;
             request.headers_mut().insert(AUTHORIZATION, bearer);
+        }
+        if let Some(language) = &settings.language {
+            request
+                .headers_mut()
+                .insert(ACCEPT_LANGUAGE, language.clone());
         }
         let (host, port) = server.authority();
         let limit = settings.connect_timeout;

@@ -1,5 +1,7 @@
 //! Messages from the server to a client, and the snapshot of a room.
 
+use std::collections::BTreeMap;
+
 use punct_rules::{Cell, Color, Game, Kind, Outcome, Position, Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -71,6 +73,12 @@ pub enum ServerMessage {
         /// For `illegal-turn`: the rules engine's reason, such as `drop-in-centre`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rule: Option<String>,
+        /// With `rule`: the values its reason names, by name (`cell`, `from`, `to`: cells
+        /// such as `I9`; `kind`: a kind of piece such as `straight-end`; `expected`,
+        /// `found`: heights), so that a client can tell the reason in its reader's
+        /// language. Empty for a reason that names none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        args: Option<BTreeMap<String, String>>,
         /// What went wrong, for people.
         message: String,
     },
@@ -332,6 +340,7 @@ impl ServerMessage {
             id,
             code,
             rule: None,
+            args: None,
             message: message.into(),
         }
     }
@@ -858,12 +867,19 @@ mod tests {
             id: Some(3),
             code: ErrorCode::IllegalTurn,
             rule: Some("drop-in-centre".into()),
+            args: Some(BTreeMap::from([("cell".into(), "I9".into())])),
             message: "no".into(),
         };
         assert_eq!(
             serde_json::to_string(&error).unwrap(),
-            r#"{"type":"error","id":3,"code":"illegal-turn","rule":"drop-in-centre","message":"no"}"#
+            r#"{"type":"error","id":3,"code":"illegal-turn","rule":"drop-in-centre","args":{"cell":"I9"},"message":"no"}"#
         );
+        // An error without `args`, as a server before them sent it, still reads.
+        let older = r#"{"type":"error","id":3,"code":"illegal-turn","rule":"drop-in-centre","message":"no"}"#;
+        let ServerMessage::Error { args, rule, .. } = serde_json::from_str(older).unwrap() else {
+            panic!("an error");
+        };
+        assert_eq!((args, rule.as_deref()), (None, Some("drop-in-centre")));
         // Every code: the name strum gives is the one serde writes.
         let schema: serde_json::Value = serde_json::from_str(&crate::schema_json()).unwrap();
         let codes = schema["$defs"]["ErrorCode"]["oneOf"].as_array().unwrap();

@@ -12,7 +12,9 @@
 //!
 //! - `legal`: the legal turns of the position, canonical, as an array of strings.
 //! - `check`: whether the argument is a legal turn here: `{"turn": "C4:C5,D5"}` in
-//!   canonical notation, or `{"why": "…"}` saying what is wrong with it.
+//!   canonical notation, or `{"why": "…"}` saying what is wrong with it, in English;
+//!   for a turn the rules refuse also its `rule` and `args`, as the server's `error`
+//!   gives them (protocol/PROTOCOL.md), for the page to say it in its reader's words.
 //! - `position`: the position as the server's `GET /api/rooms/{id}/position/{after}`
 //!   gives it, with the `outcome` once the game is over and, after a win by
 //!   connection, the winner's `chain` (its cells in order and the cells of the two
@@ -52,9 +54,19 @@ fn answered(request: &str) -> Result<serde_json::Value, String> {
     let game = replay(variant, turns)?;
     Ok(match command {
         "legal" => json!(game.legal_turns()),
-        "check" => match checked(&game, argument.trim()) {
-            Ok(turn) => json!({ "turn": turn }),
-            Err(why) => json!({ "why": why }),
+        "check" => match argument.trim().parse::<Turn>() {
+            Err(e) => json!({ "why": e.to_string() }),
+            Ok(turn) => match game.is_legal(turn) {
+                Ok(()) => json!({ "turn": turn.canonical() }),
+                Err(illegal) => {
+                    let args: serde_json::Map<String, serde_json::Value> = illegal
+                        .args()
+                        .into_iter()
+                        .map(|(name, value)| (name.to_owned(), value.into()))
+                        .collect();
+                    json!({ "why": illegal.to_string(), "rule": illegal.code(), "args": args })
+                }
+            },
         },
         "position" => serde_json::to_value(Analysis::of(&game)).map_err(|e| e.to_string())?,
         "export" => json!({ "record": game.record() }),
@@ -73,13 +85,6 @@ fn replay(variant: Variant, turns: &str) -> Result<Game, String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     Game::replay(variant, &turns).map_err(|e| e.to_string())
-}
-
-/// `text` as a legal turn of `game`, or why it is not one.
-fn checked(game: &Game, text: &str) -> Result<Turn, String> {
-    let turn: Turn = text.parse().map_err(|e| format!("{e}"))?;
-    game.is_legal(turn).map_err(|e| e.to_string())?;
-    Ok(turn.canonical())
 }
 
 /// A position with what the page draws at the end of a game.

@@ -84,6 +84,53 @@ impl IllegalTurn {
             IllegalTurn::CannotBridge(_) => "cannot-bridge",
         }
     }
+
+    /// The values the reason names, each with its name, as text: `cell`, `from` and `to`
+    /// (cells, `C4`), `kind` (a kind of piece, [`Kind::code`]), `expected` and `found`
+    /// (heights). With [`IllegalTurn::code`], what a client needs to tell the reason in
+    /// its own words.
+    ///
+    /// ```
+    /// use punct_rules::{Cell, IllegalTurn};
+    ///
+    /// let cell: Cell = "I9".parse()?;
+    /// let args = IllegalTurn::DropInCentre(cell).args();
+    /// assert_eq!(args, [("cell", "I9".to_owned())]);
+    /// assert!(IllegalTurn::GameOver.args().is_empty());
+    /// # Ok::<_, punct_rules::ParseCellError>(())
+    /// ```
+    pub fn args(self) -> Vec<(&'static str, String)> {
+        match self {
+            IllegalTurn::GameOver
+            | IllegalTurn::PassNotAllowed
+            | IllegalTurn::NotAPiece
+            | IllegalTurn::NullMove => Vec::new(),
+            IllegalTurn::ReserveEmpty(kind)
+            | IllegalTurn::WrongShape(kind)
+            | IllegalTurn::CannotBridge(kind) => vec![("kind", kind.code().to_owned())],
+            IllegalTurn::DropOnOccupiedCell(cell)
+            | IllegalTurn::DropUnderBridge(cell)
+            | IllegalTurn::DropInCentre(cell)
+            | IllegalTurn::NoPieceAt(cell)
+            | IllegalTurn::NotYourPiece(cell)
+            | IllegalTurn::Frozen(cell)
+            | IllegalTurn::PunctUnsupported(cell)
+            | IllegalTurn::PunctOnOpponent(cell)
+            | IllegalTurn::UnderBridge(cell) => vec![("cell", cell.to_string())],
+            IllegalTurn::NotOnLine { from, to } => {
+                vec![("from", from.to_string()), ("to", to.to_string())]
+            }
+            IllegalTurn::UnevenLanding {
+                cell,
+                expected,
+                found,
+            } => vec![
+                ("cell", cell.to_string()),
+                ("expected", expected.to_string()),
+                ("found", found.to_string()),
+            ],
+        }
+    }
 }
 
 impl fmt::Display for IllegalTurn {
@@ -150,3 +197,61 @@ impl fmt::Display for IllegalTurn {
 }
 
 impl std::error::Error for IllegalTurn {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One reason of each kind, with the values it carries.
+    fn every_reason() -> Vec<IllegalTurn> {
+        let cell = |name: &str| name.parse::<Cell>().expect("a cell of the board");
+        let (c4, i9) = (cell("C4"), cell("I9"));
+        vec![
+            IllegalTurn::GameOver,
+            IllegalTurn::PassNotAllowed,
+            IllegalTurn::NotAPiece,
+            IllegalTurn::ReserveEmpty(Kind::Triangle),
+            IllegalTurn::DropOnOccupiedCell(c4),
+            IllegalTurn::DropUnderBridge(c4),
+            IllegalTurn::DropInCentre(i9),
+            IllegalTurn::NoPieceAt(c4),
+            IllegalTurn::NotYourPiece(c4),
+            IllegalTurn::Frozen(c4),
+            IllegalTurn::NotOnLine { from: c4, to: i9 },
+            IllegalTurn::WrongShape(Kind::AngularLeft),
+            IllegalTurn::NullMove,
+            IllegalTurn::PunctUnsupported(c4),
+            IllegalTurn::PunctOnOpponent(c4),
+            IllegalTurn::UnderBridge(c4),
+            IllegalTurn::UnevenLanding {
+                cell: c4,
+                expected: 2,
+                found: 1,
+            },
+            IllegalTurn::CannotBridge(Kind::Triangle),
+        ]
+    }
+
+    #[test]
+    fn a_reasons_arguments_are_the_values_its_message_names() {
+        for reason in every_reason() {
+            let message = reason.to_string();
+            for (name, value) in reason.args() {
+                let shown = match name {
+                    "kind" => Kind::ALL
+                        .into_iter()
+                        .find(|kind| kind.code() == value)
+                        .expect("a kind's code")
+                        .name()
+                        .to_owned(),
+                    _ => value.clone(),
+                };
+                assert!(
+                    message.contains(&shown),
+                    "{}: {message} does not name {name} = {value}",
+                    reason.code()
+                );
+            }
+        }
+    }
+}

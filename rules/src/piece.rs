@@ -108,6 +108,19 @@ impl Kind {
         matches!(self, Kind::StraightMiddle | Kind::AngularCorner)
     }
 
+    /// A stable, machine-readable name for the kind (`straight-middle`), as the serde
+    /// feature spells it: for protocols and the keys of translated names.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Kind::StraightMiddle => "straight-middle",
+            Kind::StraightEnd => "straight-end",
+            Kind::AngularCorner => "angular-corner",
+            Kind::AngularLeft => "angular-left",
+            Kind::AngularRight => "angular-right",
+            Kind::Triangle => "triangle",
+        }
+    }
+
     /// Short name used in drawings and reserves.
     pub const fn name(self) -> &'static str {
         match self {

@@ -737,12 +737,21 @@ impl Connection {
     ) -> Result<(), End> {
         match answer {
             Ok(Ok(seq)) => self.send(&ServerMessage::Ack { id, seq }),
-            Ok(Err(refusal)) => self.send(&ServerMessage::Error {
-                id: Some(id),
-                code: refusal.code,
-                rule: refusal.rule,
-                message: errors::told(refusal.code, refusal.message, self.lang),
-            }),
+            Ok(Err(refusal)) => {
+                let message = match (&refusal.rule, &refusal.args) {
+                    (Some(rule), Some(args)) => {
+                        errors::illegal(rule, args, refusal.message, self.lang)
+                    }
+                    _ => errors::told(refusal.code, refusal.message, self.lang),
+                };
+                self.send(&ServerMessage::Error {
+                    id: Some(id),
+                    code: refusal.code,
+                    rule: refusal.rule,
+                    args: refusal.args,
+                    message,
+                })
+            }
             Err(Closed) => Err(End::RoomUnreachable),
         }
     }

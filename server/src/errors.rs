@@ -5,6 +5,8 @@
 //!
 //! Must not import: anything of the server but `i18n`; it is a leaf.
 
+use std::collections::BTreeMap;
+
 use axum::http::StatusCode;
 use punct_protocol::ErrorCode;
 
@@ -85,15 +87,168 @@ pub(crate) fn told(code: ErrorCode, particular: String, lang: Lang) -> String {
     }
 }
 
+/// What the rules' refusal of a turn says to a person reading `lang`: `particular`, the
+/// rules' own words, to one who reads English; to anyone else the catalogue's message
+/// for `rule` (`illegal.{rule}`, an `IllegalTurn::code`) with its `args`
+/// (`IllegalTurn::args`), the kind of piece named in their language; the code's message
+/// for a rule the catalogues do not know (a newer rules crate).
+pub(crate) fn illegal(
+    rule: &str,
+    args: &BTreeMap<String, String>,
+    particular: String,
+    lang: Lang,
+) -> String {
+    let key = format!("illegal.{rule}");
+    if lang == Lang::En {
+        return particular;
+    }
+    if lang.get(&key).is_none() {
+        return message(ErrorCode::IllegalTurn, lang).to_owned();
+    }
+    let kind = args
+        .get("kind")
+        .map(|kind| lang.get(&format!("kind.{kind}")).unwrap_or(kind));
+    let values: Vec<(&str, &str)> = args
+        .iter()
+        .map(|(name, value)| match (name.as_str(), kind) {
+            ("kind", Some(kind)) => (name.as_str(), kind),
+            _ => (name.as_str(), value.as_str()),
+        })
+        .collect();
+    lang.format(&key, &values)
+}
+
 /// The message of a code no catalogue knows.
 const UNKNOWN: &str = "refused";
 
 #[cfg(test)]
 mod tests {
+    use punct_rules::{Cell, IllegalTurn, Kind};
     use strum::VariantArray;
 
     use super::*;
     use crate::i18n::LANGS;
+
+    /// One reason of each kind the rules give, with the values it names.
+    fn every_reason() -> Vec<IllegalTurn> {
+        let cell = |name: &str| name.parse::<Cell>().expect("a cell of the board");
+        let (c4, i9) = (cell("C4"), cell("I9"));
+        vec![
+            IllegalTurn::GameOver,
+            IllegalTurn::PassNotAllowed,
+            IllegalTurn::NotAPiece,
+            IllegalTurn::ReserveEmpty(Kind::Triangle),
+            IllegalTurn::DropOnOccupiedCell(c4),
+            IllegalTurn::DropUnderBridge(c4),
+            IllegalTurn::DropInCentre(i9),
+            IllegalTurn::NoPieceAt(c4),
+            IllegalTurn::NotYourPiece(c4),
+            IllegalTurn::Frozen(c4),
+            IllegalTurn::NotOnLine { from: c4, to: i9 },
+            IllegalTurn::WrongShape(Kind::AngularLeft),
+            IllegalTurn::NullMove,
+            IllegalTurn::PunctUnsupported(c4),
+            IllegalTurn::PunctOnOpponent(c4),
+            IllegalTurn::UnderBridge(c4),
+            IllegalTurn::UnevenLanding {
+                cell: c4,
+                expected: 2,
+                found: 1,
+            },
+            IllegalTurn::CannotBridge(Kind::Triangle),
+        ]
+    }
+
+    /// The refusal of `reason` in `lang`, as a connection tells it.
+    fn told_in(reason: IllegalTurn, lang: Lang) -> String {
+        let args = reason
+            .args()
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect();
+        illegal(reason.code(), &args, reason.to_string(), lang)
+    }
+
+    #[test]
+    fn every_reason_of_the_rules_is_a_message_with_its_values_in_every_language() {
+        for reason in every_reason() {
+            let key = format!("illegal.{}", reason.code());
+            let english = Lang::En.get(&key).unwrap_or_else(|| panic!("no {key}"));
+            for (name, _) in reason.args() {
+                assert!(
+                    english.contains(&format!("{{{name}}}")),
+                    "{key} names {name}"
+                );
+            }
+            for lang in LANGS {
+                let told = told_in(reason, lang);
+                assert!(!told.contains('{'), "{}: {told}", lang.code());
+                for (name, value) in reason.args() {
+                    if name != "kind" {
+                        assert!(
+                            told.contains(&value),
+                            "{}: {told} lacks {value}",
+                            lang.code()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_english_catalogue_says_each_reason_in_the_rules_own_words() {
+        // The page says a refusal from the catalogue, the server from the rules: in
+        // English they agree (the kind of piece by the rules' name for it).
+        for reason in every_reason() {
+            let values: Vec<(&str, String)> = reason
+                .args()
+                .into_iter()
+                .map(|(name, value)| match name {
+                    "kind" => {
+                        let kind = Kind::ALL.into_iter().find(|k| k.code() == value);
+                        (name, kind.expect("a kind's code").name().to_owned())
+                    }
+                    _ => (name, value),
+                })
+                .collect();
+            let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            let key = format!("illegal.{}", reason.code());
+            assert_eq!(Lang::En.format(&key, &values), reason.to_string());
+        }
+    }
+
+    #[test]
+    fn an_illegal_drop_is_told_in_the_readers_words_naming_its_cell() {
+        let drop = IllegalTurn::DropInCentre("I9".parse().expect("a cell"));
+        assert_eq!(
+            told_in(drop, Lang::En),
+            "drop touches the central hexagon at I9: new pieces may not be placed there"
+        );
+        assert_eq!(
+            told_in(drop, Lang::De),
+            "I9 liegt im mittleren Sechseck: dort darf jetzt kein Stein eingesetzt werden"
+        );
+        assert_eq!(
+            told_in(drop, Lang::Pl),
+            "I9 leży w obszarze centralnym: nie można teraz położyć tam piona"
+        );
+        let empty = IllegalTurn::ReserveEmpty(Kind::Triangle);
+        assert_eq!(
+            told_in(empty, Lang::Ru),
+            "в вашем запасе не осталось фигур этого вида: треугольная"
+        );
+    }
+
+    #[test]
+    fn every_kind_of_piece_has_a_name_under_its_code() {
+        for kind in Kind::ALL {
+            let spelt = serde_json::to_value(kind).expect("a kind serialises");
+            assert_eq!(spelt, kind.code(), "the wire and the code agree");
+            let key = format!("kind.{}", kind.code());
+            assert!(Lang::En.get(&key).is_some(), "{key}");
+        }
+    }
 
     #[test]
     fn every_code_has_its_own_message_in_every_language() {

@@ -6,7 +6,7 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { el, when } from './ui.js';
+import { el, labelled, when } from './ui.js';
 import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -68,7 +68,7 @@ async function showBlocks() {
 async function showWarnings() {
   const { warnings } = await api('GET', '/api/me/warnings');
   $('warnings-panel').hidden = warnings.length === 0;
-  $('warnings').replaceChildren(...warnings.map((w) => el('li', {}, `${when(w.at)}: `, w.reason)));
+  $('warnings').replaceChildren(...warnings.map((w) => el('li', {}, `${labelled(when(w.at))} `, w.reason)));
 }
 
 async function main() {

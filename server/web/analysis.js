@@ -12,7 +12,7 @@ import { api, currentUser, holdsSeat } from './api.js';
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink, evaluationText } from './thinker.js';
-import { installApp, outcomeText, side, startingText } from './ui.js';
+import { installApp, outcomeText, refusalText, side, startingText } from './ui.js';
 import { lang, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -76,8 +76,8 @@ function render() {
     source: state.cell ? [state.cell] : [],
   });
   $('status').textContent = position.outcome
-    ? t('analysis.over', { outcome: outcomeText(position.outcome, position.board), turns: state.at })
-    : t(state.at === 1 ? 'analysis.status.one' : 'analysis.status', { side: side(position.to_move), legal: legal.length, turns: state.at });
+    ? t('analysis.over', { outcome: outcomeText(position.outcome, position.board), count: state.at })
+    : t('analysis.status', { side: side(position.to_move), legal: legal.length, count: state.at });
   $('turns').replaceChildren(
     ...state.line.map((turn, i) => {
       const item = document.createElement('li');
@@ -145,7 +145,7 @@ async function analyse() {
   if (analysis.key !== key) return;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   $('engine-eval').textContent = evaluationText(answer, toMove);
-  $('engine-stats').textContent = t('analysis.engine-stats', { depth: answer.depth, nodes: answer.nodes.toLocaleString(lang), seconds });
+  $('engine-stats').textContent = t('analysis.engine-stats', { count: answer.depth, nodes: answer.nodes.toLocaleString(lang), seconds });
   $('engine-line').replaceChildren(
     ...answer.line.map((turn, i) => {
       const button = Object.assign(document.createElement('button'), { textContent: turn, title: t('analysis.play-line') });
@@ -178,7 +178,7 @@ async function refuseHintsInOwnGame(room) {
 function play(text) {
   const answer = engine.check(state.variant, played(), text);
   if (answer.why) {
-    say(t('analysis.not-legal', { turn: text.trim(), why: answer.why }), 'refused');
+    say(t('analysis.not-legal', { turn: text.trim(), why: refusalText(answer.rule, answer.args, answer.why) }), 'refused');
     return false;
   }
   state.line = [...played(), answer.turn];
@@ -262,7 +262,7 @@ $('import-form').addEventListener('submit', (event) => {
   }
   Object.assign(state, { variant, line: turns, at: turns.length, game: null, cell: null });
   $('source').textContent = t('analysis.imported');
-  say(t('analysis.loaded', { turns: turns.length }));
+  say(t('analysis.loaded', { count: turns.length }));
   render();
 });
 

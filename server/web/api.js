@@ -4,6 +4,8 @@
 // Requests from these pages carry it by themselves, and so does the game page's
 // WebSocket.
 
+import { t } from './i18n.js';
+
 /** The seat token kept for `room`, if this browser holds a seat there. */
 export function seatToken(room) {
   return localStorage.getItem(`punct-seat:${room}`);
@@ -36,10 +38,17 @@ export class ApiError extends Error {
 
 /** Calls the HTTP API; throws an `ApiError` with the server's message when refused. */
 export async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // The browser's own words for a failed request ("Failed to fetch") are English
+    // and say nothing a player can act on.
+    throw new ApiError('unreachable', t('api.unreachable'), 0);
+  }
   // 204 No Content (signing out) has no body; an error from outside the API may have
   // one that is not JSON.
   const text = await response.text();
@@ -50,7 +59,7 @@ export async function api(method, path, body) {
     data = null;
   }
   if (!response.ok) {
-    throw new ApiError(data?.code ?? 'http', data?.message || response.statusText || `HTTP ${response.status}`, response.status);
+    throw new ApiError(data?.code ?? 'http', data?.message || t('api.failed', { status: response.status }), response.status);
   }
   return data;
 }

@@ -2,7 +2,7 @@
 
 import { createRoom, takeSeat, api, displayName, setDisplayName, holdsSeat } from './api.js';
 import { mountAccount } from './account.js';
-import { clockOf, el, installApp, playerNode, roomHref, timeControlText, tournamentMark } from './ui.js';
+import { clockOf, el, installApp, playerNode, roomHref, side, timeControlText, tournamentMark } from './ui.js';
 import { t } from './i18n.js';
 import { seek } from './seek.js';
 
@@ -13,14 +13,14 @@ const $ = (id) => document.getElementById(id);
 let me = null;
 
 function seat(view, color) {
-  if (!view.taken) return el('span', { className: 'seat free' }, t('lobby.seat.free', { colour: t(`colour.${color}`) }));
+  if (!view.taken) return el('span', { className: 'seat free' }, t('lobby.seat.free', { colour: side(color) }));
   const state = view.computer || view.connected ? 'online' : 'offline';
   // A player who gave no name is shown by their colour alone.
   const named = view.name || view.account;
   return el(
     'span',
     { className: `seat ${state}`, dataset: { color } },
-    named ? t('lobby.seat.named', { colour: t(`colour.${color}`) }) : t(`colour.${color}`),
+    named ? t('lobby.seat.named', { colour: side(color) }) : side(color),
     named ? playerNode(view) : null,
     view.computer || view.connected ? '' : t('lobby.seat.away'),
   );
@@ -137,7 +137,8 @@ async function refresh() {
     $('no-correspondence').hidden = slow.length > 0;
     status.textContent = '';
   } catch (e) {
-    status.textContent = t('lobby.unreachable', { why: e.message });
+    // Not reached at all says so itself; any other failure is told as the server's.
+    status.textContent = e.code === 'unreachable' ? e.message : t('lobby.unreachable', { why: e.message });
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { el, playerNode, roomHref, timeControlText, timeLeftText, tournamentMark } from './ui.js';
+import { el, playerNode, roomHref, side, timeControlText, timeLeftText, tournamentMark } from './ui.js';
 import { t } from './i18n.js';
 
 const REFRESH_MS = 30_000;
@@ -22,7 +22,7 @@ function row(game) {
     { className: game.your_move ? 'your-move' : '', dataset: { room: summary.room } },
     el('td', { className: 'state' }, state),
     el('td', {}, opponent.taken ? playerNode(opponent, t('player.guest')) : t('mine.nobody-yet')),
-    el('td', {}, t(`colour.${color}`)),
+    el('td', {}, side(color)),
     el('td', {}, t(`variant.${summary.variant}`), tournamentMark(summary.tournament)),
     el('td', {}, timeControlText(summary.clock)),
     el('td', { className: 'left' }, game.time_left_ms == null ? '' : timeLeftText(game.time_left_ms)),

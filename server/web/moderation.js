@@ -7,7 +7,7 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { el, playerHref, roomHref, when } from './ui.js';
+import { el, labelled, playerHref, roomHref, when } from './ui.js';
 import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -114,7 +114,7 @@ async function showRecord(username) {
   $('record-reports').replaceChildren(...record.reports.map((report) => reportItem(report, again)));
   $('record-actions').replaceChildren(...record.actions.map(entryItem));
   $('record-chat').replaceChildren(...record.chat.map((line) => el('li', { className: 'mod-chat' },
-    `${when(line.at)} `, el('a', { href: roomHref(line.room) }, t('mod.room')), ': ',
+    `${when(line.at)} `, el('a', { href: roomHref(line.room) }, t('mod.room')), `${labelled('')} `,
     line.removed ? el('em', {}, t('mod.removed'), ' ') : null, line.text,
     !line.removed ? el('button', { type: 'button', onclick: () => act('remove_line', { line: line.line }, again) }, t('mod.remove')) : null)));
   $('record-games').replaceChildren(...record.games.map((game) => el('li', {},

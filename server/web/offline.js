@@ -7,7 +7,7 @@
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink } from './thinker.js';
-import { installApp, outcomeText, side } from './ui.js';
+import { installApp, outcomeText, refusalText, side } from './ui.js';
 import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -74,7 +74,7 @@ function render() {
 function play(text) {
   const checked = rules.check(game.variant, game.turns, text);
   if (checked.why) {
-    say(t('offline.not-legal', { turn: text.trim(), why: checked.why }), 'refused');
+    say(t('offline.not-legal', { turn: text.trim(), why: refusalText(checked.rule, checked.args, checked.why) }), 'refused');
     return false;
   }
   game.turns.push(checked.turn);

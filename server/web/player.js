@@ -3,7 +3,7 @@
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { el, gameRows, gamesHead, ratingText, when } from './ui.js';
+import { el, gameRows, gamesHead, labelled, ratingText, when } from './ui.js';
 import { lang, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -98,10 +98,10 @@ function ratingPanel(created, { variant, rating, games, history }) {
     el(
       'h2',
       {},
-      `${t(`variant.${variant}`)}: `,
+      `${labelled(t(`variant.${variant}`))} `,
       el('span', { className: 'value' }, ratingText(rating)),
       ' ',
-      el('small', {}, t(`player.rating.${games === 1 ? 'one' : 'many'}${rating.provisional ? '.provisional' : ''}`, { deviation: Math.round(rating.deviation), games })),
+      el('small', {}, t(rating.provisional ? 'player.rating.provisional' : 'player.rating', { deviation: Math.round(rating.deviation), count: games })),
     ),
     chart(variant, points),
   );
@@ -122,8 +122,13 @@ async function load() {
   $('joined').textContent = t('player.joined', { when: when(profile.created_at) });
   const { wins, losses, draws } = profile.results;
   const count = (n, what, id) => el('span', { id }, el('b', {}, String(n)), ` ${what}`);
-  const what = (n, kind) => t(`player.${kind}.${n === 1 ? 'one' : 'many'}`);
-  $('results').replaceChildren(count(wins, what(wins, 'wins'), 'wins'), ', ', count(losses, what(losses, 'losses'), 'losses'), ', ', count(draws, what(draws, 'draws'), 'draws'));
+  $('results').replaceChildren(
+    count(wins, t('player.wins', { count: wins }), 'wins'),
+    ', ',
+    count(losses, t('player.losses', { count: losses }), 'losses'),
+    ', ',
+    count(draws, t('player.draws', { count: draws }), 'draws'),
+  );
   $('ratings').replaceChildren(
     ...(profile.ratings.length
       ? profile.ratings.map((r) => ratingPanel(profile.created_at, r))

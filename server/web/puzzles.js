@@ -9,7 +9,7 @@ import { api } from './api.js';
 import { loadEngine } from './engine.js';
 import { practiceBoard } from './practice.js';
 import { t } from './i18n.js';
-import { cap, el } from './ui.js';
+import { el, side } from './ui.js';
 
 /** Marks a solved puzzle in its name. */
 const SOLVED_MARK = ' ✓';
@@ -96,7 +96,7 @@ async function main() {
     const puzzle = puzzles[index];
     $('title').textContent = named(index);
     board.show({ variant: puzzle.variant, turns: puzzle.turns });
-    $('text').textContent = goal(puzzle, 'task', { colour: cap(t(`colour.${board.mover()}`)) });
+    $('text').textContent = goal(puzzle, 'task', { colour: side(board.mover()) });
     $('feedback').hidden = true;
     $('next').hidden = true;
     say('');

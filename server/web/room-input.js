@@ -11,7 +11,7 @@ import { takeSeat, api, seatToken, setDisplayName } from './api.js';
 import { parseTurn, KINDS, cellTowards, nearestCell } from './board.js';
 import { candidates, clearPick as forget, clickCell as pickAt, emptyPick, rotate as turnPiece } from './pick.js';
 import { myColor } from './room-state.js';
-import { startingText } from './ui.js';
+import { labelled, refusalText, startingText } from './ui.js';
 import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -127,7 +127,7 @@ export function createInput(page, view) {
   function sendTurn(text) {
     if (!page.canPlay()) return;
     if (!page.legal().includes(text)) {
-      say(t('input.not-legal-here', { turn: text }) + whyNot(text), 'refused');
+      say(withWhy(t('input.not-legal-here', { turn: text }), text), 'refused');
       return;
     }
     // Numbered, so that the same play sent again after a lost answer is acknowledged
@@ -137,12 +137,13 @@ export function createInput(page, view) {
     page.render();
   }
 
-  /** What the engine finds wrong with a typed turn, as a sentence's end (or nothing). */
-  function whyNot(text) {
-    if (!page.engine) return '';
+  /** `sentence`, followed by what the engine finds wrong with the typed turn `text`
+   * after a colon as the language writes it (the sentence alone without an engine). */
+  function withWhy(sentence, text) {
+    if (!page.engine) return sentence;
     const { state } = page;
-    const { why } = page.engine.check(state.variant, state.turns, text);
-    return why ? `: ${why}` : '';
+    const { why, rule, args } = page.engine.check(state.variant, state.turns, text);
+    return why ? `${labelled(sentence)} ${refusalText(rule, args, why)}` : sentence;
   }
 
   // ---- the notation box ---------------------------------------------------------------
@@ -164,7 +165,7 @@ export function createInput(page, view) {
     const typed = canonical(text);
     if (legal.includes(typed)) say(t('input.typed-legal', { turn: typed }));
     else if (starting.length) say(startingText(starting.length));
-    else if (page.engine && /:.+,./.test(text)) say(t('input.typed-illegal', { turn: typed }) + whyNot(typed), 'refused');
+    else if (page.engine && /:.+,./.test(text)) say(withWhy(t('input.typed-illegal', { turn: typed }), typed), 'refused');
     else say(t('input.none-start'), 'refused');
   });
 

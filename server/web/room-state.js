@@ -16,7 +16,7 @@
 // new object each time there is news and null once it is stale (the next turn, coming
 // back): the view shows a notice when the object changes.
 
-import { side } from './ui.js';
+import { refusalText, side } from './ui.js';
 import { t } from './i18n.js';
 
 /** The messages that are room events: they carry the room's next `seq`. */
@@ -168,7 +168,9 @@ const HANDLERS = {
 
   error(state, message) {
     if (message.code === 'no-such-room') return { ...state, gone: true };
-    return { ...state, notice: { text: t('notice.refused', { message: message.message }), kind: 'error' } };
+    // A turn the rules refuse is said from its rule and values, in the page's words.
+    const why = refusalText(message.rule, message.args, message.message);
+    return { ...state, notice: { text: t('notice.refused', { message: why }), kind: 'error' } };
   },
 
   chat(state, message) {

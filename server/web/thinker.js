@@ -64,7 +64,7 @@ export function evaluationText(answer, toMove) {
   if (answer.end_in !== undefined) {
     const winner = side(answer.end_in * white > 0 ? 'white' : 'black');
     const plies = Math.abs(answer.end_in);
-    return plies === 1 ? t('engine.wins-in-one', { side: winner }) : t('engine.wins-in', { side: winner, count: plies });
+    return t('engine.wins-in', { side: winner, count: plies });
   }
   const score = answer.score * white;
   return t('engine.score', { score: `${score > 0 ? '+' : ''}${score}` });

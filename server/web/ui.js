@@ -29,7 +29,7 @@ export function playerHref(username) {
 /** A time control (`{base, increment}` or `{days}`) as players read it. */
 export function timeControlText(clock) {
   if (!clock) return '—';
-  if (clock.days) return clock.days === 1 ? t('clock.one-day') : t('clock.days', { days: clock.days });
+  if (clock.days) return t('clock.days', { count: clock.days });
   const minutes = clock.base % 60 === 0 ? `${clock.base / 60} min` : `${clock.base} s`;
   return clock.increment ? `${minutes} + ${clock.increment} s` : minutes;
 }
@@ -63,7 +63,7 @@ export function tournamentMark(tournament) {
 export function formatText(tournament) {
   const format = t(`format.${tournament.format}`);
   if (!tournament.rounds) return format;
-  return tournament.rounds === 1 ? t('tournament.format-one-round', { format }) : t('tournament.format-rounds', { format, rounds: tournament.rounds });
+  return t('tournament.format-rounds', { format, count: tournament.rounds });
 }
 
 /** The next game in tournament `view` of the player `me`, with its round: the first of
@@ -89,8 +89,32 @@ export function playerNode(player, fallback = t('player.anonymous')) {
   if (player?.account) {
     return el('a', { className: 'name player-link', href: playerHref(player.account) }, player.name || player.account);
   }
-  if (player?.name) return el('span', { className: 'name' }, player.name);
+  if (player?.name) return el('span', { className: 'name' }, computerName(player.name) ?? player.name);
   return el('span', { className: 'name anonymous' }, fallback);
+}
+
+/** The server's name for its computer seat, `Computer (level N)` (kept as it is in
+ * records and the archive), in the page's language; none for another name. */
+export function computerName(name) {
+  const level = /^Computer \(level (\d+)\)$/.exec(name)?.[1];
+  return level === undefined ? undefined : t('computer.name', { level });
+}
+
+/** Why the rules refuse a turn, in the page's language, from the `rule` and `args` the
+ * server's `error` and the rules module's `check` give (protocol/PROTOCOL.md, error);
+ * `fallback`, the message as sent, for a rule the catalogue does not know or a server
+ * that sends no `args`. */
+export function refusalText(rule, args, fallback) {
+  const key = `illegal.${rule}`;
+  if (!rule || args === undefined || t(key) === key) return fallback;
+  const kind = args?.kind === undefined ? {} : { kind: t(`kind.${args.kind}`) };
+  return t(`illegal.${rule}`, { ...args, ...kind });
+}
+
+/** `label` followed by a colon, as the language writes it (French puts a space
+ * before). */
+export function labelled(label) {
+  return t('ui.label', { label });
 }
 
 /** A rating as players read it: rounded, `?` while provisional. */
@@ -103,10 +127,6 @@ export function changeText(before, after) {
   const diff = Math.round(after.rating) - Math.round(before.rating);
   if (diff === 0) return '±0';
   return diff > 0 ? `+${diff}` : `−${-diff}`;
-}
-
-export function cap(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
 /** A colour (`white`, `black`) as the name of its player: `White`. */
@@ -137,7 +157,7 @@ export function outcomeText(outcome, board) {
 
 /** How many legal turns start as typed, said as a sentence (`n` > 0). */
 export function startingText(n) {
-  return n === 1 ? t('input.starting.one') : t('input.starting.many', { count: n });
+  return t('input.starting', { count: n });
 }
 
 /** A date and time as the page's language writes them, from milliseconds since the

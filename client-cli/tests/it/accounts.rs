@@ -14,7 +14,7 @@ use punct_protocol::{CreateRoom, SeatChoice, ServerMessage, TimeControl};
 use punct_rules::Color;
 use serde_json::Value;
 
-use crate::common::{register, run_punct, screen, start_server};
+use crate::common::{register, run_punct, run_punct_in, screen, start_server};
 
 /// A password no file may hold.
 const PASSWORD: &str = "correct horse battery";
@@ -97,6 +97,36 @@ fn login_keeps_a_private_token_whoami_names_the_account_and_logout_ends_it() {
     );
     assert_eq!(stdout(&again), "signed in as anna\n");
     assert_eq!(whoami(&config), "anna\n");
+}
+
+#[test]
+fn the_servers_refusals_come_in_the_language_of_the_locale_or_of_lang() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = server.url.as_str();
+    register(url, "anna", PASSWORD, &dir.path().join("anna"));
+    let refused = |lang: &str, args: &[&str]| {
+        let config = dir.path().join("nobody");
+        let output = run_punct_in(lang, args, "anna\nnot the password\n", Some(&config));
+        assert!(!output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let login = ["login", "--server", url];
+    let polish = refused("pl_PL.UTF-8", &login);
+    assert!(
+        polish.contains("ta nazwa użytkownika i hasło nie pasują do żadnego konta"),
+        "{polish}"
+    );
+    let russian = refused("pl_PL.UTF-8", &["login", "--server", url, "--lang", "ru"]);
+    assert!(
+        russian.contains("такого имени пользователя и пароля нет ни у одной учётной записи"),
+        "{russian}"
+    );
+    let english = refused("C.UTF-8", &login);
+    assert!(
+        english.contains("no account has this username and password"),
+        "{english}"
+    );
 }
 
 #[test]

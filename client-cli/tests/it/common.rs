@@ -84,8 +84,23 @@ pub(crate) fn text(buffer: &Buffer) -> String {
 /// Runs the `punct` binary with `args`, `input` on its standard input and, if given,
 /// `config` as its configuration directory; answers how it ended.
 pub(crate) fn run_punct(args: &[&str], input: &str, config: Option<&Path>) -> Output {
+    run_punct_in("C", args, input, config)
+}
+
+/// [`run_punct`] in the locale `lang` (a `LANG` value such as `pl_PL.UTF-8`): the
+/// language the server is asked to speak. The others run in the C locale, English,
+/// whatever the machine's.
+pub(crate) fn run_punct_in(
+    lang: &str,
+    args: &[&str],
+    input: &str,
+    config: Option<&Path>,
+) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_punct"));
     command
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", lang)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -60,7 +60,8 @@ pub(crate) fn set_cookie(lang: Lang) -> (HeaderName, String) {
 /// The body of `PUT /api/language`.
 #[derive(Debug, Deserialize)]
 struct Choice {
-    /// `en`, `de`, `fr` or `nl`.
+    /// One of the codes of `i18n::LANGS`: `en`, `de`, `fr`, `it`, `nl`, `es`, `pl`, `ru`,
+    /// `cs`.
     language: String,
 }
 
@@ -75,7 +76,9 @@ async fn choose(
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let lang = Lang::parse(&choice.language)
         .filter(|lang| lang.code() == choice.language)
-        .ok_or_else(|| ApiError::bad_request("the language is one of en, de, fr and nl"))?;
+        .ok_or_else(|| {
+            ApiError::bad_request("the language is one of en, de, fr, it, nl, es, pl, ru and cs")
+        })?;
     if let Some(SignedIn(account)) = signed_in {
         state.accounts.set_language(&account, lang).await?;
     }

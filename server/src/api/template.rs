@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::i18n::Lang;
+use crate::i18n::{Lang, Message};
 
 /// Keys the pages' scripts never ask for: the server's own (refusals, mail, the pages of
 /// the unsubscribe link), and the rules page's prose.
@@ -163,11 +163,11 @@ fn attribute_text(text: &str) -> String {
 
 /// The catalogue of `lang` for the page's scripts, as the JSON of a `<script>` element.
 fn catalogue_script(lang: Lang) -> String {
-    let keys: BTreeMap<&str, &str> = lang
+    let keys: BTreeMap<&str, &Message> = lang
         .catalogue()
         .iter()
         .filter(|(key, _)| !NOT_FOR_SCRIPTS.iter().any(|prefix| key.starts_with(prefix)))
-        .map(|(key, text)| (key.as_str(), text.as_str()))
+        .map(|(key, message)| (key.as_str(), message))
         .collect();
     let json = serde_json::to_string(&keys).expect("text serialises");
     // `</` would end the script element early; `<\/` is the same JSON.

@@ -701,6 +701,81 @@ mod tests {
         }
     }
 
+    /// Every Rust source of the server, as text: where the refusals, mail and pages of
+    /// the server itself ask for their keys.
+    fn rust_sources() -> Vec<String> {
+        let mut sources = Vec::new();
+        let mut folders = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src"
+        ))];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(folder).expect("the sources are there") {
+                let path = entry.expect("a folder entry").path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    sources.push(std::fs::read_to_string(path).expect("a source is UTF-8"));
+                }
+            }
+        }
+        sources
+    }
+
+    /// Each key built at run time, as its start and its end around the values:
+    /// `t(`reason.${…}`)` in a module, `format!("mail.{kind}.body")` in Rust.
+    fn built_keys(source: &str) -> Vec<(&str, &str)> {
+        let mut built = Vec::new();
+        for (opening, value, close, end) in [("t(`", "${", '}', '`'), ("format!(\"", "{", '}', '"')]
+        {
+            for (at, _) in source.match_indices(opening) {
+                let rest = &source[at + opening.len()..];
+                let Some(whole) = rest.split(end).next() else {
+                    continue;
+                };
+                let Some((start, after)) = whole.split_once(value) else {
+                    continue;
+                };
+                let finish = after.rsplit(close).next().unwrap_or_default();
+                if start.contains('.') && !finish.contains(value) {
+                    built.push((start, finish));
+                }
+            }
+        }
+        built
+    }
+
+    #[test]
+    fn every_key_of_the_catalogues_is_asked_for_somewhere() {
+        let mut sources: Vec<String> = PAGES
+            .iter()
+            .map(|(_, _, html)| (*html).to_owned())
+            .collect();
+        sources.extend(
+            ASSETS
+                .iter()
+                .filter(|(name, _, _)| name.ends_with(".js") || name.ends_with(".json"))
+                .map(|(_, _, bytes)| String::from_utf8_lossy(bytes).into_owned()),
+        );
+        sources.extend(rust_sources());
+        let built: Vec<(&str, &str)> = sources.iter().flat_map(|s| built_keys(s)).collect();
+        let asked = |key: &str| {
+            let literal = ['"', '\'', '`'].iter().any(|quote| {
+                sources
+                    .iter()
+                    .any(|s| s.contains(&format!("{quote}{key}{quote}")))
+            });
+            let made = |(start, end): &(&str, &str)| key.starts_with(start) && key.ends_with(end);
+            literal || built.iter().any(made)
+        };
+        for key in Lang::En.catalogue().keys() {
+            assert!(
+                asked(key),
+                "{key} is in the catalogues, and nothing asks for it"
+            );
+        }
+    }
+
     /// The names that follow `prefix` up to `end` in `text`.
     fn references<'a>(text: &'a str, prefix: &str, end: char) -> Vec<&'a str> {
         text.split(prefix)

@@ -427,10 +427,7 @@ impl Postman {
         number: usize,
         days: u8,
     ) -> (String, String) {
-        let days = match days {
-            1 => lang.text("mail.days.one").to_owned(),
-            days => lang.format("mail.days.many", &[("days", &days.to_string())]),
-        };
+        let days = lang.plural("mail.days", days.into(), &[]);
         let body = lang.format(
             "mail.your-move.body",
             &[
@@ -507,10 +504,7 @@ impl Postman {
             Outcome::Draw { .. } => "mail.result.draw",
         };
         let result = lang.format(result, &[("reason", &reason)]);
-        let turns = match record.turns.len() {
-            1 => lang.text("mail.turns.one").to_owned(),
-            n => lang.format("mail.turns.many", &[("count", &n.to_string())]),
-        };
+        let turns = lang.plural("mail.turns", record.turns.len() as u64, &[]);
         let body = lang.format(
             "mail.game-over.body",
             &[
@@ -642,10 +636,7 @@ impl Postman {
                 ),
             });
         }
-        let subject = match waiting.len() {
-            1 => lang.text("mail.digest.subject.one").to_owned(),
-            n => lang.format("mail.digest.subject.many", &[("count", &n.to_string())]),
-        };
+        let subject = lang.plural("mail.digest.subject", waiting.len() as u64, &[]);
         Ok(Some((subject, body)))
     }
 

@@ -3,6 +3,7 @@
 //! a connection on this node or, forwarded unchanged, from another node; so is the
 //! answer. Adding a request means a variant here, its arm in `actor`, and its docs.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
@@ -267,6 +268,11 @@ pub(crate) struct Refusal {
     pub(crate) code: ErrorCode,
     /// The rules engine's reason, for an illegal turn.
     pub(crate) rule: Option<String>,
+    /// With `rule`: the values its reason names (`IllegalTurn::args`), for the words of
+    /// each reader's language. Absent from a node of a release before it, during a
+    /// rolling upgrade of a cluster.
+    #[serde(default)]
+    pub(crate) args: Option<BTreeMap<String, String>>,
     /// What went wrong, for people.
     pub(crate) message: String,
 }
@@ -277,6 +283,7 @@ impl Refusal {
         Refusal {
             code,
             rule: None,
+            args: None,
             message: message.into(),
         }
     }
@@ -286,6 +293,13 @@ impl Refusal {
         Refusal {
             code: ErrorCode::IllegalTurn,
             rule: Some(illegal.code().to_owned()),
+            args: Some(
+                illegal
+                    .args()
+                    .into_iter()
+                    .map(|(name, value)| (name.to_owned(), value))
+                    .collect(),
+            ),
             message: illegal.to_string(),
         }
     }

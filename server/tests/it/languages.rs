@@ -96,7 +96,7 @@ async fn a_page_is_written_in_the_language_the_browser_prefers() {
     let (_, french) = page(
         &server,
         "/leaderboard",
-        &[("accept-language", "es, fr;q=0.7, de;q=0.3")],
+        &[("accept-language", "sv, fr;q=0.7, de;q=0.3")],
     )
     .await;
     assert!(french.contains(r#"<html lang="fr">"#));
@@ -105,7 +105,7 @@ async fn a_page_is_written_in_the_language_the_browser_prefers() {
     assert!(dutch.contains(r#"<html lang="nl">"#));
     assert!(dutch.contains(">Het doel</h2>"));
     assert!(dutch.contains("<b>twee tegenover elkaar liggende zijden</b>"));
-    let (_, english) = page(&server, "/", &[("accept-language", "es, it;q=0.5")]).await;
+    let (_, english) = page(&server, "/", &[("accept-language", "sv, fi;q=0.5")]).await;
     assert!(english.contains(r#"<html lang="en">"#));
     assert!(english.contains(">New game</h2>"));
 
@@ -140,11 +140,153 @@ async fn the_switch_keeps_its_choice_in_a_cookie_that_wins_over_the_browser() {
     assert!(french.contains(r#"<html lang="fr">"#));
     assert!(french.contains(">Aucune partie terminée.</p>"));
 
-    for refused in [r#"{"language":"es"}"#, r#"{"language":"de-AT"}"#, "{}"] {
+    for refused in [r#"{"language":"sv"}"#, r#"{"language":"de-AT"}"#, "{}"] {
         let answer = send(&server, "PUT", "/api/language", &[], refused).await;
         assert_eq!(answer.status, 400, "{refused}");
         assert_eq!(api_error(&answer.body), ErrorCode::BadRequest);
     }
+}
+
+/// Each language of the rulebooks, with the lobby's heading for a new game in it.
+const EVERY_LANGUAGE: [(&str, &str); 9] = [
+    ("en", "New game"),
+    ("de", "Neue Partie"),
+    ("fr", "Nouvelle partie"),
+    ("it", "Nuova partita"),
+    ("nl", "Nieuwe partij"),
+    ("es", "Nueva partida"),
+    ("pl", "Nowa partia"),
+    ("ru", "Новая партия"),
+    ("cs", "Nová partie"),
+];
+
+#[tokio::test]
+async fn every_language_of_the_rulebooks_is_served_and_can_be_chosen() {
+    let server = TestServer::start().await;
+    for (code, new_game) in EVERY_LANGUAGE {
+        let accept = format!("{code}-XX,{code};q=0.9,en;q=0.5");
+        let (status, lobby) = page(&server, "/", &[("accept-language", &accept)]).await;
+        assert_eq!(status, 200);
+        assert!(
+            lobby.contains(&format!(r#"<html lang="{code}">"#)),
+            "{code}"
+        );
+        assert!(
+            lobby.contains(&format!(">{new_game}</h2>")),
+            "{code}: {new_game}"
+        );
+
+        let body = format!(r#"{{"language":"{code}"}}"#);
+        let chosen = send(&server, "PUT", "/api/language", &[], &body).await;
+        assert_eq!(chosen.status, 204, "{code}");
+        assert!(
+            chosen.cookies()[0].starts_with(&format!("punct_lang={code};")),
+            "{code}"
+        );
+
+        // A refusal over HTTP (a room nobody made) says the code's message in it.
+        let cookie = format!("punct_lang={code}");
+        let missing = send(
+            &server,
+            "GET",
+            "/api/rooms/nothing-here",
+            &[("cookie", &cookie)],
+            "",
+        )
+        .await;
+        assert_eq!(missing.status, 404, "{code}");
+        let told: punct_protocol::ApiError = serde_json::from_str(&missing.body).unwrap();
+        assert_eq!(told.code, ErrorCode::NoSuchRoom);
+        assert_eq!(
+            told.message,
+            catalogue(code)["error.no-such-room"],
+            "{code}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_illegal_drop_is_refused_in_each_languages_words_naming_the_cell() {
+    let server = TestServer::start().await;
+    for (code, _) in EVERY_LANGUAGE {
+        // White's first drop, into the central hexagon of a standard game.
+        let table = server.table("standard").await;
+        let cookie = format!("punct_lang={code}");
+        let mut socket = socket_reading(&server, &cookie).await;
+        let join = format!(
+            r#"{{"type":"join","id":2,"room":"{}","token":"{}"}}"#,
+            table.room, table.white
+        );
+        socket.send(Message::text(join)).await.unwrap();
+        let play = r#"{"type":"play","id":3,"turn":"I9:I10,J10"}"#;
+        socket.send(Message::text(play)).await.unwrap();
+        let ServerMessage::Error {
+            id,
+            code: error,
+            rule,
+            args,
+            message,
+        } = refusal(&mut socket).await
+        else {
+            unreachable!()
+        };
+        assert_eq!((id, error), (Some(3), ErrorCode::IllegalTurn), "{code}");
+        assert_eq!(rule.as_deref(), Some("drop-in-centre"), "{code}");
+        let cell = args.unwrap_or_default().get("cell").cloned();
+        assert_eq!(cell.as_deref(), Some("I9"), "{code}");
+        let words = match code {
+            // English keeps the rules' own sentence.
+            "en" => {
+                "drop touches the central hexagon at I9: new pieces may not be placed there".into()
+            }
+            _ => catalogue(code)["illegal.drop-in-centre"]
+                .as_str()
+                .unwrap()
+                .replace("{cell}", "I9"),
+        };
+        assert_eq!(message, words, "{code}");
+    }
+}
+
+/// A WebSocket of a browser that sends `cookie`, past its hello.
+async fn socket_reading(
+    server: &Endpoint,
+    cookie: &str,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    let mut request = format!("ws://{}/ws", server.addr)
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("cookie", HeaderValue::from_str(cookie).unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    socket
+        .send(Message::text(r#"{"type":"hello","id":1,"version":1}"#))
+        .await
+        .unwrap();
+    socket
+}
+
+/// The next `error` message `socket` reads, passing over the others.
+async fn refusal(
+    socket: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+) -> ServerMessage {
+    loop {
+        if let Some(Ok(Message::Text(text))) = socket.next().await {
+            let message: ServerMessage = serde_json::from_str(&text).unwrap();
+            if matches!(message, ServerMessage::Error { .. }) {
+                return message;
+            }
+        }
+    }
+}
+
+/// The catalogue of the language `code`, as the server has it.
+fn catalogue(code: &str) -> serde_json::Value {
+    let path = format!("{}/web/i18n/{code}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[tokio::test]

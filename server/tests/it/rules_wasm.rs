@@ -186,15 +186,30 @@ async fn the_module_says_why_a_turn_is_refused_in_the_servers_words() {
     game.play(opening).unwrap();
     for typed in ["C4:C5,D5", "I9:I10,J10", "C4-C6:C7,D7", "Z1:Z2,Z3", "drop"] {
         let expected = match typed.parse::<Turn>() {
-            Ok(turn) => game.is_legal(turn).unwrap_err().to_string(),
-            Err(e) => e.to_string(),
+            // A turn the rules refuse comes with the rule and its values, as the
+            // server's `error` has them.
+            Ok(turn) => {
+                let illegal = game.is_legal(turn).unwrap_err();
+                let args: serde_json::Map<_, _> = illegal
+                    .args()
+                    .into_iter()
+                    .map(|(name, value)| (name.to_owned(), value.into()))
+                    .collect();
+                json!({ "why": illegal.to_string(), "rule": illegal.code(), "args": args })
+            }
+            Err(e) => json!({ "why": e.to_string() }),
         };
         assert_eq!(
             module.ask("check", Variant::Standard, &[opening], typed),
-            json!({ "why": expected }),
+            expected,
             "{typed}"
         );
     }
+    // The drop into the centre names its cell.
+    assert_eq!(
+        module.ask("check", Variant::Standard, &[opening], "I9:I10,J10")["args"],
+        json!({ "cell": "I9" })
+    );
 }
 
 #[tokio::test]

@@ -21,3 +21,20 @@ test('a key the catalogue lacks shows as itself', () => {
   useCatalogue({});
   assert.equal(t('nowhere.to-be-found'), 'nowhere.to-be-found');
 });
+
+test('a plural message takes the form the language gives its count', () => {
+  const turns = { one: '{count} ruch', few: '{count} ruchy', many: '{count} ruchów', other: '{count} ruchu' };
+  useCatalogue({ 'mail.turns': turns }, 'pl');
+  assert.deepEqual([1, 2, 5, 22].map((count) => t('mail.turns', { count })), ['1 ruch', '2 ruchy', '5 ruchów', '22 ruchy']);
+  const days = { one: '{count} день на ход', few: '{count} дня на ход', many: '{count} дней на ход', other: '{count} дня на ход' };
+  useCatalogue({ 'clock.days': days }, 'ru');
+  assert.deepEqual([1, 2, 5, 21, 22].map((count) => t('clock.days', { count })), ['1 день на ход', '2 дня на ход', '5 дней на ход', '21 день на ход', '22 дня на ход']);
+});
+
+test('a form the catalogue lacks falls back on its other form', () => {
+  useCatalogue({ 'mail.days': { one: 'a day', other: '{count} days' } }, 'en');
+  assert.equal(t('mail.days', { count: 1 }), 'a day');
+  assert.equal(t('mail.days', { count: 3 }), '3 days');
+  useCatalogue({ 'mail.days': { other: '{count} jours' } }, 'fr');
+  assert.equal(t('mail.days', { count: 1 }), '1 jours');
+});
