@@ -76,6 +76,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(players::unchecked_routes())
         .merge(health::routes())
         .merge(web::routes())
+        .fallback(web::not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn(language::localize))
         .layer(map_response(move |mut response: Response| {

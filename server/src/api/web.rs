@@ -36,6 +36,7 @@ use flate2::write::GzEncoder;
 use punct_protocol::ErrorCode;
 use sha2::{Digest, Sha256};
 
+use super::error::ApiError;
 use super::language;
 use super::template;
 use crate::i18n::LANGS;
@@ -73,6 +74,9 @@ const RULES_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_rules.
 /// The page's engine, built by `build.rs` beside the rules; empty and not served
 /// likewise (the analysis board and the offline game then say they need it).
 const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_engine.wasm"));
+
+/// The page for a path the site has none for.
+const NOT_FOUND: &str = include_str!("../../web/not-found.html");
 
 /// The service worker, whose `__RELEASE__` becomes the release and `__PRECACHE__` the
 /// list of what it keeps.
@@ -425,6 +429,8 @@ struct Site {
     /// The game page of a room that does not exist, by the index of [`LANGS`]: its own
     /// title, and the panel that says so shown from the start.
     no_room: Vec<Prepared>,
+    /// The site's page for a path it has no page for, by the index of [`LANGS`].
+    not_found: Vec<Prepared>,
     /// The service worker of this release: a new release is a new worker, which the
     /// browser installs in place of the old.
     service_worker: Prepared,
@@ -495,6 +501,7 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         .replace("__RELEASE__", &version);
     Site {
         no_room: languages(&no_room),
+        not_found: languages(&NOT_FOUND.replace("\"/assets/", &prefix)),
         service_worker: Prepared::new("text/javascript", service_worker.into_bytes()),
         manifest: Prepared::new(
             "application/manifest+json",
@@ -565,6 +572,17 @@ pub(super) async fn moderation_page(headers: HeaderMap) -> Response {
         .position(|(path, _, _)| *path == MODERATION_PAGE)
         .expect("the moderators' page is one of the pages");
     page(index, headers).await
+}
+
+/// Any path no route has: the site's own page saying so, in the reader's language,
+/// answered `404` (an API path gets the API's `not-found` instead).
+pub(super) async fn not_found(uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    if uri.path().starts_with("/api/") {
+        return ApiError::from(ErrorCode::NotFound).into_response();
+    }
+    let mut page = in_language(&SITE.not_found, &headers);
+    *page.status_mut() = StatusCode::NOT_FOUND;
+    page
 }
 
 /// The game page of room `id`; for a room the store does not know, the same page saying
@@ -751,6 +769,7 @@ mod tests {
             .iter()
             .map(|(_, _, html)| (*html).to_owned())
             .collect();
+        sources.push(super::NOT_FOUND.to_owned());
         sources.extend(
             ASSETS
                 .iter()

@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use flate2::read::GzDecoder;
-use punct_protocol::StackView;
+use punct_protocol::{ErrorCode, StackView};
 use punct_testing::TestServer;
 use serde::Deserialize;
 
@@ -117,6 +117,36 @@ async fn a_room_that_does_not_exist_has_a_page_that_says_so() {
         .http("GET", &format!("/room/{}", granted.room), "")
         .await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn an_unknown_path_gets_the_site_s_own_page_in_the_reader_s_language() {
+    let server = TestServer::start().await;
+    let (status, html) = server.http("GET", "/no/such/page", "").await;
+    assert_eq!(status, 404);
+    assert!(
+        html.contains("<title>PÜNCT — page not found</title>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<nav><a href="/">"#),
+        "the site's navigation: {html}"
+    );
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let german = http
+        .get(format!("http://{}/nirgendwo", server.addr))
+        .header("accept-language", "de-AT,de;q=0.9")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(german.status(), 404);
+    let html = german.text().await.unwrap();
+    assert!(html.contains(r#"<html lang="de">"#), "{html}");
+    assert!(html.contains("Hier ist keine Seite"), "{html}");
+    // An unknown path of the API answers as the API does.
+    let (status, body) = server.http("GET", "/api/no-such-thing", "").await;
+    assert_eq!(status, 404);
+    assert_eq!(punct_testing::api_error(&body), ErrorCode::NotFound);
 }
 
 #[tokio::test]
