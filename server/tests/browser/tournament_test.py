@@ -69,15 +69,15 @@ def arena(base, anna, bert, cleo):
         wait_until(f"{b.name} may join", lambda: b.visible("#join"))
         b.click("#join")
         wait_until(f"{b.name} entered", lambda: b.visible("#withdraw"))
-    wait_until("the arena under way", lambda: (anna.text("#state") or "").startswith("Ends "), timeout=20)
-    # The arena's first pairing takes each player's page to the game; back on the
-    # tournament's page, the game under way is offered, not forced.
+    # The arena's start pairs them at once, which takes each player's page to the game;
+    # back on the tournament's page, the game under way is offered, not forced.
     for b in (anna, bert):
-        wait_until(f"{b.name} taken to the arena's game", lambda: b.js("return location.pathname;").startswith("/room/"), timeout=20)
+        wait_until(f"{b.name} taken to the arena's game", lambda: b.js("return location.pathname;").startswith("/room/"), timeout=30)
         b.go(f"{base}/tournament/{tournament}")
         wait_until(f"{b.name} paired in the arena", lambda: b.visible("#next-game"))
         assert b.js("return location.pathname;") == f"/tournament/{tournament}"
         assert b.text("#rounds h3") == "Round 1", b.text("#rounds h3")
+        wait_until("the arena under way", lambda: (b.text("#state") or "").startswith("Ends "))
         assert "Buchholz" not in b.text("#standings thead")
     sign_in(cleo, base, "cleo", PASSWORD, create=True)
     cleo.go(f"{base}/tournament/{tournament}")
