@@ -99,18 +99,7 @@ async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
     let lobby: Lobby = server.get("/api/rooms").await;
     assert!(lobby.rooms.iter().any(|r| r.room == deserted.room));
     away.send_raw(punct_client::Message::Close(None)).await;
-    let gone = async {
-        loop {
-            let lobby: Lobby = server.get("/api/rooms").await;
-            if lobby.rooms.iter().all(|r| r.room != deserted.room) {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(punct_testing::PATIENCE, gone)
-        .await
-        .unwrap();
+    leaves_the_lobby(&server, &deserted.room).await;
     // Nor is a game against the computer whose one person has left.
     let granted = server
         .create_room(r#"{"computer":2,"color":"white"}"#)
@@ -119,18 +108,7 @@ async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
     let lobby: Lobby = server.get("/api/rooms").await;
     assert!(lobby.rooms.iter().any(|r| r.room == granted.room));
     alone.send_raw(punct_client::Message::Close(None)).await;
-    let gone = async {
-        loop {
-            let lobby: Lobby = server.get("/api/rooms").await;
-            if lobby.rooms.iter().all(|r| r.room != granted.room) {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(punct_testing::PATIENCE, gone)
-        .await
-        .expect("the computer's game leaves the lobby with its player");
+    leaves_the_lobby(&server, &granted.room).await;
 
     // A private room is reached by its id only.
     let summary: RoomSummary = server.summary(&hidden.room).await;
@@ -138,6 +116,22 @@ async fn the_lobby_lists_public_rooms_that_are_open_or_live() {
     assert_eq!(summary.status, RoomStatus::Open);
     assert_eq!(summary.turns, 0);
     assert_eq!(summary.to_move, Color::White);
+}
+
+/// Waits until the lobby no longer lists `room`.
+async fn leaves_the_lobby(server: &TestServer, room: &str) {
+    let gone = async {
+        loop {
+            let lobby: Lobby = server.get("/api/rooms").await;
+            if lobby.rooms.iter().all(|r| r.room != room) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(punct_testing::PATIENCE, gone)
+        .await
+        .unwrap_or_else(|_| panic!("{room} is still listed"));
 }
 
 #[tokio::test]
