@@ -66,6 +66,7 @@ mod tests {
             connected: false,
             claim_in_ms: None,
             computer: None,
+            rating: None,
         }
     }
 
@@ -87,6 +88,8 @@ mod tests {
                 outcome: None,
                 clock: Some(TimeControl::days(3)),
                 tournament: None,
+                last_turn: None,
+                clocks: None,
             },
             color: Color::White,
             your_move,

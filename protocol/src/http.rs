@@ -4,7 +4,7 @@ use punct_rules::{Color, Outcome, Turn, Variant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, Player, Seats};
+use crate::{ClockView, ErrorCode, Player, Seats};
 
 /// `POST /api/rooms`: every field may be left out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -217,6 +217,15 @@ pub struct RoomSummary {
     /// The tournament whose game this is, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
+    /// The last turn played, in notation, of a room a node holds in memory (a room read
+    /// from the database has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::TurnDef>")]
+    pub last_turn: Option<Turn>,
+    /// Both clocks as they stand, of a timed room a node holds in memory (a room read
+    /// from the database has none: its clocks stand still until it is loaded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<ClockView>,
 }
 
 /// `GET /api/me/games`: the signed-in player's unfinished games, those waiting for

@@ -631,6 +631,10 @@ pub struct SeatView {
     /// The level the server's engine plays at, when this seat is the computer's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<u8>,
+    /// In the lobby: the rating in the room's variant of the account holding the seat
+    /// (1500 for one with no rated game yet); none for a player without an account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
 }
 
 /// Which chat a line belongs to.

@@ -68,6 +68,11 @@ impl Rating {
     }
 }
 
+/// A rating as players read it: whole points.
+pub(crate) fn shown(rating: f64) -> u32 {
+    rating.round().clamp(0.0, f64::from(u32::MAX)) as u32
+}
+
 /// The deviation of a newcomer, and the most inactivity can bring anyone back to.
 const MAX_DEVIATION: f64 = 350.0;
 

@@ -29,7 +29,7 @@ use crate::room::{
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
 use crate::store::{NewRoom, Player, Store, StoreError};
-use crate::views::summary_of;
+use crate::views::{summary_of, with_ratings};
 
 /// Most rooms the lobby lists, oldest first.
 const LOBBY_ROOMS: usize = 500;
@@ -320,7 +320,10 @@ impl Registry {
         );
         Ok(rows
             .iter()
-            .map(|row| live.remove(&row.id).unwrap_or_else(|| summary_of(row)))
+            .map(|row| {
+                let summary = live.remove(&row.id).unwrap_or_else(|| summary_of(row));
+                with_ratings(summary, row)
+            })
             .filter(|room| room.status != RoomStatus::Over && !deserted(room))
             .collect())
     }

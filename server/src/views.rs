@@ -8,7 +8,7 @@ use punct_protocol::{
 };
 use punct_rules::{Color, Outcome};
 
-use crate::rating::Rating;
+use crate::rating::{self, Rating};
 use crate::store::{Account, Rated, RoomRow, to_move};
 
 /// The summary of a room that is not running: nobody is connected to it but the
@@ -26,6 +26,7 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
             connected: computer.is_some(),
             claim_in_ms: None,
             computer,
+            rating: None,
         }
     };
     let players = Seats {
@@ -45,7 +46,23 @@ pub(crate) fn summary_of(row: &RoomRow) -> RoomSummary {
         outcome: row.outcome,
         clock: row.clock,
         tournament: row.tournament.clone(),
+        // What only a running room knows.
+        last_turn: None,
+        clocks: None,
     }
+}
+
+/// `summary` as the lobby lists it: each seat an account holds with that account's
+/// rating in the room's variant, from `row` (a newcomer's for one not rated yet, as a
+/// seek shows it).
+pub(crate) fn with_ratings(mut summary: RoomSummary, row: &RoomRow) -> RoomSummary {
+    let seats = [&mut summary.players.white, &mut summary.players.black];
+    for (seat, stored) in seats.into_iter().zip(row.ratings) {
+        if seat.player.account.is_some() {
+            seat.rating = Some(stored.unwrap_or(rating::shown(Rating::NEW.rating)));
+        }
+    }
+    summary
 }
 
 /// Over once there is a result; live with both seats taken; open otherwise.

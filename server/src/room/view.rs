@@ -98,6 +98,7 @@ impl Room {
                 connected: seat.holder.is_some() || computer.is_some(),
                 claim_in_ms: self.claim_in(color).map(millis),
                 computer: computer.map(|c| c.level),
+                rating: None,
             }
         };
         Seats {
@@ -123,6 +124,8 @@ impl Room {
             outcome,
             clock: self.clock.as_ref().map(Clock::control),
             tournament: self.tournament.clone(),
+            last_turn: self.game.turns().last().cloned(),
+            clocks: self.clock.as_ref().map(|c| c.view(Instant::now())),
         }
     }
 

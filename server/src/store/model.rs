@@ -318,6 +318,9 @@ pub(crate) struct RoomRow {
     pub(crate) last_turn: Option<(i64, [u64; 2])>,
     /// The tournament whose game this is, if any.
     pub(crate) tournament: Option<String>,
+    /// White's and Black's accounts' ratings in its variant, rounded, for those that
+    /// have one.
+    pub(crate) ratings: [Option<u32>; 2],
 }
 
 impl RoomRow {

@@ -21,6 +21,7 @@ use super::model::{
 use super::outbox;
 use super::ratings::game_ratings;
 use super::sql;
+use crate::rating;
 use crate::secret::TokenHash;
 
 /// A room's change that is group-committed: it runs in the next transaction with
@@ -591,6 +592,10 @@ fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
             .get::<Option<i64>>(19)?
             .zip(both(row.get(20)?, row.get(21)?)),
         tournament: row.get(22)?,
+        ratings: [
+            row.get::<Option<f64>>(23)?.map(rating::shown),
+            row.get::<Option<f64>>(24)?.map(rating::shown),
+        ],
     })
 }
 

@@ -423,8 +423,8 @@ pub(crate) const STALE: &str = "SELECT r.id, r.incarnation, r.created_at,
 /// visibility, whether each seat is taken, the computer's colour and level, turns played,
 /// the outcome, whether it is rated, both players (see [`PLAYERS_COLUMNS`]), the time
 /// control (base and increment in milliseconds, days per move), then of the last turn:
-/// when, and both clocks after it; the tournament whose game it is. Its caller adds the
-/// `WHERE`.
+/// when, and both clocks after it; the tournament whose game it is; each seat's account's
+/// rating in the room's variant, if it has one. Its caller adds the `WHERE`.
 pub(crate) fn room_rows() -> String {
     format!(
         "SELECT r.id, r.variant, r.visibility,
@@ -434,7 +434,9 @@ pub(crate) fn room_rows() -> String {
             {PLAYERS_COLUMNS},
             r.clock_base_ms, r.clock_increment_ms, r.clock_days,
             lt.played_at, lt.white_ms, lt.black_ms,
-            (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id)
+            (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id),
+            (SELECT g.rating FROM ratings g WHERE g.account = r.white_account AND g.variant = r.variant),
+            (SELECT g.rating FROM ratings g WHERE g.account = r.black_account AND g.variant = r.variant)
         FROM rooms r {PLAYERS_JOIN} {LAST_TURN_JOIN}"
     )
 }

@@ -1,4 +1,5 @@
-//! Clocks on the wire: a timed room shows both clocks in every snapshot and turn. (How
+//! Clocks on the wire: a timed room shows both clocks in every snapshot and turn, and in
+//! its summary. (How
 //! they run, fall and survive a restart is tested with paused time in `clock.rs` and
 //! `room.rs`.)
 
@@ -7,7 +8,7 @@ use punct_rules::Color;
 use punct_testing::TestServer;
 
 #[tokio::test]
-async fn a_timed_room_shows_both_clocks_in_snapshots_and_turns() {
+async fn a_timed_room_shows_both_clocks_in_snapshots_turns_and_its_summary() {
     let server = TestServer::start().await;
     let white = server
         .create_room(r#"{"color":"white","clock":{"base":60,"increment":5}}"#)
@@ -56,8 +57,23 @@ async fn a_timed_room_shows_both_clocks_in_snapshots_and_turns() {
         clock.black_ms > 60_000 && clock.black_ms <= 65_000,
         "{clock:?}"
     );
+    // The room's summary tells its last turn and the clocks as they stand.
+    let summary = server.summary(&white.room).await;
+    assert_eq!(
+        summary.last_turn.map(|t| t.to_string()).as_deref(),
+        Some("J14:J15,K15")
+    );
+    let clocks = summary
+        .clocks
+        .expect("a running timed room's summary has its clocks");
+    assert_eq!(
+        (clocks.running, clocks.black_ms),
+        (Some(Color::White), clock.black_ms)
+    );
+    assert!(clocks.white_ms <= 60_000, "{clocks:?}");
     // An untimed room has none.
     let untimed = server.create_room("").await;
     let (_, snapshot) = server.spectator(&untimed.room).await;
     assert_eq!(snapshot.clock, None);
+    assert_eq!(server.summary(&untimed.room).await.clocks, None);
 }

@@ -165,6 +165,34 @@ async fn only_two_accounts_play_a_rated_game_and_never_against_the_computer() {
 }
 
 #[tokio::test]
+async fn the_lobby_shows_each_account_s_rating_in_the_room_s_variant() {
+    let server = TestServer::start().await;
+    let endpoint: &Endpoint = &server;
+    let anna = register(endpoint, "anna").await;
+    let bert = register(endpoint, "bert").await;
+    let (_, changes) = play(&anna, &bert, End::BlackResigns).await;
+    let after = changes.expect("rated").white.after.rating;
+    // Anna's next room lists her rating, and none for its free seat.
+    let granted = anna.create_room(r#"{"color":"white"}"#).await;
+    let lobby: punct_protocol::Lobby = endpoint.get("/api/rooms").await;
+    let listed = lobby.rooms.iter().find(|r| r.room == granted.room).unwrap();
+    assert_eq!(listed.players.white.rating, Some(after.round() as u32));
+    assert_eq!(listed.players.black.rating, None);
+    // In a variant she has no rated game of, she has a newcomer's rating.
+    let basic = bert
+        .create_room(r#"{"color":"black","variant":"basic"}"#)
+        .await;
+    let lobby: punct_protocol::Lobby = endpoint.get("/api/rooms").await;
+    let listed = lobby.rooms.iter().find(|r| r.room == basic.room).unwrap();
+    assert_eq!(listed.players.black.rating, Some(1500));
+    // A room's own summary is the same for everyone, with no ratings.
+    assert_eq!(
+        endpoint.summary(&granted.room).await.players.white.rating,
+        None
+    );
+}
+
+#[tokio::test]
 async fn ratings_follow_the_glicko2_paper_game_after_game() {
     let server = TestServer::start().await;
     let endpoint: &Endpoint = &server;
