@@ -3,48 +3,45 @@
 //! # Layout
 //!
 //! - [`run`] serves the HTTP API and the WebSocket endpoint on a listener until a shutdown
-//!   future completes, then waits for every connection to finish.
-//! - `http`: the routes (`server/API.md` documents them); `POST /api/rooms` creates a room
-//!   and gives the creator a seat token, `GET /ws` upgrades to the protocol of
-//!   `punct-protocol`.
+//!   future completes, then waits for every connection to finish. `state` puts the
+//!   server together: what every handler and connection shares.
+//! - `api`: the HTTP edge, every route (`server/API.md`), the pages in each language,
+//!   and the WebSocket upgrade.
 //! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
 //!   client that does not read is dropped instead of slowing anyone down.
-//! - `players`: player pages and leaderboards (JSON).
-//! - `rating`: Glicko-2 ratings of rated games (on `skillratings`), and how a player's
-//!   deviation grows while they do not play.
-//! - `registry`: every room's life: created, loaded when someone enters it, forgotten
-//!   when its task ends, expired or finished when nobody came back. Rooms not running
-//!   are read from the database, read only.
-//! - `room`: one room, owned by one task (an actor), a module with a file per concern
-//!   (its `mod.rs` says which file handles each request). The actor is the one place a
-//!   turn is accepted.
-//! - `tournament`: Swiss events, round robins and arenas, each run by its director (an
-//!   actor placed like a room), which pairs each round and stores it before announcing
-//!   it.
+//! - Three kinds of actor, each placed on one node of a cluster by `cluster`:
+//!   - `room`: one room, owned by one task, a module with a file per concern (its
+//!     `mod.rs` says which file handles each request); the one place a turn is
+//!     accepted. `registry` handles every room's life: created, loaded when someone
+//!     enters it, forgotten when its task ends, expired or finished when nobody came
+//!     back. Rooms not running are read from the database, read only (`views`).
+//!   - `tournament`: Swiss events, round robins and arenas, each run by its director,
+//!     which pairs each round and stores it before announcing it.
+//!   - `seek`: the pool of quick pairing, which pairs seekers who want the same game
+//!     and creates their rooms.
+//! - `cluster`: one node of a cluster (`--cluster`): its lease, the actors' claims, and
+//!   relaying an actor to the other nodes over NATS. `lease`: whether this node may
+//!   write; always, without a cluster.
 //! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
-//!   the names players give.
-//! - `endings`: what ends at once when a session or an account does: its WebSockets
-//!   on every node, and a deleted account's name in the rooms held in memory.
-//! - `moderation`: roles, reports, moderators' actions and the audit log.
-//! - `clock`: a timed game's two clocks; the room's actor is the only timekeeper.
-//! - `cluster`: one node of a cluster (`--cluster`): its lease, the room claims, and
-//!   the owner's side of relaying rooms to other nodes over NATS.
-//! - `i18n`: the languages people read (English, German, French, Dutch): a catalogue
-//!   of texts for each, for the pages, refusals and mail.
-//! - `lease`: whether this node may write; always, without a cluster.
-//! - `computer`: the engine that plays a room created against the computer, on a small
-//!   pool of search threads shared by every such room.
-//! - [`Config`]: limits and timings, from flags or environment variables.
-//! - `limits`: token buckets for message rates per connection, and the per-address caps
-//!   on connections and new rooms.
-//! - `metrics`: the counters served at `GET /metrics`.
-//! - `proxy`: who a connection is from behind trusted proxies (`--trusted-proxies`):
-//!   HAProxy's PROXY protocol header, `X-Forwarded-For` and `Forwarded`.
-//! - `secret`: seat tokens (128 random bits) and room ids.
-//! - `store`: the database (SQLite or PostgreSQL) of rooms, seat token hashes and turns;
-//!   whatever is waiting is committed in one transaction, and a turn is acknowledged
-//!   only once it is committed.
-//! - `web`: the browser client's pages and assets.
+//!   the names players give; `password`: their hashes. `endings`: what ends at once when
+//!   a session or an account does: its WebSockets on every node, and a deleted
+//!   account's name in the rooms held in memory. `moderation`: roles, reports,
+//!   moderators' actions and the audit log.
+//! - `rating`: Glicko-2 ratings of rated games, and how a player's deviation grows while
+//!   they do not play. `computer`: the engine that plays a room created against the
+//!   computer, on a small pool of search threads. `clock`: a timed game's two clocks,
+//!   and the server's wall time.
+//! - `store`: the database (SQLite or PostgreSQL); whatever is waiting is committed in
+//!   one transaction, and a turn is acknowledged only once it is committed. `mail`: the
+//!   outbox's sender, for correspondence players. `housekeeping`: the chores run now and
+//!   then (expiries, reminders, old mail, late ratings).
+//! - `i18n`: the catalogues of the nine languages people read, for the pages, refusals
+//!   and mail; `errors`: every error code's status and message.
+//! - [`Config`]: limits and timings, from flags or environment variables. `limits`:
+//!   token buckets for message rates per connection, and the per-address caps on
+//!   connections and new rooms. `metrics`: the counters served at `GET /metrics`.
+//!   `proxy`: who a connection is from behind trusted proxies. `secret`: seat tokens
+//!   (128 random bits) and ids.
 
 mod accounts;
 mod api;

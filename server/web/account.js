@@ -25,7 +25,11 @@ export async function mountAccount(container, changed = () => location.reload())
         changed(null);
       };
       container.replaceChildren(
-        el('span', { id: 'signed-in' }, t('account.signed-in-as'), ' ', el('a', { id: 'me', href: playerHref(username) }, username)),
+        // The name says who is signed in; the words are for a screen reader, as the
+        // header has no room to spare.
+        el('span', { id: 'signed-in' }, el('span', { className: 'visually-hidden' }, t('account.signed-in-as'), ' '), el('a', { id: 'me', href: playerHref(username) }, username)),
+        ' ',
+        el('a', { id: 'my-games-link', href: '/mine' }, t('nav.my-games')),
         ' ',
         el('a', { id: 'my-account', href: '/account' }, t('page.account')),
         ' ',

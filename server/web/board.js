@@ -262,7 +262,7 @@ function drawPiece(group, piece, extraClass, at = toScreen) {
     }
   }
   for (const d of dots) {
-    el('circle', { class: 'dot', cx: d.x, cy: d.y, r: 9.5 }, g);
+    el('circle', { class: 'dot', cx: d.x, cy: d.y, r: 9.5, 'data-cell': d.cell }, g);
     // Black's dots carry a ring, so the sides differ by more than their colour.
     if (piece.color === 'black') el('circle', { class: 'ring', cx: d.x, cy: d.y, r: 6.5 }, g);
     if (d.punct) el('circle', { class: 'punct', cx: d.x, cy: d.y, r: 4 }, g);

@@ -22,6 +22,7 @@ function seat(view, color) {
     { className: `seat ${state}`, dataset: { color } },
     named ? t('lobby.seat.named', { colour: side(color) }) : side(color),
     named ? playerNode(view) : null,
+    view.rating ? el('span', { className: 'rating' }, ` (${view.rating})`) : null,
     view.computer || view.connected ? '' : t('lobby.seat.away'),
   );
 }
@@ -98,6 +99,24 @@ for (const button of document.querySelectorAll('#quick-grid button')) {
   button.addEventListener('click', () => startSeek(button.dataset.clock));
 }
 
+/** Starts a game against the server's computer at `level`, in the variant chosen above,
+ * with no clock: the page of its room opens. */
+async function playComputer(level) {
+  const request = { variant: $('quick-variant').value, color: 'random', computer: level, visibility: 'public' };
+  try {
+    const granted = await createRoom(request, me !== null);
+    location.href = roomHref(granted.room);
+  } catch (e) {
+    $('lobby-status').textContent = e.message;
+  }
+}
+
+for (let level = 1; level <= 5; level++) {
+  const button = el('button', { type: 'button', dataset: { level } }, t('lobby.computer.level', { level }));
+  button.addEventListener('click', () => playComputer(level));
+  $('computer-grid').append(button);
+}
+
 /** The option of the clock `clock`, as the grid and the form write it. */
 function optionOf(clock) {
   return clock.days ? `${clock.days}d` : `${clock.base}+${clock.increment}`;
@@ -149,7 +168,6 @@ function showSignedIn() {
   $('playing-as').textContent = me ? t('lobby.playing-as', { username: me }) : '';
   $('rated-field').hidden = me === null;
   $('quick-rated-field').hidden = me === null;
-  $('my-games-link').hidden = me === null;
   if (!me) $('rated').checked = false;
   updateRated();
 }

@@ -90,12 +90,23 @@ export function createInput(page, view) {
     inspect(cell);
     ui.cursor = cell;
     if (!page.canPlay()) return;
-    // The destination again turns the piece: only Play sends the turn.
+    // Without the confirmation step, a click on a minor dot of the turn shown plays it.
+    if (!confirming() && ui.dest && ui.options[ui.option].minors.includes(cell)) {
+      place();
+      return;
+    }
+    // The destination again turns the piece: only Play sends the turn (or, without the
+    // confirmation step, a destination where the piece fits one way only).
     const done = pickAt(ui, page.legal(), page.state.board, myColor(page.state), cell);
+    if (done === 'destination' && ui.options.length === 1 && !confirming()) {
+      place();
+      return;
+    }
     if (done === 'elsewhere') {
       if (ui.pick) say(t('input.no-turn-there'), 'refused');
       return;
     }
+    if (done === 'destination' || done === 'rotated' || done === 'oriented') announceShown();
     if (done === 'destination') {
       say(ui.options.length > 1 ? t('input.orient') : t('input.play-it'));
     } else if (done === 'picked') {
@@ -116,8 +127,28 @@ export function createInput(page, view) {
     if (focus) svg.querySelector(`[data-cell="${ui.cursor}"]`)?.focus();
   }
 
+  // ---- the confirmation step: on unless the player turned it off (remembered) --------
+
+  const CONFIRM = 'punct-confirm';
+
+  /** Whether a turn waits for Play once the pick leaves only one. */
+  function confirming() {
+    return localStorage.getItem(CONFIRM) !== 'off';
+  }
+
+  $('confirm').checked = confirming();
+  $('confirm').addEventListener('change', (event) => localStorage.setItem(CONFIRM, event.target.checked ? 'on' : 'off'));
+
   function rotate() {
-    if (turnPiece(ui)) page.render();
+    if (!turnPiece(ui)) return;
+    announceShown();
+    page.render();
+  }
+
+  /** Tells a screen reader the turn the board shows at the destination, not yet played. */
+  function announceShown() {
+    const { minors } = ui.options[ui.option];
+    view.announce(t('announce.shown', { cell: ui.dest, dots: minors.join(', '), way: ui.option + 1, ways: ui.options.length }));
   }
 
   function place() {

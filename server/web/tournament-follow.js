@@ -66,3 +66,24 @@ export function pairingTone() {
     // No audio here: the page still goes to the game.
   }
 }
+
+/** Where this browser keeps the tournaments its player entered, for `site-nav.js`. */
+const ENTERED = 'punct-tournaments';
+
+/** The tournaments this browser's player entered that were not yet seen to end. */
+export function enteredTournaments() {
+  try {
+    const ids = JSON.parse(localStorage.getItem(ENTERED) ?? '[]');
+    return Array.isArray(ids) ? ids.filter((id) => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Notes whether this browser's player is entered in tournament `id`, and it not over:
+ * the tournament's page says so each time it shows the tournament. */
+export function noteEntered(id, entered) {
+  const ids = enteredTournaments().filter((other) => other !== id);
+  if (entered) ids.push(id);
+  localStorage.setItem(ENTERED, JSON.stringify(ids));
+}

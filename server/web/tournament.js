@@ -1,18 +1,20 @@
 // A tournament's page, `/tournament/{id}`: what it is, its standings, every round's
-// pairings with links to their games, and the signed-in player's next game with a
-// countdown to the start. The page follows the tournament over a WebSocket
+// pairings with links to their games (a live game's move, last turn and clocks, read
+// every few seconds), and the signed-in player's next game with a countdown to the start. The page follows the tournament over a WebSocket
 // (protocol/PROTOCOL.md, `follow`): the server sends it again whenever it changes. While
 // the socket is down, the page reads `GET /api/tournaments/{id}` every few seconds
 // instead, and follows again when the socket is back.
 
 import { api } from './api.js';
 import { mountAccount } from './account.js';
-import { followTournament, pairingTone } from './tournament-follow.js';
+import { followTournament, noteEntered, pairingTone } from './tournament-follow.js';
 import { el, formatText, nextGame, playerHref, roomHref, side, timeControlText, timeLeftText, when } from './ui.js';
 import { t } from './i18n.js';
 
 /** How often the page reads the tournament while it cannot follow it. */
 const REFRESH_MS = 3000;
+/** How often the page reads its live games' moves and clocks. */
+const LIVE_MS = 2000;
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split('/')[2] || '');
 const path = `/api/tournaments/${encodeURIComponent(id)}`;
@@ -160,6 +162,43 @@ function renderStandings(view) {
   $('no-players').hidden = rows.length > 0;
 }
 
+/** The live games of the tournament as last read (`GET /api/rooms/{id}`): by room, the
+ * summary and when it was read. */
+const live = new Map();
+/** The live games whose moves and clocks the page shows (the first boards). */
+const LIVE_GAMES = 16;
+
+/** A live game's move, last turn and clocks, the running one counted down since read. */
+function liveText(game) {
+  const read = game.outcome || !game.black ? null : live.get(game.room);
+  if (!read) return '';
+  const { summary, at } = read;
+  const parts = [`${t('lobby.column.move')} ${Math.floor(summary.turns / 2) + 1}`];
+  if (summary.last_turn) parts.push(summary.last_turn);
+  const clocks = summary.clocks;
+  if (clocks) {
+    const left = (color) => Math.max(0, clocks[`${color}_ms`] - (clocks.running === color ? Date.now() - at : 0));
+    parts.push(`○ ${timeLeftText(left('white'))} ● ${timeLeftText(left('black'))}`);
+  }
+  return parts.join(' · ');
+}
+
+/** Reads the live games again, while the tournament runs. */
+async function readLive() {
+  if (!tournament || tournament.state !== 'running') return;
+  const games = tournament.pairings.flatMap((round) => round.games).filter((game) => game.room && game.black && !game.outcome);
+  await Promise.all(
+    games.slice(0, LIVE_GAMES).map(async (game) => {
+      try {
+        live.set(game.room, { summary: await api('GET', `/api/rooms/${encodeURIComponent(game.room)}`), at: Date.now() });
+      } catch {
+        live.delete(game.room);
+      }
+    }),
+  );
+  renderRounds(tournament);
+}
+
 function renderRounds(view) {
   $('rounds-panel').hidden = view.pairings.length === 0;
   const rounds = [...view.pairings].reverse().map((round) =>
@@ -182,6 +221,7 @@ function renderRounds(view) {
               el('td', {}, String(board + 1)),
               el('td', { className: 'vs' }, playerLink(game.white), game.black ? [' – ', playerLink(game.black)] : null),
               el('td', { className: 'outcome' }, scoreText(game)),
+              el('td', { className: 'live' }, liveText(game)),
               el('td', {}, game.room ? el('a', { className: 'game-link', href: roomHref(game.room) }, game.outcome ? t('games.replay') : t('tournament.game')) : null),
             ),
           ),
@@ -198,6 +238,8 @@ function render() {
   renderNext(tournament);
   renderStandings(tournament);
   renderRounds(tournament);
+  // Every other page of the site follows it for its player's calls (site-nav.js).
+  if (me !== null) noteEntered(id, entered(tournament) && !over(tournament));
   document.body.dataset.loaded = 'true';
 }
 
@@ -269,6 +311,7 @@ $('withdraw').onclick = () => entry('withdraw');
 me = await mountAccount($('account'));
 if (await refresh()) {
   follow();
-  // The countdowns move every second.
-  setInterval(() => tournament && (tournament.state === 'upcoming' || arenaRunning(tournament)) && render(), 1000);
+  // The countdowns and the live games' clocks move every second.
+  setInterval(() => tournament && (tournament.state === 'upcoming' || tournament.state === 'running') && render(), 1000);
+  setInterval(readLive, LIVE_MS);
 }

@@ -78,6 +78,13 @@ const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_engin
 /// The page for a path the site has none for.
 const NOT_FOUND: &str = include_str!("../../web/not-found.html");
 
+/// The site's navigation, the same in every page's header where the page writes
+/// [`NAV_MARK`].
+const NAV: &str = include_str!("../../web/nav.html");
+
+/// Where a page's source wants the site's navigation.
+const NAV_MARK: &str = "<!--site-nav-->";
+
 /// The service worker, whose `__RELEASE__` becomes the release and `__PRECACHE__` the
 /// list of what it keeps.
 const SERVICE_WORKER: &str = include_str!("../../web/sw.js");
@@ -159,6 +166,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "theme.js",
         "text/javascript",
         include_bytes!("../../web/theme.js"),
+    ),
+    (
+        "site-nav.js",
+        "text/javascript",
+        include_bytes!("../../web/site-nav.js"),
     ),
     (
         "lobby.js",
@@ -457,7 +469,7 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
     let prefix = format!("\"/assets/{version}/");
     let pages: Vec<String> = PAGES
         .iter()
-        .map(|(_, _, html)| html.replace("\"/assets/", &prefix))
+        .map(|(path, _, html)| with_nav(html, path).replace("\"/assets/", &prefix))
         .collect();
     let room = PAGES
         .iter()
@@ -501,7 +513,7 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         .replace("__RELEASE__", &version);
     Site {
         no_room: languages(&no_room),
-        not_found: languages(&NOT_FOUND.replace("\"/assets/", &prefix)),
+        not_found: languages(&with_nav(NOT_FOUND, "").replace("\"/assets/", &prefix)),
         service_worker: Prepared::new("text/javascript", service_worker.into_bytes()),
         manifest: Prepared::new(
             "application/manifest+json",
@@ -512,6 +524,16 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         assets,
     }
 });
+
+/// `html` with the site's navigation where it asks for it, the link to `path` (the
+/// page's own) marked as the current page.
+fn with_nav(html: &str, path: &str) -> String {
+    let own = format!("<a href=\"{path}\"");
+    let nav = NAV
+        .trim_end()
+        .replacen(&own, &format!("{own} aria-current=\"page\""), 1);
+    html.replacen(NAV_MARK, &nav, 1)
+}
 
 /// Page number `index` in the request's language: checked again on every visit, so
 /// that a new release's assets are loaded at once.
@@ -630,7 +652,11 @@ mod tests {
     #[test]
     fn every_text_of_the_pages_is_a_key_of_the_catalogues() {
         let english = Lang::En.catalogue();
-        for (_, page, html) in PAGES {
+        for (page, html) in PAGES
+            .iter()
+            .map(|(_, page, html)| (*page, *html))
+            .chain([("nav.html", super::NAV)])
+        {
             // For each element open, whether it (or one around it) has its text by key.
             let mut open: Vec<(String, bool)> = Vec::new();
             for token in tokens(html) {
@@ -770,6 +796,7 @@ mod tests {
             .map(|(_, _, html)| (*html).to_owned())
             .collect();
         sources.push(super::NOT_FOUND.to_owned());
+        sources.push(super::NAV.to_owned());
         sources.extend(
             ASSETS
                 .iter()
@@ -842,8 +869,9 @@ mod tests {
     #[test]
     fn every_asset_a_page_or_module_loads_is_served() {
         let served = |name: &str| ASSETS.iter().any(|(asset, _, _)| *asset == name);
-        for (_, page, html) in PAGES {
-            let loaded = references(html, "\"/assets/", '"');
+        for (path, page, html) in PAGES {
+            let loaded = super::with_nav(html, path);
+            let loaded = references(&loaded, "\"/assets/", '"');
             assert!(
                 loaded.contains(&"style.css") && loaded.iter().any(|a| a.ends_with(".js")),
                 "{page} loads its stylesheet and its module"
@@ -863,6 +891,32 @@ mod tests {
                     "{module} imports ./{import}, which is not served"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn every_page_has_the_site_s_navigation_once_with_its_own_link_marked() {
+        let links = |html: &str| references(html, "<li><a href=\"", '"').len();
+        let site_links = links(super::NAV);
+        assert!(
+            site_links >= 7,
+            "the navigation reaches every part of the site"
+        );
+        for (path, page, html) in PAGES
+            .iter()
+            .chain([&("", "not-found.html", super::NOT_FOUND)])
+        {
+            assert_eq!(
+                html.matches(super::NAV_MARK).count(),
+                1,
+                "{page} asks for it once"
+            );
+            let built = super::with_nav(html, path);
+            assert!(!built.contains(super::NAV_MARK), "{page}");
+            assert_eq!(links(&built), site_links, "{page} has the whole navigation");
+            let current = built.matches("aria-current=\"page\"").count();
+            let listed = super::NAV.contains(&format!("<a href=\"{path}\""));
+            assert_eq!(current, usize::from(listed), "{page} marks its own link");
         }
     }
 }

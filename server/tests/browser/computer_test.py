@@ -3,6 +3,7 @@
 analysis board shows the engine's evaluation and line while the page stays responsive,
 refuses them to a player in their own game while it runs, and the site installs as an
 app that plays a game against the computer with the server gone, kept across reloads.
+The lobby's "Play the computer" starts a game against the server's computer.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -25,6 +26,7 @@ def scenario(server, browser):
     the_engines_line_on_the_analysis_board(server, desktop, "engine-line-desktop.png")
     the_engines_line_on_the_analysis_board(server, phone, "engine-line-phone.png")
     no_hints_in_your_own_live_game(server, desktop, phone)
+    the_lobby_plays_the_server_s_computer(server, phone)
     # Last: it stops the server.
     a_game_against_the_computer_with_the_server_gone(server, desktop)
 
@@ -103,6 +105,23 @@ def no_hints_in_your_own_live_game(server, player, spectator):
     spectator.js("document.getElementById('engine-limit').value = 'depth 2';")
     spectator.click("#analyse")
     wait_until("the spectator's line", lambda: line_shown(spectator), timeout=60)
+
+
+def the_lobby_plays_the_server_s_computer(server, b):
+    """"Play the computer" in the lobby starts a game against the server's computer at
+    the level pressed, whose room opens with the player seated."""
+    b.go(server.base + "/")
+    b.click("#computer-grid button[data-level='2']")
+    wait_until("the game's room", lambda: "/room/" in b.js("return location.pathname;"))
+    room = b.js("return location.pathname.split('/')[2];")
+    players = http("GET", f"{server.base}/api/rooms/{room}")["players"]
+    levels = [players[c].get("computer") for c in ("white", "black")]
+    assert 2 in levels and None in levels, players
+    you = "white" if levels[1] == 2 else "black"
+    wait_until("seated", lambda: b.text("#you") == f"You play {you}")
+    # The computer opens when it has White; either way the player is to move next.
+    wait_until("the player to move", lambda: board(b).get("myTurn") == "true", timeout=30)
+    b.screenshot("lobby-computer-game.png")
 
 
 def board(b):

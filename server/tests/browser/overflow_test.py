@@ -2,7 +2,8 @@
 """Browser test of the longest words: every page, in each of the nine languages, on a
 phone 390 pixels wide, is no wider than the screen. A word that does not wrap (a German
 compound, a Polish or Russian inflection) would make the page scroll sideways; the test
-names the elements that stick out.
+names the elements that stick out. Every page has the same navigation, which a phone
+folds into a menu button.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -10,6 +11,8 @@ Usage: overflow_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
 import time
+
+from selenium.webdriver.common.keys import Keys
 
 from harness import run, wait_until
 
@@ -64,6 +67,7 @@ def scenario(server, browser):
     pages = PAGES + [(f"/room/{room}", "#connection")]
     phone = browser("phone", phone=True)
     failures = []
+    navigation = {}
     for code in LANGUAGES:
         phone.go(base + "/")
         phone.js("document.cookie = arguments[0];", f"punct_lang={code}; path=/")
@@ -77,7 +81,31 @@ def scenario(server, browser):
             if found["scroll"] > found["width"] or found["out"]:
                 failures.append(f"{code} {path}: {found['scroll']} px wide on a {found['width']} px screen: {found['out']}")
                 phone.screenshot(f"overflow-{code}-{path.strip('/').replace('/', '-') or 'lobby'}.png")
+            navigation.setdefault(phone.js(NAVIGATION), []).append(f"{code} {path}")
+            if code in ("en", "de") and path in ("/", "/learn"):
+                menu(phone, f"{code} {path}", failures)
+    assert len(navigation) == 1, f"the pages' navigations differ: {navigation}"
     assert not failures, "\n".join(failures)
+
+
+# Where the header's navigation leads: the same on every page.
+NAVIGATION = "return [...document.querySelectorAll('header nav.site-nav a')].map((a) => new URL(a.href).pathname).join(' ');"
+
+
+def menu(phone, page, failures):
+    """On a phone the navigation folds into its menu button: pressing it shows every link
+    on the screen, and Escape folds it again."""
+    assert not phone.visible("#site-links a"), f"{page}: the links are folded"
+    phone.click(".menu-toggle")
+    links = phone.js("return [...document.querySelectorAll('#site-links a')].map((a) => a.getBoundingClientRect().toJSON());")
+    width = phone.js("return document.documentElement.clientWidth;")
+    if len(links) < 7 or any(box["width"] == 0 or box["right"] > width + 1 for box in links):
+        failures.append(f"{page}: the opened menu's links are not all on the screen: {links}")
+        phone.screenshot(f"menu-{page.replace(' ', '-').replace('/', '')}.png")
+    assert phone.js("return document.querySelector('.menu-toggle').getAttribute('aria-expanded');") == "true"
+    phone.js("document.querySelector('.menu-toggle').focus();")
+    phone.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_until(f"{page}: the menu folded", lambda: not phone.visible("#site-links a"))
 
 
 if __name__ == "__main__":

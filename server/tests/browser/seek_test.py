@@ -3,7 +3,9 @@
 "Play now" grid meet in one room within a second, each seated by the token its page was
 given; a waiting seek is listed by its player, never by an id; cancelling ends it. The
 opponent's first turn is said in words in a live region, as Chromium's accessibility tree
-(a screen reader's view of the page) shows it.
+(a screen reader's view of the page) shows it, and so is a turn shown before it is played.
+A player who turns off the confirmation
+step plays a turn without Play.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -96,6 +98,9 @@ def in_view(b, me):
     b.click(f"#reserve-{me} button.kind:not(:disabled)")
     b.click("polygon.target")
     wait_until(f"{b.name} may confirm", lambda: b.js("return !document.getElementById('place').disabled;"))
+    # The turn shown and not yet played is said, as a screen reader hears it.
+    shown = wait_until(f"{b.name} hears the turn shown", lambda: [x for x in live_texts(b) if x.startswith("Shown, not yet played: its PÜNCT on ")])
+    assert re.fullmatch(r"Shown, not yet played: its PÜNCT on [A-Q]\d+, its other dots on [A-Q]\d+, [A-Q]\d+, way 1 of \d+\.", shown[0]), shown
     height = b.js("return window.innerHeight;")
     scrolled = b.js("return window.scrollY;")
     for css in ("#place", f"#reserve-{me}", "#board"):
@@ -117,6 +122,27 @@ def heard(anna, bert):
     wait_until("black's screen reader hears the turn", lambda: said in live_texts(black))
     assert black.text("#announcer") == said
     in_view(black, "black")
+    unconfirmed(black, "black")
+
+
+def unconfirmed(b, me):
+    """Confirming a turn with Play is the default. Turned off, a click on a minor dot of
+    the piece shown (or a destination where the piece fits one way only) plays the turn,
+    and the choice is remembered."""
+    assert b.js("return document.getElementById('confirm').checked;"), "confirming is the default"
+    turns = int(b.board()["turns"])
+    b.click("#confirm")
+    assert b.js("return localStorage.getItem('punct-confirm');") == "off"
+    b.click(f"#reserve-{me} button.kind:not(:disabled)")
+    target = b.js("return document.querySelector('polygon.target').dataset.cell;")
+    b.click(f"polygon.target[data-cell='{target}']")
+    ghost = b.js("return [...document.querySelectorAll('g[data-piece=ghost] circle.dot')].map((c) => c.dataset.cell);")
+    if ghost:
+        minor = next(cell for cell in ghost if cell != target)
+        b.click(f"polygon[data-cell='{minor}']")
+    wait_until(f"{b.name}'s turn played without Play", lambda: b.board().get("turns") == str(turns + 1))
+    b.refresh()
+    assert not b.js("return document.getElementById('confirm').checked;"), "the choice is remembered"
 
 
 def main():

@@ -3,14 +3,16 @@
 refusal shown first), two players join, it starts a few seconds later, the standings and
 the pairing show as the pages follow it live, the pairing links to a room both play in,
 marked as a tournament's there, in the lobby, in one's games and in the archive, and the
-result comes back to the tournament's page. An arena is joined while it runs, and
-paused. The tournament's name is markup, shown as text and never run.
+result comes back to the tournament's page, which shows a live game's turns and clocks.
+An arena is joined while it runs, and paused; a page elsewhere on the site calls its
+player to the game the arena pairs. The tournament's name is markup, shown as text and never run.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
 Usage: tournament_test.py SERVER_BINARY SCREENSHOT_DIR
 """
 
+import re
 import time
 
 from account_test import sign_in
@@ -87,10 +89,30 @@ def arena(base, anna, bert, cleo):
     assert anna.text("#withdraw") == "Pause"
     anna.click("#withdraw")
     wait_until("anna may come back", lambda: anna.visible("#join") and not anna.visible("#withdraw"))
-    # Her game under way is played out: it is still hers to play.
+    # Her game under way is played out: it is still hers to play. Its clocks run on the
+    # tournament's page.
     assert anna.visible("#next-game")
+    clocks = wait_until("the live game's clocks", lambda: re.search(r"○ \d:\d\d ● \d:\d\d", anna.text("#rounds .live") or ""))
+    assert clocks, anna.text("#rounds .live")
     assert "(paused)" in anna.text("#standings tbody")
     anna.screenshot("arena.png")
+
+    # Any page of the site calls its player to the game a round pairs: cleo reads the
+    # tutorial when anna's game ends, and the arena pairs bert, free again, with her.
+    cleo.go(f"{base}/learn")
+    wait_until("cleo's page follows the arena", lambda: cleo.js("return document.querySelector('.site-nav').dataset.following === 'true';"))
+    anna.click("#next-game")
+    wait_until("anna in her game", lambda: anna.js("return location.pathname;").startswith("/room/"))
+    anna.click("#resign")
+    anna.click("#resign")
+    called = wait_until("cleo called to her game", lambda: cleo.js("return document.getElementById('tournament-call')?.dataset.room;"), timeout=30, every=0.02)
+    paired = http("GET", f"{base}/api/tournaments/{tournament}")["pairings"]
+    ours = [g for r in paired for g in r["games"] if g["room"] == called]
+    assert ours and {ours[0]["white"], ours[0]["black"]} == {"bert", "cleo"}, paired
+    assert "bert" in cleo.text("#tournament-call")
+    cleo.screenshot("tournament-call.png")
+    cleo.click("#tournament-call a.play")
+    wait_until("cleo at her game", lambda: cleo.js("return location.pathname;") == f"/room/{called}")
 
 
 def scenario(server, browser):
@@ -148,6 +170,8 @@ def scenario(server, browser):
     white.type("#notation", "C4:C5,D5\n")
     wait_until("black sees the turn", lambda: black.board().get("turns") == "1")
     white.screenshot("tournament-game.png")
+    # The tournament's page shows the live game's move and its last turn.
+    wait_until("cleo sees the live game's turn", lambda: "Move 1 · C4:C5,D5" in (cleo.text(f'#rounds tr[data-room="{room}"] .live') or ""))
 
     # The lobby and the player's own games list the game under way, marked with a link to
     # its tournament.
