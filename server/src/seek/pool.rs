@@ -1,19 +1,15 @@
 //! The pool's actor: the open seeks, oldest first, and how two of them meet.
 //!
 //! A new seek meets the oldest waiting seek it is compatible with ([`meets`]); their
-//! room is made and stored before either hears of it. The pool goes on pairing while a
-//! batch's rooms are being stored, so that the batches of a burst wait for their commits
-//! together rather than one after another. A seek nobody meets ends at its expiry. The pool stores nothing: when its node dies the seeks die with it, and each
+//! room is made and stored before either hears of it. A seek nobody meets ends at its
+//! expiry. The pool stores nothing: when its node dies the seeks die with it, and each
 //! seeker's connection seeks again where the pool runs next.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use futures_util::future::BoxFuture;
-use futures_util::stream::FuturesUnordered;
-use punct_protocol::{ErrorCode, SeekView};
+use punct_protocol::SeekView;
 use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
 
@@ -76,13 +72,6 @@ struct Meeting {
     waited: Waiting,
 }
 
-/// A batch's meetings, each with the asker of the seek that came second, and each one's
-/// room as it was made (its id) or not.
-struct Made<K: Kind> {
-    meetings: Vec<(Meeting, Asker<K>)>,
-    rooms: Vec<Result<String, ErrorCode>>,
-}
-
 /// A seek waiting in the pool.
 struct Waiting {
     /// The seek.
@@ -99,8 +88,6 @@ pub(crate) struct Pool {
     waiting: Vec<Waiting>,
     /// Recent pairings by seek, for a seeker that asks again.
     paired: HashMap<String, (Pairing, Instant)>,
-    /// The seeks whose rooms are being made.
-    making: HashSet<String>,
     /// Where rooms are made.
     registry: Registry,
     /// What every seeker hears.
@@ -119,7 +106,6 @@ impl Pool {
         Pool {
             waiting: Vec::new(),
             paired: HashMap::new(),
-            making: HashSet::new(),
             registry,
             events,
             status,
@@ -132,17 +118,11 @@ impl Pool {
     /// Requests are served in batches, as many as wait (up to [`BATCH`]): the rooms of a
     /// batch's pairings are made together, and its pairings told in one event, so that a
     /// burst of seekers costs each seeker's connection one wake-up, not one a pairing.
-    /// While a batch's rooms are made, the next batches are served: their rooms are
-    /// stored in the same commits (the store groups what waits).
     pub(crate) async fn run<K>(mut self, mut inbox: Inbox<K>)
     where
         K: Kind<Request = Request, Answer = Answer, Event = Event>,
     {
         let mut batch = Vec::with_capacity(BATCH);
-        // The batches whose rooms are being made.
-        let mut in_flight: FuturesUnordered<BoxFuture<'static, Made<K>>> = FuturesUnordered::new();
-        // Requests to serve: a seek asked again while its room is being made waits for it.
-        let mut pending = Vec::new();
         loop {
             let next = self.waiting.iter().map(|w| w.deadline).min();
             let expiry = async {
@@ -156,47 +136,27 @@ impl Pool {
                     if received == 0 {
                         return;
                     }
-                    pending.extend(batch.drain(..).map(Envelope::open));
+                    let requests = batch.drain(..).map(Envelope::open).collect();
+                    self.serve(requests).await;
                 }
-                Some(made) = in_flight.next() => self.tell(made),
                 () = expiry => self.expire(),
-            }
-            let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut pending)
-                .into_iter()
-                .partition(|(request, _)| !self.is_making(request));
-            pending = later;
-            if !now.is_empty()
-                && let Some(made) = self.serve(now)
-            {
-                in_flight.push(made);
             }
         }
     }
 
-    /// Whether `request` is a seek whose room is being made.
-    fn is_making(&self, request: &Request) -> bool {
-        matches!(request, Request::Seek(seek) if self.making.contains(&seek.seek))
-    }
-
-    /// Serves a batch of requests, in order: answers at once what it can, and answers
-    /// the future that makes the rooms of the seeks that met, if any did.
-    fn serve<K>(
-        &mut self,
-        requests: Vec<(Request, Asker<K>)>,
-    ) -> Option<BoxFuture<'static, Made<K>>>
+    /// Serves a batch of requests, in order.
+    async fn serve<K>(&mut self, requests: Vec<(Request, Asker<K>)>)
     where
         K: Kind<Request = Request, Answer = Answer, Event = Event>,
     {
         let at = Instant::now();
         self.paired
             .retain(|_, (_, when)| at.duration_since(*when) < PAIRING_KEPT);
-        let mut meetings = Vec::new();
+        // Each seek's answer, or the two seeks whose room is to be made.
+        let mut outcomes = Vec::new();
         for (request, asker) in requests {
             match request {
-                Request::Seek(seek) => match self.seek(*seek, at) {
-                    Outcome::Answer(answer) => asker.answer(answer, &self.events),
-                    Outcome::Meet(meeting) => meetings.push((*meeting, asker)),
-                },
+                Request::Seek(seek) => outcomes.push((self.seek(*seek, at), asker)),
                 // Told, never asked: nobody waits for an answer.
                 Request::Cancel { conn } => self.waiting.retain(|w| w.seek.conn != conn),
                 Request::NodeDied { node } => {
@@ -204,48 +164,32 @@ impl Pool {
                 }
             }
         }
-        self.publish();
-        if meetings.is_empty() {
-            return None;
-        }
-        let rooms: Vec<_> = meetings
-            .iter()
-            .map(|(Meeting { white, black, .. }, _)| {
-                self.making.insert(white.seek.clone());
-                self.making.insert(black.seek.clone());
-                let players = [white.player.clone(), black.player.clone()];
-                (white.game, [white.seat, black.seat], players)
-            })
-            .collect();
-        let registry = self.registry.clone();
-        Some(Box::pin(async move {
-            let rooms = rooms
-                .into_iter()
-                .map(|(game, seats, players)| registry.create_paired(game, seats, players));
-            let rooms = futures_util::future::join_all(rooms).await;
-            Made { meetings, rooms }
+        let made = futures_util::future::join_all(outcomes.iter().map(|(outcome, _)| async {
+            match outcome {
+                Outcome::Meet(meeting) => {
+                    let Meeting { white, black, .. } = &**meeting;
+                    let seats = [white.seat, black.seat];
+                    let players = [white.player.clone(), black.player.clone()];
+                    Some(
+                        self.registry
+                            .create_paired(white.game, seats, players)
+                            .await,
+                    )
+                }
+                Outcome::Answer(_) => None,
+            }
         }))
-    }
-
-    /// Tells a batch whose rooms were made: each pair of seekers their pairing, in one
-    /// event for all of them. A meeting whose room could not be made puts the seek that
-    /// waited back, first in line, and refuses the other.
-    fn tell<K>(&mut self, made: Made<K>)
-    where
-        K: Kind<Request = Request, Answer = Answer, Event = Event>,
-    {
-        let at = Instant::now();
+        .await;
         let mut told = Vec::new();
-        for ((meeting, asker), room) in made.meetings.into_iter().zip(made.rooms) {
-            let Meeting {
-                white,
-                black,
-                waited,
-            } = meeting;
-            self.making.remove(&white.seek);
-            self.making.remove(&black.seek);
-            let answer = match room {
-                Ok(room) => {
+        for ((outcome, asker), made) in outcomes.into_iter().zip(made) {
+            let answer = match (outcome, made) {
+                (Outcome::Answer(answer), _) => answer,
+                (Outcome::Meet(meeting), Some(Ok(room))) => {
+                    let Meeting {
+                        white,
+                        black,
+                        waited,
+                    } = *meeting;
                     let pairing = Pairing {
                         room,
                         white: (white.seek.clone(), white.player.view()),
@@ -254,11 +198,18 @@ impl Pool {
                     for id in [&white.seek, &black.seek] {
                         self.paired.insert(id.clone(), (pairing.clone(), at));
                     }
+                    drop(waited);
                     told.push(pairing.clone());
                     Answer::Paired(pairing)
                 }
-                Err(code) => {
+                (Outcome::Meet(meeting), made) => {
+                    let waited = meeting.waited;
+                    // The seek that waited waits on, first in line; the new one is refused.
                     self.waiting.insert(0, waited);
+                    let code = match made {
+                        Some(Err(code)) => code,
+                        _ => punct_protocol::ErrorCode::StorageFailed,
+                    };
                     Answer::Refused(code)
                 }
             };
