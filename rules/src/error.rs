@@ -196,14 +196,10 @@ impl fmt::Display for IllegalTurn {
     }
 }
 
-impl std::error::Error for IllegalTurn {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// One reason of each kind, with the values it carries.
-    fn every_reason() -> Vec<IllegalTurn> {
+impl IllegalTurn {
+    /// One reason of each kind, with sample values (cells C4 and I9, a triangle): what
+    /// a client checks its translations of the reasons against, so that none is missed.
+    pub fn one_of_each() -> Vec<IllegalTurn> {
         let cell = |name: &str| name.parse::<Cell>().expect("a cell of the board");
         let (c4, i9) = (cell("C4"), cell("I9"));
         vec![
@@ -231,10 +227,17 @@ mod tests {
             IllegalTurn::CannotBridge(Kind::Triangle),
         ]
     }
+}
+
+impl std::error::Error for IllegalTurn {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn a_reasons_arguments_are_the_values_its_message_names() {
-        for reason in every_reason() {
+        for reason in IllegalTurn::one_of_each() {
             let message = reason.to_string();
             for (name, value) in reason.args() {
                 let shown = match name {

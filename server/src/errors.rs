@@ -129,36 +129,6 @@ mod tests {
     use super::*;
     use crate::i18n::LANGS;
 
-    /// One reason of each kind the rules give, with the values it names.
-    fn every_reason() -> Vec<IllegalTurn> {
-        let cell = |name: &str| name.parse::<Cell>().expect("a cell of the board");
-        let (c4, i9) = (cell("C4"), cell("I9"));
-        vec![
-            IllegalTurn::GameOver,
-            IllegalTurn::PassNotAllowed,
-            IllegalTurn::NotAPiece,
-            IllegalTurn::ReserveEmpty(Kind::Triangle),
-            IllegalTurn::DropOnOccupiedCell(c4),
-            IllegalTurn::DropUnderBridge(c4),
-            IllegalTurn::DropInCentre(i9),
-            IllegalTurn::NoPieceAt(c4),
-            IllegalTurn::NotYourPiece(c4),
-            IllegalTurn::Frozen(c4),
-            IllegalTurn::NotOnLine { from: c4, to: i9 },
-            IllegalTurn::WrongShape(Kind::AngularLeft),
-            IllegalTurn::NullMove,
-            IllegalTurn::PunctUnsupported(c4),
-            IllegalTurn::PunctOnOpponent(c4),
-            IllegalTurn::UnderBridge(c4),
-            IllegalTurn::UnevenLanding {
-                cell: c4,
-                expected: 2,
-                found: 1,
-            },
-            IllegalTurn::CannotBridge(Kind::Triangle),
-        ]
-    }
-
     /// The refusal of `reason` in `lang`, as a connection tells it.
     fn told_in(reason: IllegalTurn, lang: Lang) -> String {
         let args = reason
@@ -171,7 +141,7 @@ mod tests {
 
     #[test]
     fn every_reason_of_the_rules_is_a_message_with_its_values_in_every_language() {
-        for reason in every_reason() {
+        for reason in IllegalTurn::one_of_each() {
             let key = format!("illegal.{}", reason.code());
             let english = Lang::En.get(&key).unwrap_or_else(|| panic!("no {key}"));
             for (name, _) in reason.args() {
@@ -200,7 +170,7 @@ mod tests {
     fn the_english_catalogue_says_each_reason_in_the_rules_own_words() {
         // The page says a refusal from the catalogue, the server from the rules: in
         // English they agree (the kind of piece by the rules' name for it).
-        for reason in every_reason() {
+        for reason in IllegalTurn::one_of_each() {
             let values: Vec<(&str, String)> = reason
                 .args()
                 .into_iter()
