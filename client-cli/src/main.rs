@@ -25,7 +25,8 @@ use punct_cli::seats::{SavedSeat, SeatBook, SeatRequest};
 use punct_cli::{bot as online_bot, language, lobby, script, tournament, tui};
 use punct_client::{Client, Entry, SeekOptions, Server};
 use punct_engine::Level;
-use punct_engine::arena::{self, MatchConfig, Tally};
+use punct_engine::arena::{self, MatchConfig, Player, Tally};
+use punct_engine::sprt::{self, Sprt, Verdict};
 use punct_engine::{Engine, Limits, puzzle};
 use punct_protocol::{
     CreateRoom, CreateTournament, ErrorCode, SeatChoice, SeekGame, TimeControl, TournamentFormat,
@@ -468,11 +469,20 @@ struct PuzzleArgs {
 #[derive(Args, Debug)]
 struct MatchArgs {
     /// The first player: random, greedy, or a level 1 to 5 (5 is the strongest).
-    #[arg(long)]
-    a: Level,
+    #[arg(long, required_unless_present = "a_command")]
+    a: Option<Level>,
     /// The second player, as for --a.
-    #[arg(long)]
-    b: Level,
+    #[arg(long, required_unless_present = "b_command")]
+    b: Option<Level>,
+    /// The first player is another program instead (another build, say): run for each
+    /// turn by `sh -c` with the game's record on standard input, `{ms}` replaced by its
+    /// time for the turn; the first word it prints is its turn, as `punct rules think
+    /// --variant V --record - --level L --ms {ms}` prints it.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "a")]
+    a_command: Option<String>,
+    /// The second player is another program, as for --a-command.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "b")]
+    b_command: Option<String>,
     /// Number of games; A has White in the odd-numbered ones.
     #[arg(long, default_value_t = 10)]
     games: u32,
@@ -503,6 +513,19 @@ struct MatchArgs {
     /// thread, so more jobs than cores takes time from every engine.
     #[arg(long, default_value_t = NonZeroUsize::MIN)]
     jobs: NonZeroUsize,
+    /// Stop early by a sequential probability ratio test of A's Elo over B's: ELO0 (the
+    /// null hypothesis) against this, the alternative; --games is then the most played.
+    #[arg(long, value_name = "ELO")]
+    elo1: Option<f64>,
+    /// The SPRT's null hypothesis, in Elo (with --elo1).
+    #[arg(long, value_name = "ELO", default_value_t = 0.0, requires = "elo1")]
+    elo0: f64,
+    /// The SPRT's chance of accepting --elo1 when --elo0 holds.
+    #[arg(long, default_value_t = 0.05, requires = "elo1")]
+    alpha: f64,
+    /// The SPRT's chance of accepting --elo0 when --elo1 holds.
+    #[arg(long, default_value_t = 0.05, requires = "elo1")]
+    beta: f64,
 }
 
 /// Which position a `rules` subcommand looks at.
@@ -536,6 +559,8 @@ enum Failure {
     Record(String),
     /// Writing the output failed, usually a closed pipe: exit status 1.
     Output(io::Error),
+    /// A program playing a side of `punct rules match` failed: exit status 1.
+    Match(arena::MatchError),
 }
 
 impl From<io::Error> for Failure {
@@ -572,6 +597,10 @@ fn main() -> ExitCode {
         }
         Err(Failure::Output(e)) => {
             eprintln!("punct: cannot write output: {e}");
+            ExitCode::FAILURE
+        }
+        Err(Failure::Match(e)) => {
+            eprintln!("punct: {e}");
             ExitCode::FAILURE
         }
     }
@@ -736,10 +765,15 @@ fn perft_on_threads(game: &Game, depth: u32, threads: NonZeroUsize) -> Vec<(Turn
 }
 
 /// Plays a match, printing a line per game as it ends, then the totals.
-fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
+fn play_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let player = |level: Option<Level>, command: &Option<String>| match (level, command) {
+        (_, Some(command)) => Player::Command(command.clone()),
+        (Some(level), None) => Player::Engine(level),
+        (None, None) => unreachable!("clap requires a level or a command"),
+    };
     let config = MatchConfig {
-        a: args.a,
-        b: args.b,
+        a: player(args.a, &args.a_command),
+        b: player(args.b, &args.b_command),
         games: args.games,
         variant: args.variant,
         per_turn: [
@@ -750,6 +784,12 @@ fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
         seed: args.seed,
         opening: args.opening,
         max_turns: args.max_turns,
+        sprt: args.elo1.map(|elo1| Sprt {
+            elo0: args.elo0,
+            elo1,
+            alpha: args.alpha,
+            beta: args.beta,
+        }),
     };
     let mut written = Ok(());
     let report = arena::play_match(&config, args.jobs, |number, game| {
@@ -770,17 +810,18 @@ fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
             written = writeln!(
                 out,
                 "game {number}: A {} plays {}: {result} after {} turns: {winner}",
-                args.a,
+                config.a,
                 game.a_color,
                 game.game.turns().len()
             )
             .and_then(|()| out.flush());
         }
     });
+    let report = report.map_err(Failure::Match)?;
     written?;
-    let line = |name: &str, level: Level, t: &Tally| {
+    let line = |name: &str, player: &Player, t: &Tally| {
         format!(
-            "{name} {level}: {} wins ({} as white), {} losses, {} draws, {:.1} ms per turn, \
+            "{name} {player}: {} wins ({} as white), {} losses, {} draws, {:.1} ms per turn, \
              depth {:.2}, {:.0} positions/s",
             t.wins,
             t.wins_as_white,
@@ -791,13 +832,41 @@ fn play_match(args: &MatchArgs, out: &mut impl Write) -> io::Result<()> {
             t.nodes_per_second()
         )
     };
-    writeln!(out, "{}", line("A", args.a, &report.a))?;
-    writeln!(out, "{}", line("B", args.b, &report.b))?;
+    writeln!(out, "{}", line("A", &config.a, &report.a))?;
+    writeln!(out, "{}", line("B", &config.b, &report.b))?;
     if report.stopped > 0 {
         writeln!(
             out,
             "{} games stopped at {} turns, counted as draws",
             report.stopped, args.max_turns
+        )?;
+    }
+    let results = report.results();
+    if let Some((score, low, high)) = results.score() {
+        writeln!(
+            out,
+            "A's score {score:.3} (95%: {low:.3} to {high:.3}) over {} games: Elo {:+.0} ({:+.0} to {:+.0})",
+            results.games(),
+            sprt::elo(score),
+            sprt::elo(low),
+            sprt::elo(high)
+        )?;
+    }
+    if let (Some(test), Some(verdict)) = (config.sprt, report.verdict) {
+        let (lower, upper) = test.bounds();
+        let said = match verdict {
+            Verdict::AcceptElo0 => format!("elo0 ({}) accepted", test.elo0),
+            Verdict::AcceptElo1 => format!("elo1 ({}) accepted", test.elo1),
+            Verdict::Continue => "undecided".to_owned(),
+        };
+        writeln!(
+            out,
+            "SPRT elo0 {} elo1 {} alpha {} beta {}: LLR {:.2} (bounds {lower:.2}, {upper:.2}): {said}",
+            test.elo0,
+            test.elo1,
+            test.alpha,
+            test.beta,
+            results.llr(test.elo0, test.elo1)
         )?;
     }
     Ok(())

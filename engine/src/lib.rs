@@ -7,8 +7,10 @@
 //!   [`Turn`] within a budget, [`Engine::think`] takes [`Limits`] (a deadline on the
 //!   system's clock or on one the host gives, or a depth alone; and an optional stop
 //!   flag, for a server that cancels a search) and reports a [`Choice`] with its line.
-//!   An engine is `Send + Sync` and keeps no state between calls but a counter that varies
-//!   its random choices, so one engine may serve many games at once.
+//!   An engine keeps no state between calls: its random choices come from its seed, the
+//!   position and the turns played, so one engine may serve many games at once, and a
+//!   game played again from the same seed plays the same. [`Engine::for_play`] makes one
+//!   that chooses among the turns that score nearly the best, so that games differ.
 //! - [`Level`]: `random` and `greedy`, the yardsticks, and the levels 1 to
 //!   [`Level::STRONGEST`] offered to players.
 //! - `eval`: shortest connection paths over the cells (own dots free, empty cells 1,
@@ -23,6 +25,8 @@
 //! - `node`: a turn played on a bare position with the end of the game judged as
 //!   [`Game::play`] judges it.
 //! - [`arena`]: engine against engine, for `punct rules match`.
+//! - [`sprt`]: the score of a match with its error bar, the Elo difference, and the
+//!   sequential test that stops a match once it has decided.
 //! - [`puzzle`]: positions with exactly one answer (connect, stop a connection, win the
 //!   centre count), checked by playing every turn, and found along engine games.
 //! - [`Rng`]: `fastrand`'s seedable generator, for noise, tie-breaks and random
@@ -45,9 +49,10 @@ mod level;
 mod node;
 pub mod puzzle;
 mod search;
+pub mod sprt;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use punct_rules::{Game, Turn};
@@ -195,22 +200,35 @@ pub struct Engine {
     level: Level,
     /// Where its random choices start.
     seed: u64,
-    /// Calls so far, mixed into the seed so that successive choices differ.
-    calls: AtomicU64,
+    /// How far below the best score a turn may be and still be chosen (0: the best only).
+    margin: i32,
 }
 
 impl Engine {
-    /// An engine of `level` with a fixed seed: the same calls give the same turns.
+    /// An engine of `level` with a fixed seed, which plays the best turn it finds: the
+    /// same position gives the same turn (at a fixed depth, on every machine).
     pub fn new(level: Level) -> Engine {
         Engine::with_seed(level, 0x0050_DC7E)
     }
 
-    /// An engine of `level` whose random choices start from `seed`.
+    /// An engine of `level` whose random choices start from `seed`, and which plays the
+    /// best turn it finds.
     pub fn with_seed(level: Level, seed: u64) -> Engine {
         Engine {
             level,
             seed,
-            calls: AtomicU64::new(0),
+            margin: 0,
+        }
+    }
+
+    /// An engine of `level` for a game, seeded by `seed` (one for each game): it chooses
+    /// at random among the turns that score within its level's margin of the best, the
+    /// better more often, so that two games against it differ. The margin shrinks as the
+    /// level rises; the same seed in the same position gives the same turn.
+    pub fn for_play(level: Level, seed: u64) -> Engine {
+        Engine {
+            margin: margin(level),
+            ..Engine::with_seed(level, seed)
         }
     }
 
@@ -231,9 +249,39 @@ impl Engine {
         if game.is_over() {
             return None;
         }
-        let call = self.calls.fetch_add(1, Ordering::Relaxed);
-        let mut rng = Rng::with_seed(self.seed ^ game.position().hash() ^ call.rotate_left(32));
-        Some(search::choose(game, plan(self.level), limits, &mut rng))
+        // The turns played tell apart a position that stands again.
+        let played = game.turns().len() as u64;
+        let mut rng = Rng::with_seed(self.seed ^ game.position().hash() ^ played.rotate_left(32));
+        Some(search::choose(
+            game,
+            plan(self.level),
+            self.margin,
+            limits,
+            &mut rng,
+        ))
+    }
+}
+
+/// An index below `len` drawn from `rng` with a 32-bit draw on every platform
+/// (`Rng::choice` draws a `usize`, 32 bits in WebAssembly but 64 natively, so the page
+/// and the server would pick differently).
+pub(crate) fn random_index(rng: &mut Rng, len: usize) -> usize {
+    let len = u32::try_from(len).expect("fewer than 2^32 choices");
+    rng.u32(..len) as usize
+}
+
+/// How far below the best a turn may score and still be played in a game at `level`, in
+/// the evaluation's units (100 is a cell of path length): wide for the easy levels, so
+/// that they vary and err, narrow for the strong ones, so that they vary among turns
+/// about as good.
+fn margin(level: Level) -> i32 {
+    match level.number() {
+        Some(1) => 150,
+        Some(2) => 100,
+        Some(3) => 60,
+        Some(4) => 40,
+        Some(_) => 30,
+        None => 0,
     }
 }
 
@@ -277,5 +325,71 @@ fn plan(level: Level) -> Plan {
                 thorough: five,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use punct_rules::{Game, Variant};
+
+    use super::{Engine, Level, Limits, margin};
+
+    /// The first turns of an engine for play from each of six seeds, two plies deep.
+    fn openings(level: Level) -> Vec<(punct_rules::Turn, i32)> {
+        let game = Game::new(Variant::Standard);
+        (0..6)
+            .map(|seed| {
+                let choice = Engine::for_play(level, seed)
+                    .think(&game, &Limits::depth(2))
+                    .expect("the game goes on");
+                (choice.turn, choice.score)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn games_against_each_level_open_differently_among_turns_nearly_the_best() {
+        let game = Game::new(Variant::Standard);
+        for level in (1..=Level::STRONGEST).filter_map(Level::new) {
+            let played = openings(level);
+            let distinct: HashSet<_> = played.iter().map(|(turn, _)| turn).collect();
+            assert!(distinct.len() >= 3, "level {level}: {played:?}");
+            let best = Engine::new(level)
+                .think(&game, &Limits::depth(2))
+                .expect("the game goes on");
+            for (turn, score) in played {
+                assert!(game.is_legal(turn).is_ok());
+                if level.number() > Some(2) {
+                    // The greedy levels' noise moves their scores; the searches' do not.
+                    assert!(score > best.score - margin(level), "level {level}: {turn}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_seed_plays_the_same_game_and_analysis_does_not_vary() {
+        let level = Level::new(3).expect("a level");
+        assert_eq!(openings(level), openings(level));
+        let game = Game::new(Variant::Standard);
+        let best = |seed| {
+            Engine::with_seed(level, seed)
+                .think(&game, &Limits::depth(2))
+                .map(|c| c.turn)
+        };
+        assert_eq!(best(1), best(2), "without a margin, the best turn alone");
+    }
+
+    #[test]
+    fn the_margin_shrinks_as_the_level_rises() {
+        let margins: Vec<i32> = (1..=Level::STRONGEST)
+            .filter_map(Level::new)
+            .map(margin)
+            .collect();
+        assert!(margins.windows(2).all(|m| m[0] > m[1]), "{margins:?}");
+        assert_eq!(margin(Level::Random), 0);
+        assert_eq!(margin(Level::Greedy), 0);
     }
 }

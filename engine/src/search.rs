@@ -12,11 +12,11 @@ use std::collections::HashMap;
 
 use punct_rules::{CELL_COUNT, Cell, Color, Game, Position, Turn};
 
-use crate::Limits;
 use crate::Rng;
 use crate::connect::{Groups, drop_connects};
 use crate::eval::{AfterDrop, Analysis, DropValue, Judge, centre_weight, evaluate, win_zone};
 use crate::node::{End, landing_cells, last_drop_end, origin_cells, play};
+use crate::{Limits, random_index};
 
 /// The value of a won game, less the number of plies it takes.
 const WIN: i32 = 1_000_000;
@@ -102,8 +102,16 @@ struct Child {
     value: i32,
 }
 
-/// Chooses a turn for the side to move in `game`, which must not be over.
-pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) -> Choice {
+/// Chooses a turn for the side to move in `game`, which must not be over: the best
+/// found, or with a `margin` above 0, one of those that score less than `margin` below
+/// it, drawn from `rng`.
+pub(crate) fn choose(
+    game: &Game,
+    plan: Plan,
+    margin: i32,
+    limits: &Limits,
+    rng: &mut Rng,
+) -> Choice {
     let turns = game.legal_turns();
     assert!(
         !turns.is_empty(),
@@ -121,11 +129,19 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
     }
     let position = game.position();
     match plan {
-        Plan::Random => only(*rng.choice(&turns).expect("there are turns")),
+        Plan::Random => only(turns[random_index(rng, turns.len())]),
         Plan::Greedy { noise, tactics } => {
             let history = history(game);
-            Searcher::new(limits, &history, 0, Judge::PATHS)
-                .greedy(position, &turns, noise, tactics, rng)
+            Searcher::new(limits, &history, 0, Judge::PATHS).greedy(
+                position,
+                &turns,
+                Greedy {
+                    noise,
+                    tactics,
+                    margin,
+                },
+                rng,
+            )
         }
         Plan::Search {
             max_depth,
@@ -138,9 +154,45 @@ pub(crate) fn choose(game: &Game, plan: Plan, limits: &Limits, rng: &mut Rng) ->
             let mut searcher = Searcher::new(limits, &history, width, judge);
             searcher.thorough = thorough;
             searcher.table = vec![None; TT_SIZE];
-            searcher.root(position, &turns, limits.max_depth(max_depth), root_width)
+            let depth = limits.max_depth(max_depth);
+            searcher.root(position, &turns, depth, root_width, Vary { margin, rng })
         }
     }
+}
+
+/// How a greedy player values and picks.
+#[derive(Clone, Copy)]
+struct Greedy {
+    /// See [`Plan::Greedy`].
+    noise: i32,
+    /// See [`Plan::Greedy`].
+    tactics: bool,
+    /// See [`choose`].
+    margin: i32,
+}
+
+/// How the root varies its choice: see [`choose`].
+struct Vary<'r> {
+    /// How far below the best a turn may score and still be chosen.
+    margin: i32,
+    /// Where the choice is drawn from.
+    rng: &'r mut Rng,
+}
+
+/// One of `near`, turns with their scores, drawn from `rng`: a turn `d` below `best`
+/// is weighted `margin - d`, so the better are chosen more often. Every score must be
+/// above `best - margin`.
+fn draw_near(near: &[(Turn, i32)], best: i32, margin: i32, rng: &mut Rng) -> (Turn, i32) {
+    let weight = |score: i32| u32::try_from(margin - (best - score)).expect("within the margin");
+    let total: u32 = near.iter().map(|&(_, s)| weight(s)).sum();
+    let mut left = rng.u32(..total);
+    for &(turn, score) in near {
+        if left < weight(score) {
+            return (turn, score);
+        }
+        left -= weight(score);
+    }
+    unreachable!("the draw is below the total of the weights")
 }
 
 /// How many times each position of the game has stood, by hash.
@@ -258,13 +310,16 @@ impl<'a> Searcher<'a> {
     }
 
     /// The one-ply players: every turn evaluated (most promising first, until the time
-    /// is up), the best taken.
+    /// is up), the best taken, or one of those near it.
     fn greedy(
         &mut self,
         position: &Position,
         turns: &[Turn],
-        noise: i32,
-        tactics: bool,
+        Greedy {
+            noise,
+            tactics,
+            margin,
+        }: Greedy,
         rng: &mut Rng,
     ) -> Choice {
         let analysis = Analysis::new(position);
@@ -293,10 +348,10 @@ impl<'a> Searcher<'a> {
         }
         self.nodes = children.len() as u64;
         children.sort_by_key(|c| std::cmp::Reverse(c.value));
+        let opponent = position.to_move().opponent();
         let pick = if tactics {
             // Refuse turns after which the opponent connects, checking the best first for
             // as long as the time allows.
-            let opponent = position.to_move().opponent();
             children
                 .iter()
                 .enumerate()
@@ -306,7 +361,25 @@ impl<'a> Searcher<'a> {
         } else {
             0
         };
-        let chosen = &children[pick];
+        let mut chosen = &children[pick];
+        let best = chosen.value / 16;
+        if margin > 0 && best.abs() <= DECIDED {
+            // The turns after the pick that score nearly as well; one of them, unless
+            // it lets the opponent connect (which only the pick was checked for).
+            let near: Vec<(Turn, i32)> = children[pick..]
+                .iter()
+                .map(|c| (c.turn, c.value / 16))
+                .take_while(|&(_, value)| value > best - margin)
+                .collect();
+            let (turn, _) = draw_near(&near, best, margin, rng);
+            let other = children[pick..]
+                .iter()
+                .find(|c| c.turn == turn)
+                .expect("drawn from these");
+            if !tactics || !loses_at_once(other, opponent) {
+                chosen = other;
+            }
+        }
         Choice {
             turn: chosen.turn,
             score: chosen.value / 16,
@@ -316,13 +389,16 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The root of the alpha-beta search: tactics first, then iterative deepening.
+    /// The root of the alpha-beta search: tactics first, then iterative deepening; last,
+    /// with a margin, one of the turns of the last complete iteration that scored nearly
+    /// its best, if a later, partial one did not overturn that best.
     fn root(
         &mut self,
         position: &Position,
         turns: &[Turn],
         max_depth: u32,
         root_width: usize,
+        vary: Vary<'_>,
     ) -> Choice {
         let mover = position.to_move();
         let analysis = Analysis::new(position);
@@ -388,14 +464,19 @@ impl<'a> Searcher<'a> {
             line: Vec::new(),
         };
         let mut hope = (best.score >= -DECIDED).then_some(best.turn);
+        // The near-best turns of the last complete iteration, best first.
+        let mut near: Vec<(Turn, i32)> = Vec::new();
         for depth in 1..=max_depth {
             let mut alpha = -WIN - 1;
             let mut scores = Vec::with_capacity(children.len());
             for child in &children {
+                // Searched with the window lowered by the margin, a turn that scores
+                // nearly the best gets its exact score, not a bound.
+                let floor = alpha.saturating_sub(vary.margin).max(-WIN - 1);
                 let score = match child.end {
                     Some(_) => child.value,
                     None if self.repeats(&child.position) => 0,
-                    None => -self.search_child(child, depth - 1, 1, -WIN - 1, -alpha),
+                    None => -self.search_child(child, depth - 1, 1, -WIN - 1, -floor),
                 };
                 if self.aborted {
                     break;
@@ -428,6 +509,11 @@ impl<'a> Searcher<'a> {
             let mut order: Vec<(i32, usize)> =
                 scores.iter().enumerate().map(|(i, &s)| (s, i)).collect();
             order.sort_by_key(|&(s, i)| (std::cmp::Reverse(s), i));
+            near = order
+                .iter()
+                .take_while(|&&(s, _)| s > best.score - vary.margin)
+                .map(|&(s, i)| (children[i].turn, s))
+                .collect();
             let mut slots: Vec<Option<Child>> = children.into_iter().map(Some).collect();
             children = order
                 .into_iter()
@@ -441,6 +527,13 @@ impl<'a> Searcher<'a> {
             // right, having pruned: resist with the best turn of the deepest iteration
             // that still had hope, rather than any turn at all.
             best.turn = turn;
+        }
+        if vary.margin > 0
+            && best.score.abs() <= DECIDED
+            && let Some(&(top, score)) = near.first()
+            && top == best.turn
+        {
+            (best.turn, best.score) = draw_near(&near, score, vary.margin, vary.rng);
         }
         best.nodes = self.nodes;
         best.line = self.line(position, best.turn, best.depth);

@@ -373,25 +373,27 @@ fn stops_when_told_to() {
 
 #[test]
 fn a_match_plays_the_same_games_on_any_number_of_threads() {
-    use punct_engine::arena::{MatchConfig, play_match};
+    use punct_engine::arena::{MatchConfig, Player, play_match};
     use std::num::NonZeroUsize;
     // Random players choose from the seed alone, so the games must not depend on how
     // many threads play them.
     let config = MatchConfig {
-        a: Level::Random,
-        b: Level::Random,
+        a: Player::Engine(Level::Random),
+        b: Player::Engine(Level::Random),
         games: 6,
         variant: Variant::Basic,
         per_turn: [Duration::from_millis(1); 2],
         seed: 9,
         opening: 4,
         max_turns: 400,
+        sprt: None,
     };
     let records = |jobs: usize| {
         let mut games = vec![String::new(); 6];
         let report = play_match(&config, NonZeroUsize::new(jobs).unwrap(), |number, game| {
             games[number as usize - 1] = game.game.record();
-        });
+        })
+        .expect("random players do not fail");
         (games, report)
     };
     let (one, alone) = records(1);
@@ -467,5 +469,35 @@ fn the_start_is_no_puzzle() {
     let game = Game::new(Variant::Standard);
     for goal in Goal::ALL {
         assert_eq!(puzzle::solution(&game, goal), None, "{goal}");
+    }
+}
+
+#[test]
+fn a_program_that_answers_no_turn_stops_the_match_with_its_error() {
+    use punct_engine::arena::{MatchConfig, Player, play_match};
+    use std::num::NonZeroUsize;
+    let config = |command: &str| MatchConfig {
+        a: Player::Engine(Level::Random),
+        b: Player::Command(command.to_owned()),
+        games: 4,
+        variant: Variant::Basic,
+        per_turn: [Duration::from_millis(1); 2],
+        seed: 9,
+        opening: 0,
+        max_turns: 400,
+        sprt: None,
+    };
+    for (command, why) in [
+        ("echo nonsense {ms}", "'nonsense' is not a turn"),
+        ("true", "it printed nothing"),
+        ("exit 3", "it exited with"),
+    ] {
+        let mut reported = 0;
+        let error = play_match(&config(command), NonZeroUsize::MIN, |_, _| reported += 1)
+            .expect_err("the program fails");
+        assert_eq!(error.game, 1, "{error}");
+        assert_eq!(error.player, Player::Command(command.to_owned()));
+        assert!(error.why.contains(why), "{error}");
+        assert_eq!(reported, 0, "no game after the failure");
     }
 }

@@ -41,15 +41,25 @@ pub(crate) struct Computer {
 }
 
 impl Computer {
-    /// The computer playing `color` at `level`, if that level exists.
-    pub(crate) fn new(color: Color, level: u8) -> Option<Computer> {
-        let engine = Engine::new(Level::new(level)?);
+    /// The computer playing `color` at `level` in the room `room`, if that level exists.
+    /// Its random choices are seeded by the room's id: each game varies, and a game the
+    /// room plays on after a restart or on another node chooses as it would have.
+    pub(crate) fn new(color: Color, level: u8, room: &str) -> Option<Computer> {
+        let engine = Engine::for_play(Level::new(level)?, seed(room));
         Some(Computer {
             color,
             level,
             engine: Arc::new(engine),
         })
     }
+}
+
+/// The seed of the room `room`'s games: its id hashed (64-bit FNV-1a), the same on every
+/// node and every build, unlike the standard library's hasher.
+fn seed(room: &str) -> u64 {
+    room.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3)
+    })
 }
 
 /// Where every computer seat thinks: at most so many searches at once, the others
@@ -214,9 +224,20 @@ mod tests {
 
     #[test]
     fn only_real_levels_are_seated() {
-        assert!(Computer::new(Color::Black, 0).is_none());
-        assert!(Computer::new(Color::Black, Level::STRONGEST + 1).is_none());
-        assert_eq!(Computer::new(Color::Black, 1).map(|c| c.level), Some(1));
+        assert!(Computer::new(Color::Black, 0, "r").is_none());
+        assert!(Computer::new(Color::Black, Level::STRONGEST + 1, "r").is_none());
+        assert_eq!(
+            Computer::new(Color::Black, 1, "r").map(|c| c.level),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn a_rooms_seed_is_its_id_hashed_alike_everywhere() {
+        // FNV-1a's published value for "a", and the empty string's offset basis.
+        assert_eq!(seed("a"), 0xAF63_DC4C_8601_EC8C);
+        assert_eq!(seed(""), 0xCBF2_9CE4_8422_2325);
+        assert_ne!(seed("room-1"), seed("room-2"));
     }
 
     #[tokio::test(start_paused = true)]
@@ -241,7 +262,7 @@ mod tests {
     #[tokio::test]
     async fn it_answers_a_legal_turn() {
         let computers = Computers::new(1, Duration::from_millis(100));
-        let computer = Computer::new(Color::White, 2).unwrap();
+        let computer = Computer::new(Color::White, 2, "r").unwrap();
         let game = Game::new(punct_rules::Variant::Standard);
         let chosen = computers.think(&computer, &game, None).answer().await;
         let turn = chosen.choice.expect("a turn").turn;
@@ -253,7 +274,7 @@ mod tests {
     async fn searches_beyond_the_pool_wait_their_turn_and_get_their_full_budget() {
         let budget = Duration::from_millis(150);
         let computers = Computers::new(1, budget);
-        let computer = Computer::new(Color::White, 4).unwrap();
+        let computer = Computer::new(Color::White, 4, "r").unwrap();
         let game = Game::new(punct_rules::Variant::Standard);
         let mut thinking: Vec<Thinking> = (0..3)
             .map(|_| computers.think(&computer, &game, None))

@@ -41,7 +41,11 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
         records,
     ]);
     let mut lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 4, "two games and two totals:\n{text}");
+    assert_eq!(
+        lines.len(),
+        5,
+        "two games, two totals and the score:\n{text}"
+    );
     // Two games at once: they are printed as they end, in either order.
     lines[..2].sort();
     assert!(
@@ -54,6 +58,8 @@ fn match_prints_each_game_and_the_totals_and_writes_the_records() {
     );
     assert!(lines[2].starts_with("A greedy: "), "{text}");
     assert!(lines[3].starts_with("B random: "), "{text}");
+    assert!(lines[4].starts_with("A's score "), "{text}");
+    assert!(lines[4].contains(" over 2 games: Elo "), "{text}");
     // Every game counts once for each side.
     let counts = |line: &str| -> u32 {
         ["wins", "losses", "draws"]
@@ -180,4 +186,39 @@ fn think_to_a_depth_answers_the_engines_turn_at_that_depth() {
         text.starts_with(&format!("{} score {} depth 2 ", choice.turn, choice.score)),
         "{text}"
     );
+}
+
+#[test]
+fn match_plays_another_program_and_stops_once_the_sprt_decides() {
+    // Another build of the engine stands in for this one: `punct rules think`, as an
+    // earlier build has it, asked for each of B's turns.
+    let command = format!(
+        "{} rules think --variant basic --record - --level random --ms {{ms}}",
+        env!("CARGO_BIN_EXE_punct")
+    );
+    let text = run_match(&[
+        "--a",
+        "2",
+        "--b-command",
+        &command,
+        "--games",
+        "100",
+        "--variant",
+        "basic",
+        "--ms-per-turn",
+        "5",
+        "--jobs",
+        "2",
+        "--elo1",
+        "200",
+    ]);
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("SPRT elo0 0 elo1 200 alpha 0.05 beta 0.05: LLR "),
+        "{text}"
+    );
+    assert!(last.ends_with("elo1 (200) accepted"), "{text}");
+    let games = text.lines().filter(|l| l.starts_with("game ")).count();
+    assert!(games < 40, "it stopped early:\n{text}");
+    assert!(text.contains(&format!("B `{command}`: ")), "{text}");
 }

@@ -89,7 +89,7 @@ impl Room {
             computer,
             tournament,
         } = setup;
-        let computer = computer.and_then(|(color, level)| Computer::new(color, level));
+        let computer = computer.and_then(|(color, level)| Computer::new(color, level, &id));
         let [white, black] = players;
         let players = [(Color::White, white), (Color::Black, black)];
         let seats = players.map(|(color, player)| {

@@ -313,7 +313,7 @@ impl Room {
                     .history
                     .publish(|seq| ServerMessage::DrawDeclined { seq, by: color }, None))
             }
-            Action::Takeback => self.ask_takeback(color),
+            Action::Takeback => self.ask_takeback(color).await,
             Action::AcceptTakeback | Action::DeclineTakeback
                 if self.takeback_offer != Some(color.opponent()) =>
             {
@@ -367,8 +367,10 @@ impl Room {
     }
 
     /// `color`'s player asks the opponent to take back their last turn. The computer
-    /// declines at once: it plays every game out.
-    fn ask_takeback(&mut self, color: Color) -> Result<Seq, Refusal> {
+    /// accepts at once (it plays no rated game; it declines only when the takeback
+    /// cannot be stored): it stops thinking about the position taken back, and thinks
+    /// again once it is to move.
+    async fn ask_takeback(&mut self, color: Color) -> Result<Seq, Refusal> {
         let unavailable = |why: &str| Err(Refusal::new(ErrorCode::TakebackUnavailable, why));
         match self.takeback_offer {
             Some(asker) if asker == color => return unavailable("your request stands already"),
@@ -384,11 +386,16 @@ impl Room {
             None,
         );
         if let Some(computer) = self.computer.as_ref().map(|c| c.color) {
-            self.takeback_offer = None;
-            self.history.publish(
-                |seq| ServerMessage::TakebackDeclined { seq, by: computer },
-                None,
-            );
+            self.thinking = None;
+            if let Err(refusal) = self.take_back(color).await {
+                // Not stored: the computer declines, so that the player may ask again.
+                tracing::error!(code = %refusal.code, "the computer's takeback was refused");
+                self.takeback_offer = None;
+                self.history.publish(
+                    |seq| ServerMessage::TakebackDeclined { seq, by: computer },
+                    None,
+                );
+            }
         }
         Ok(seq)
     }

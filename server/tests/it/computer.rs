@@ -1,10 +1,13 @@
 //! Rooms created against the computer: the server's engine takes the other seat, answers
-//! every turn with a legal one, declines draws, takes rematches and survives a restart.
+//! every turn with a legal one, declines draws, takes rematches and survives a restart;
+//! it plays differently from room to room, and a room plays on after a restart as it
+//! would have.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use punct_protocol::{ClientMessage, RoomStatus, ServerMessage};
-use punct_rules::{Color, Game};
+use punct_rules::{Color, Game, Turn};
 use punct_server::Config;
 use punct_testing::{Client, Database, TestServer};
 
@@ -176,4 +179,111 @@ async fn the_computer_takes_a_rematch_with_colours_swapped() {
     // Alice's token holds Black there, and the computer opens.
     let (mut alice, mut game) = sit(&server, &room, &seat.token).await;
     play_against(&mut alice, &mut game, Color::Black, 1).await;
+}
+
+/// The computer's first two turns as White at `level` in each of six fresh rooms, Alice
+/// answering its first with a turn chosen alike in every room.
+async fn first_two_turns(level: u8) -> Vec<(Turn, Turn)> {
+    // Long enough for levels 3 and 4 to complete an iteration in a debug build.
+    let server = TestServer::with(Config {
+        computer_think_time: Duration::from_millis(100),
+        ..Config::default()
+    })
+    .await;
+    let mut openings = Vec::new();
+    for _ in 0..6 {
+        let body = format!(r#"{{"color":"black","computer":{level}}}"#);
+        let seat = server.create_room(&body).await;
+        let (mut alice, mut game) = sit(&server, &seat.room, &seat.token).await;
+        if game.turns().is_empty() {
+            game.play(alice.next_turn().await.1).unwrap();
+        }
+        let first = game.turns()[0];
+        let legal = game.legal_turns();
+        let reply = legal[11 % legal.len()];
+        alice.play(&reply.to_string()).await.unwrap();
+        assert_eq!(alice.next_turn().await.1, reply);
+        let (_, second) = alice.next_turn().await;
+        game.play(second).expect("the computer plays legal turns");
+        openings.push((first, second));
+    }
+    openings
+}
+
+/// Asserts that at least three of six rooms against `level` began differently.
+async fn rooms_differ(level: u8) {
+    let openings = first_two_turns(level).await;
+    let distinct: HashSet<&(Turn, Turn)> = openings.iter().collect();
+    assert!(distinct.len() >= 3, "level {level}: {openings:?}");
+}
+
+#[tokio::test]
+async fn level_1_plays_differently_from_room_to_room() {
+    rooms_differ(1).await;
+}
+
+#[tokio::test]
+async fn level_2_plays_differently_from_room_to_room() {
+    rooms_differ(2).await;
+}
+
+#[tokio::test]
+async fn level_3_plays_differently_from_room_to_room() {
+    rooms_differ(3).await;
+}
+
+#[tokio::test]
+async fn level_4_plays_differently_from_room_to_room() {
+    rooms_differ(4).await;
+}
+
+/// Waits for the computer's turn, which must come, and returns it.
+async fn computers_turn(alice: &mut Client, computer: Color) -> Turn {
+    loop {
+        if let ServerMessage::TurnPlayed { by, turn, .. } = alice.next_news().await
+            && by == computer
+        {
+            return turn;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_room_played_on_after_a_restart_chooses_as_it_would_have() {
+    let database = Database::new();
+    // Level 3 searches two plies whatever its time: given plenty, it never stops early,
+    // so its choice depends only on the position and the room's seed.
+    let config = Config {
+        computer_think_time: Duration::from_secs(20),
+        database: Some(database.url()),
+        ..Config::default()
+    };
+    let server = TestServer::with(config.clone()).await;
+    let seat = server
+        .create_room(r#"{"color":"black","computer":3}"#)
+        .await;
+    let (mut alice, mut game) = sit(&server, &seat.room, &seat.token).await;
+    if game.turns().is_empty() {
+        game.play(alice.next_turn().await.1).unwrap();
+    }
+    let legal = game.legal_turns();
+    let reply = legal[11 % legal.len()].to_string();
+    alice.play(&reply).await.unwrap();
+    let before = computers_turn(&mut alice, Color::White).await;
+    drop(alice);
+    server.shutdown().await.unwrap();
+
+    // After the restart, Alice takes back her reply and the computer's answer, and plays
+    // the reply again: the computer, loaded afresh, answers as it did.
+    let server = TestServer::with(config).await;
+    let mut alice = server.player(&seat.room, &seat.token).await;
+    alice.request(|id| ClientMessage::Takeback { id }).await;
+    loop {
+        if let ServerMessage::TakenBack { number, .. } = alice.next_news().await {
+            assert_eq!(number, 1);
+            break;
+        }
+    }
+    alice.play(&reply).await.unwrap();
+    assert_eq!(computers_turn(&mut alice, Color::White).await, before);
 }

@@ -1,6 +1,7 @@
 //! The page's engine, as the browser gets it: the WebAssembly module the server serves,
 //! run here by an interpreter, chooses the turn the native engine chooses, searched to
-//! the same depth, on positions from the rules' test records.
+//! the same depth, on positions from the rules' test records; and the random level picks
+//! the same turn.
 
 use punct_engine::{Engine, Level, Limits};
 use punct_rules::Game;
@@ -42,6 +43,16 @@ async fn the_module_chooses_the_native_engines_turn_at_a_fixed_depth() {
                                 &json!(line)
                             ),
                             "{name} after {n} turns"
+                        );
+                        // The random level draws the same number on a 32-bit machine.
+                        let random = Engine::new(Level::Random)
+                            .think(&game, &Limits::depth(1))
+                            .expect("the record's game goes on there");
+                        let answer = module.ask("think", variant, &turns[..n], "random depth 1");
+                        assert_eq!(
+                            answer["turn"],
+                            json!(random.turn.to_string()),
+                            "{name} after {n} turns, at random"
                         );
                         compared += 1;
                     }

@@ -163,15 +163,26 @@ async fn nothing_is_taken_back_once_the_game_is_over() {
     assert_eq!(snapshot.turns.len(), 1);
 }
 
+/// Alice's events up to the turn taken back, which must come.
+async fn taken_back(alice: &mut punct_testing::Client) -> (Color, usize) {
+    loop {
+        match alice.next_news().await {
+            ServerMessage::TakenBack { by, number, .. } => return (by, number),
+            ServerMessage::TakebackDeclined { .. } => panic!("the computer declined"),
+            _ => {}
+        }
+    }
+}
+
 #[tokio::test]
-async fn the_computer_declines_takebacks() {
+async fn the_computer_accepts_takebacks_in_its_casual_games() {
     let server = TestServer::start().await;
     let granted = server
         .create_room(r#"{"color":"white","computer":1}"#)
         .await;
     let mut alice = server.player(&granted.room, &granted.token).await;
     alice.play("C4:C5,D5").await.unwrap();
-    // The computer answers with a turn; then Alice asks.
+    // The computer answers with a turn; then Alice asks, and both turns are undone.
     loop {
         if let ServerMessage::TurnPlayed {
             by: Color::Black, ..
@@ -181,13 +192,21 @@ async fn the_computer_declines_takebacks() {
         }
     }
     assert!(acked(&alice.request(takeback).await));
+    assert_eq!(taken_back(&mut alice).await, (Color::White, 0));
+    assert!(server.record(&granted.room).await.turns.is_empty());
+    // Alice plays another turn, and asks at once: the computer, thinking, stops and
+    // undoes her turn alone (or, if it answered first, both again).
+    alice.play("P15:O14,Q16").await.unwrap();
+    assert!(acked(&alice.request(takeback).await));
+    assert_eq!(taken_back(&mut alice).await, (Color::White, 0));
+    // And the game goes on: the computer answers her next turn.
+    alice.play("C4:C5,D5").await.unwrap();
     loop {
-        match alice.next_news().await {
-            ServerMessage::TakebackDeclined {
-                by: Color::Black, ..
-            } => break,
-            ServerMessage::TakenBack { .. } => panic!("the computer took back"),
-            _ => {}
+        if let ServerMessage::TurnPlayed {
+            by: Color::Black, ..
+        } = alice.next_news().await
+        {
+            break;
         }
     }
     assert_eq!(server.record(&granted.room).await.turns.len(), 2);
