@@ -22,6 +22,8 @@
 //!   without playing them.
 //! - `node`: a turn played on a bare position with the end of the game judged as
 //!   [`Game::play`] judges it.
+//! - [`lines`]: the engine's choice and the best other turns, each with its line, for
+//!   the analysis board.
 //! - [`arena`]: engine against engine, for `punct rules match`.
 //! - [`puzzle`]: positions with exactly one answer (connect, stop a connection, win the
 //!   centre count), checked by playing every turn, and found along engine games.
@@ -42,6 +44,7 @@ mod bits;
 mod connect;
 mod eval;
 mod level;
+pub mod lines;
 mod node;
 pub mod puzzle;
 mod search;
