@@ -117,7 +117,7 @@ def the_analysis_board(server, b, room, shot):
     b.go(base + "/")
     b.go(link)
     wait_until("the shared position", lambda: "after 2 turns" in (b.text("#status") or ""))
-    assert len(b.js("return [...document.querySelectorAll('#turns li')]")) == 3
+    assert len(b.js("return [...document.querySelectorAll('#turns .turn')]")) == 3
 
     # Export: the record as the server writes it; import: a pasted record.
     exported = b.js(
