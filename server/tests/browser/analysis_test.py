@@ -14,7 +14,7 @@ Usage: analysis_test.py SERVER_BINARY SCREENSHOT_DIR
 
 import re
 
-from harness import WHITE_CONNECTS, Game, http, record, run, wait_until
+from harness import WHITE_CONNECTS, http, record, run, seated_game, wait_until
 
 LAPTOP = {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False}
 
@@ -36,25 +36,13 @@ def scenario(server, browser):
     offline_shows_both_reserves(server, phone)
 
 
-def seated(server, b, room, token):
-    b.go(server.base + "/")
-    b.js("localStorage.setItem(arguments[0], arguments[1]);", f"punct-seat:{room}", token)
-    b.go(f"{server.base}/room/{room}")
-
-
 def finished_game(server, white, black):
     """A room's game that White wins by connection in the 11th turn: Black never blocks."""
-    granted = server.create_room(variant="standard", color="white")
-    room = granted["room"]
-    other = http("POST", f"{server.base}/api/rooms/{room}/seat", {})
-    seated(server, white, room, granted["token"])
-    seated(server, black, room, other["token"])
-    game = Game(server.base, white, black, [])
-    game.room = room
+    game = seated_game(server, white, black)
     for turn in WHITE_CONNECTS:
         game.typed(turn)
-    wait_until("the game over", lambda: http("GET", f"{server.base}/api/rooms/{room}")["status"] == "over")
-    return room
+    wait_until("the game over", lambda: http("GET", f"{server.base}/api/rooms/{game.room}")["status"] == "over")
+    return game.room
 
 
 def a_finished_games_analysis(server, b, room, shot):
