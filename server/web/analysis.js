@@ -473,6 +473,11 @@ $('import-form').addEventListener('submit', (event) => {
     return;
   }
   Object.assign(state, { variant, line: turns, at: turns.length, game: null, cell: null });
+  // Another game: the last one's analysis goes (a variation keeps it, to come back to).
+  reviewer.stop();
+  reviewing.done = null;
+  delete $('review-panel').dataset.reviewed;
+  $('review-progress').textContent = '';
   $('source').textContent = t('analysis.imported');
   say(t('analysis.loaded', { count: turns.length }));
   render();

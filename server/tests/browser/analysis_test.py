@@ -94,6 +94,13 @@ def a_finished_games_analysis(server, b, room, shot):
     b.js("document.getElementById('review-progress').scrollIntoView({block: 'start'});")
     b.screenshot(shot)
 
+    # Another game imported: the last one's analysis goes with it.
+    b.js("document.getElementById('record').value = arguments[0];", "C4:C5,D5\n")
+    b.click("#import-form button")
+    wait_until("imported", lambda: "after 1 turn" in (b.text("#status") or ""))
+    assert b.js("return document.getElementById('review-graph').hasAttribute('hidden')")
+    assert b.js("return document.querySelectorAll('#review-marks li, #turns .turn[data-mark]').length") == 0
+
 
 def the_analysis_board(server, b, shot):
     # A position of a real game, 14 turns in: White to move.
