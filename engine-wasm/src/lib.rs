@@ -8,7 +8,7 @@
 //!
 //! A request is four lines: the command, the variant (`standard` or `basic`), the turns
 //! played so far in the notation separated by spaces (the line may be empty), and the
-//! command's argument. There is one command:
+//! command's argument. There are two commands:
 //!
 //! - `think`: the argument is a level (`1` to `5`, `greedy`, `random`) and a limit,
 //!   `depth N` (plies; the same answer on every machine) or `ms N` (time, on the host's
@@ -17,6 +17,10 @@
 //!   "line": ["C4:C5,D5", "…"]}`, the score for the side to move, and `"end_in": N`
 //!   added when the search found the result forced: the plies to the end, positive
 //!   when the side to move wins.
+//! - `lines`: the argument is a number of lines (`1` to `5`) and then `think`'s
+//!   argument, `3 5 depth 4`. The answer is `{"lines": [choice, …]}`, each choice as
+//!   `think` answers it: the engine's own first, then the best other turns
+//!   ([`punct_engine::lines`]).
 //!
 //! Any request that cannot be answered gets `{"error": "…"}`.
 //!
@@ -27,7 +31,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use punct_engine::{Engine, Level, Limits};
+use punct_engine::{Choice, Engine, Level, Limits};
 use punct_rules::{Game, Variant};
 
 /// The longest search by time a request may ask for.
@@ -35,6 +39,9 @@ const LONGEST: Duration = Duration::from_secs(60);
 
 /// The deepest search by depth a request may ask for.
 const DEEPEST: u32 = 12;
+
+/// The most lines a `lines` request may ask for.
+const MOST_LINES: usize = 5;
 
 /// The answer to one request, as JSON text.
 pub fn respond(request: &str) -> String {
@@ -48,16 +55,38 @@ fn answered(request: &str) -> Result<String, String> {
     let variant: Variant = lines.next().unwrap_or_default().trim().parse()?;
     let turns = lines.next().unwrap_or_default();
     let argument = lines.next().unwrap_or_default();
-    if command != "think" {
-        return Err(format!("unknown command '{command}'"));
-    }
     // A record is one turn a line: the turns line, so split, is one.
     let record = turns.split_whitespace().collect::<Vec<_>>().join("\n");
     let game = Game::from_record(variant, &record).map_err(|e| e.to_string())?;
-    let (level, limits) = parse_limits(argument)?;
-    let choice = Engine::new(level)
-        .think(&game, &limits)
-        .ok_or("the game is over")?;
+    match command {
+        "think" => {
+            let (level, limits) = parse_limits(argument)?;
+            let choice = Engine::new(level)
+                .think(&game, &limits)
+                .ok_or("the game is over")?;
+            Ok(choice_json(&choice))
+        }
+        "lines" => {
+            let (count, argument) = argument.trim().split_once(' ').unwrap_or((argument, ""));
+            let count: usize = count
+                .parse()
+                .ok()
+                .filter(|n| (1..=MOST_LINES).contains(n))
+                .ok_or(format!("a number of lines is 1 to {MOST_LINES}"))?;
+            let (level, limits) = parse_limits(argument)?;
+            let lines = punct_engine::lines::lines(&Engine::new(level), &game, &limits, count);
+            if lines.is_empty() {
+                return Err("the game is over".into());
+            }
+            let lines: Vec<String> = lines.iter().map(choice_json).collect();
+            Ok(format!("{{\"lines\":[{}]}}", lines.join(",")))
+        }
+        _ => Err(format!("unknown command '{command}'")),
+    }
+}
+
+/// A choice as JSON: `{"turn", "score", "depth", "nodes", "line", "end_in"?}`.
+fn choice_json(choice: &Choice) -> String {
     let line: Vec<String> = choice.line.iter().map(|t| quoted(&t.to_string())).collect();
     let mut json = format!(
         "{{\"turn\":\"{}\",\"score\":{},\"depth\":{},\"nodes\":{},\"line\":[{}]",
@@ -71,7 +100,7 @@ fn answered(request: &str) -> Result<String, String> {
         write!(json, ",\"end_in\":{plies}").expect("writing to a string");
     }
     json.push('}');
-    Ok(json)
+    json
 }
 
 /// The level and the limits of a `think` request's argument: `5 depth 4`, `3 ms 500`.
@@ -150,6 +179,18 @@ mod tests {
         );
         assert!(respond("think\nstandard\nZZ\n5 depth 2").starts_with(r#"{"error":"#));
         assert!(respond("guess\nstandard\n\n5 depth 2").contains("unknown command"));
+    }
+
+    #[test]
+    fn lines_start_with_the_engines_choice() {
+        let think = respond("think\nbasic\nC4:C5,D5\n5 depth 2");
+        let lines = respond("lines\nbasic\nC4:C5,D5\n3 5 depth 2");
+        assert!(
+            lines.starts_with(&format!("{{\"lines\":[{think},{{")),
+            "{lines}"
+        );
+        assert_eq!(lines.matches("\"turn\"").count(), 3, "{lines}");
+        assert!(respond("lines\nbasic\n\n9 5 depth 2").contains("a number of lines is 1 to 5"));
     }
 
     #[test]

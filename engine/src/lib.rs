@@ -24,6 +24,8 @@
 //!   without playing them.
 //! - `node`: a turn played on a bare position with the end of the game judged as
 //!   [`Game::play`] judges it.
+//! - [`lines`]: the engine's choice and the best other turns, each with its line, for
+//!   the analysis board.
 //! - [`arena`]: engine against engine, for `punct rules match`.
 //! - [`sprt`]: the score of a match with its error bar, the Elo difference, and the
 //!   sequential test that stops a match once it has decided.
@@ -46,6 +48,7 @@ mod bits;
 mod connect;
 mod eval;
 mod level;
+pub mod lines;
 mod node;
 pub mod puzzle;
 mod search;

@@ -284,6 +284,8 @@ function describe(name, stack) {
  * - `targets`, `minors`: cells lit as destinations of the PÜNCT and of a minor dot;
  * - `source`: the cells of the picked piece;
  * - `ghost`: a parsed turn to preview, with `color`;
+ * - `arrow`: `{from, to}`, cells an arrow is drawn between over the pieces (the engine's
+ *   choice of a move or jump, on the analysis board);
  * - `last`: the last turn, `{from, to}` (the PÜNCT's origin for a move, the cells it
  *   went to);
  * - `chain`: a winning chain (`chainView`), drawn with the two sides it joins;
@@ -349,6 +351,7 @@ export function drawBoard(svg, view) {
     const points = view.chain.cells.map((cell) => at(cell)).map(({ x, y }) => `${x},${y}`);
     el('polyline', { class: 'chain-line', points: points.join(' ') }, svg);
   }
+  if (view.arrow) drawArrow(svg, at(view.arrow.from), at(view.arrow.to));
   if (view.ghost) {
     const g = view.ghost;
     const dots = [{ cell: g.punct, punct: true, covered: false }, ...g.minors.map((cell) => ({ cell, punct: false, covered: false }))];
@@ -356,6 +359,20 @@ export function drawBoard(svg, view) {
   }
   // Redrawing replaced the cell that had the keyboard's focus: give it to the new one.
   if (focused && cursor) cursor.focus({ preventScroll: true });
+}
+
+/** An arrow from `from` to `to` (screen points), its head short of the cell's centre. */
+function drawArrow(svg, from, to) {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const length = Math.hypot(dx, dy) || 1;
+  const [ux, uy] = [dx / length, dy / length];
+  const tip = { x: to.x - ux * 6, y: to.y - uy * 6 };
+  const base = { x: tip.x - ux * 14, y: tip.y - uy * 14 };
+  const g = el('g', { class: 'arrow' }, svg);
+  el('line', { x1: from.x, y1: from.y, x2: base.x, y2: base.y }, g);
+  const wing = (side) => `${base.x + side * uy * 9},${base.y - side * ux * 9}`;
+  el('polygon', { points: `${tip.x},${tip.y} ${wing(1)} ${wing(-1)}` }, g);
 }
 
 /**

@@ -2,8 +2,9 @@
 // engine.wasm beside this module), run in this worker so that a search of seconds leaves
 // the page free to draw and answer. thinker.js is the page's side.
 //
-// A message `{id, variant, turns, level, limit}` (`limit`: 'depth 4' or 'ms 1000') is
-// answered `{id, answer}` with the module's JSON (engine-wasm/src/lib.rs), or
+// A message `{id, variant, turns, level, limit, lines?}` (`limit`: 'depth 4' or
+// 'ms 1000'; `lines`: a number of lines, asked with the module's `lines` rather than
+// `think`) is answered `{id, answer}` with the module's JSON (engine-wasm/src/lib.rs), or
 // `{id, error}`. The module's clock is the worker's `performance.now()`.
 
 const loading = (async () => {
@@ -17,8 +18,9 @@ const loading = (async () => {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function ask(exports, { variant, turns, level, limit }) {
-  const request = encoder.encode(`think\n${variant}\n${turns.join(' ')}\n${level} ${limit}`);
+function ask(exports, { variant, turns, level, limit, lines }) {
+  const [command, argument] = lines ? ['lines', `${lines} ${level} ${limit}`] : ['think', `${level} ${limit}`];
+  const request = encoder.encode(`${command}\n${variant}\n${turns.join(' ')}\n${argument}`);
   const at = exports.input(request.length);
   // Memory may grow in any call: take the buffer afresh each time.
   new Uint8Array(exports.memory.buffer, at, request.length).set(request);

@@ -7,7 +7,7 @@
 import { chainView, drawBoard, parseTurn } from './board.js';
 import { loadEngine } from './engine.js';
 import { Thinker, canThink } from './thinker.js';
-import { installApp, outcomeText, refusalText, side } from './ui.js';
+import { installApp, outcomeText, refusalText, showReserve, side } from './ui.js';
 import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +50,9 @@ function render() {
     source: cell ? [cell] : [],
   });
   Object.assign($('board').dataset, { turns: String(game.turns.length), myTurn: String(mine), over: String(Boolean(position.outcome)) });
+  // The player's own reserve first, as in the room.
+  document.body.dataset.you = game.you;
+  for (const color of ['white', 'black']) showReserve($(`reserve-${color}`), color, position.reserves[color]);
   $('status').textContent = position.outcome
     ? t('offline.over', { outcome: outcomeText(position.outcome, position.board), count: game.turns.length })
     : mine

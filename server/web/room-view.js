@@ -9,8 +9,8 @@
 // clocks, the claim button).
 
 import { api, displayName } from './api.js';
-import { drawBoard, parseTurn, isDrop, kindOf, kindIcon, KINDS, chainView, slidePiece, describeTurn } from './board.js';
-import { el, playerNode, ratingText, changeText, outcomeText, side, timeLeftText } from './ui.js';
+import { drawBoard, parseTurn, isDrop, kindOf, KINDS, chainView, slidePiece, describeTurn } from './board.js';
+import { el, playerNode, ratingText, changeText, outcomeText, showReserve, side, timeLeftText, turnName } from './ui.js';
 import { t } from './i18n.js';
 import { mountChat } from './chat.js';
 import { myColor, myMove, clockNow, turnsOf } from './room-state.js';
@@ -25,11 +25,6 @@ const NOTICE_MS = 8000;
 const SLIDE_MS = 250;
 
 const $ = (id) => document.getElementById(id);
-
-/** Turn `n` (from 1) as players count it: the move and who played it, `2. Black`. */
-function turnName(n) {
-  return `${Math.ceil(n / 2)}. ${side(n % 2 ? 'white' : 'black')}`;
-}
 
 /** Mounts the view on the page. `page` is the entry module's: `state`, `ui`, `roomId`,
  * `engine`, `user`, `legal()`, `canPlay()`, `online()`, `sendInRoom()`. */
@@ -311,22 +306,12 @@ export function createView(page) {
     if (!reserves) return;
     const me = myColor(page.state);
     for (const color of ['white', 'black']) {
-      const panel = $(`reserve-${color}`);
-      const counts = reserves[color];
-      panel.querySelector('small').textContent = t('room.reserve.left', { count: Object.values(counts).reduce((a, b) => a + b, 0) });
-      panel.querySelector('.kinds').replaceChildren(
-        ...Object.keys(KINDS).map((kind, i) => {
-          const button = document.createElement('button');
-          button.className = `kind ${color}`;
-          button.dataset.kind = kind;
-          button.title = t('room.reserve.key', { kind: KINDS[kind], key: i + 1 });
-          button.setAttribute('aria-label', t('room.reserve.kind', { side: side(color), kind: KINDS[kind], count: counts[kind] }));
-          button.append(kindIcon(kind, color), ` ×${counts[kind]}`);
-          button.disabled = color !== me || !droppable.has(kind);
-          button.classList.toggle('picked', page.ui.pick?.kind === kind && color === me);
-          return button;
-        }),
-      );
+      showReserve($(`reserve-${color}`), color, reserves[color], 'button').forEach((button, i) => {
+        const kind = button.dataset.kind;
+        button.title = t('room.reserve.key', { kind: KINDS[kind], key: i + 1 });
+        button.disabled = color !== me || !droppable.has(kind);
+        button.classList.toggle('picked', page.ui.pick?.kind === kind && color === me);
+      });
     }
   }
 

@@ -22,12 +22,22 @@ export class Thinker {
    * nodes, line, end_in?}` (engine-wasm/src/lib.rs), searched at `level` (1 to 5) to
    * `limit`, 'depth N' or 'ms N'. Rejects when the search is stopped or fails. */
   think(variant, turns, level, limit) {
+    return this.ask({ variant, turns, level, limit });
+  }
+
+  /** Up to `count` lines for the side to move after `turns`, each a choice as `think`
+   * answers it: the engine's own first, then the best other turns. */
+  async lines(variant, turns, level, limit, count) {
+    return (await this.ask({ variant, turns, level, limit, lines: count })).lines;
+  }
+
+  ask(question) {
     this.stop();
     this.worker ??= this.start();
     const id = ++this.asked;
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject };
-      this.worker.postMessage({ id, variant, turns, level, limit });
+      this.worker.postMessage({ id, ...question });
     });
   }
 
@@ -58,6 +68,13 @@ export class Thinker {
   }
 }
 
+/** A score for White in cells of connection path (the engine counts hundredths). */
+export function scoreText(score) {
+  const cells = Math.abs(score / 100).toFixed(1);
+  if (cells === '0.0') return cells;
+  return `${score > 0 ? '+' : '-'}${cells}`;
+}
+
 /** The engine's evaluation for White, in words: a forced result, or the score. */
 export function evaluationText(answer, toMove) {
   const white = toMove === 'white' ? 1 : -1;
@@ -66,6 +83,5 @@ export function evaluationText(answer, toMove) {
     const plies = Math.abs(answer.end_in);
     return t('engine.wins-in', { side: winner, count: plies });
   }
-  const score = answer.score * white;
-  return t('engine.score', { score: `${score > 0 ? '+' : ''}${score}` });
+  return t('engine.score', { score: scoreText(answer.score * white) });
 }

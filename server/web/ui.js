@@ -5,7 +5,7 @@
 // made with `createElement` and filled with `textContent` or text children, never with
 // `innerHTML`.
 
-import { centreCount } from './board.js';
+import { KINDS, centreCount, kindIcon } from './board.js';
 import { lang, t } from './i18n.js';
 
 /** Makes an element. `props` are set as properties (`className`, `href`, `hidden`…),
@@ -19,6 +19,20 @@ export function el(tag, props = {}, ...children) {
   }
   node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
   return node;
+}
+
+/** Fills a reserve's panel (a heading with a `small`, and `.kinds`) with `color`'s
+ * `counts` by kind: buttons to pick a piece from (`tag` 'button'), or pictures where
+ * nothing is picked ('span'). Answers the kinds' nodes, in reserve order. */
+export function showReserve(panel, color, counts, tag = 'span') {
+  panel.querySelector('small').textContent = t('room.reserve.left', { count: Object.values(counts).reduce((a, b) => a + b, 0) });
+  const nodes = Object.keys(KINDS).map((kind) => {
+    const node = el(tag, { className: `kind ${color}`, dataset: { kind } }, kindIcon(kind, color), ` ×${counts[kind]}`);
+    node.setAttribute('aria-label', t('room.reserve.kind', { side: side(color), kind: KINDS[kind], count: counts[kind] }));
+    return node;
+  });
+  panel.querySelector('.kinds').replaceChildren(...nodes);
+  return nodes;
 }
 
 /** The page of the account `username`. */
@@ -132,6 +146,11 @@ export function changeText(before, after) {
 /** A colour (`white`, `black`) as the name of its player: `White`. */
 export function side(color) {
   return t(`side.${color}`);
+}
+
+/** Turn `n` (from 1) as players count it: the move and who played it, `2. Black`. */
+export function turnName(n) {
+  return `${Math.ceil(n / 2)}. ${side(n % 2 ? 'white' : 'black')}`;
 }
 
 /** Why a game ended (`connection`, `time`…), in words. */

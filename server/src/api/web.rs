@@ -334,6 +334,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/thinker.js"),
     ),
     (
+        "review.js",
+        "text/javascript",
+        include_bytes!("../../web/review.js"),
+    ),
+    (
         "offline.js",
         "text/javascript",
         include_bytes!("../../web/offline.js"),

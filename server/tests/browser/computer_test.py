@@ -32,7 +32,7 @@ def scenario(server, browser):
 
 
 def line_shown(b):
-    return b.js("return [...document.querySelectorAll('#engine-line button')].map(e => e.textContent);")
+    return b.js("return [...document.querySelectorAll('#engine-lines li:first-child button')].map(e => e.textContent);")
 
 
 def the_engines_line_on_the_analysis_board(server, b, shot):
@@ -46,14 +46,14 @@ def the_engines_line_on_the_analysis_board(server, b, shot):
     b.click("#analyse")
     wait_until("the engine's answer", lambda: b.js("return document.getElementById('engine-panel').dataset.analysed"), timeout=60)
     evaluation = b.text("#engine-eval")
-    assert re.fullmatch(r"[+-]?\d+ for White|(White|Black) wins in \d+ turns?", evaluation), evaluation
+    assert re.fullmatch(r"[+-]?\d+\.\d for White|(White|Black) wins in \d+ turns?", evaluation), evaluation
     assert b.text("#engine-stats").startswith("3 turns deep"), b.text("#engine-stats")
     line = line_shown(b)
     assert 1 <= len(line) <= 3, line
     b.screenshot(shot)
 
     # The line plays on the board: the rules in the page take every turn of it.
-    b.js("[...document.querySelectorAll('#engine-line button')].at(-1).click();")
+    b.js("[...document.querySelectorAll('#engine-lines li:first-child button')].at(-1).click();")
     after = 20 + len(line)
     wait_until("the line played", lambda: f"after {after} turns" in (b.text("#status") or ""))
     assert b.js("return location.hash") == "#standard/" + "/".join(turns + line) + f"@{after}"

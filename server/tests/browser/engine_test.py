@@ -15,7 +15,7 @@ import urllib.request
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from harness import Game, http, record, run, wait_until
+from harness import record, run, seated_game, wait_until
 
 
 def main():
@@ -30,23 +30,12 @@ def scenario(server, browser):
     the_analysis_board(server, phone, room, "analysis-phone.png")
 
 
-def seated(server, b, room, token):
-    b.go(server.base + "/")
-    b.js("localStorage.setItem(arguments[0], arguments[1]);", f"punct-seat:{room}", token)
-    b.go(f"{server.base}/room/{room}")
-
-
 def the_game_page_uses_the_engine(server, white, black):
     # The module is served, compressed, from a path that changes with each release.
     page = urllib.request.urlopen(server.base + "/").read().decode()
     assert '"/assets/' in page
-    granted = server.create_room(variant="standard", color="white")
-    room = granted["room"]
-    other = http("POST", f"{server.base}/api/rooms/{room}/seat", {})
-    seated(server, white, room, granted["token"])
-    seated(server, black, room, other["token"])
-    game = Game(server.base, white, black, [])
-    game.room = room
+    game = seated_game(server, white, black)
+    room = game.room
     line = record("midgame-standard.txt")
 
     # Playing with the mouse and by typing works on the engine's own list.
@@ -117,7 +106,7 @@ def the_analysis_board(server, b, room, shot):
     b.go(base + "/")
     b.go(link)
     wait_until("the shared position", lambda: "after 2 turns" in (b.text("#status") or ""))
-    assert len(b.js("return [...document.querySelectorAll('#turns li')]")) == 3
+    assert len(b.js("return [...document.querySelectorAll('#turns .turn')]")) == 3
 
     # Export: the record as the server writes it; import: a pasted record.
     exported = b.js(

@@ -318,6 +318,22 @@ class Game:
             assert last == turn, f"{b.name} lists {last}, not {turn}"
 
 
+def seated_game(server, white, black):
+    """A new standard room with `white` and `black` in its seats, each seated by the token
+    the API granted (kept in the page's storage, as a page that took the seat keeps it) and
+    on the room's page: a `Game` without watchers."""
+    granted = server.create_room(variant="standard", color="white")
+    room = granted["room"]
+    other = http("POST", f"{server.base}/api/rooms/{room}/seat", {})
+    for b, token in ((white, granted["token"]), (black, other["token"])):
+        b.go(server.base + "/")
+        b.js("localStorage.setItem(arguments[0], arguments[1]);", f"punct-seat:{room}", token)
+        b.go(f"{server.base}/room/{room}")
+    game = Game(server.base, white, black, [])
+    game.room = room
+    return game
+
+
 def color(played):
     return "white" if played % 2 == 0 else "black"
 

@@ -7,11 +7,13 @@ import assert from 'node:assert/strict';
 
 import { evaluationText } from '../thinker.js';
 
-test('a score is told for White whoever is to move', () => {
-  assert.equal(evaluationText({ score: 120 }, 'white'), '+120 for White');
-  assert.equal(evaluationText({ score: 120 }, 'black'), '-120 for White');
-  assert.equal(evaluationText({ score: -35 }, 'black'), '+35 for White');
-  assert.equal(evaluationText({ score: 0 }, 'white'), '0 for White');
+test('a score is told for White whoever is to move, in cells of path', () => {
+  assert.equal(evaluationText({ score: 120 }, 'white'), '+1.2 for White');
+  assert.equal(evaluationText({ score: 120 }, 'black'), '-1.2 for White');
+  assert.equal(evaluationText({ score: -35 }, 'black'), '+0.3 for White');
+  assert.equal(evaluationText({ score: 0 }, 'white'), '0.0 for White');
+  assert.equal(evaluationText({ score: 2 }, 'black'), '0.0 for White');
+  assert.equal(evaluationText({ score: 4 }, 'white'), '0.0 for White');
 });
 
 test('a forced result names the winner and the turns to the end', () => {
