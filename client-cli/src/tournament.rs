@@ -191,6 +191,9 @@ pub fn show_lines(view: &TournamentView) -> Vec<String> {
         for (board, game) in round.games.iter().enumerate() {
             lines.push(format!("  {:>3}. {}", board + 1, game_text(game)));
         }
+        if let Some(resting) = &round.resting {
+            lines.push(format!("       {}  rests", plain(resting)));
+        }
     }
     lines
 }
@@ -364,7 +367,11 @@ mod tests {
                 sonneborn_berger: Some(0.0),
                 games: 1,
             }],
-            pairings: vec![TournamentRound { round: 1, games }],
+            pairings: vec![TournamentRound {
+                round: 1,
+                games,
+                resting: None,
+            }],
         }
     }
 
@@ -460,5 +467,19 @@ mod tests {
         assert_eq!(list_lines(&list)[0], "running:");
         assert!(list_lines(&list)[1].ends_with("round 1"));
         assert_eq!(start_text(1_790_000_000_000), "2026-09-21 14:13:20 UTC");
+    }
+
+    #[test]
+    fn a_round_robins_resting_player_is_shown_under_the_round() {
+        let mut view = view(
+            TournamentState::Running,
+            vec![game("r1", "anna", Some("bert"), false)],
+        );
+        view.pairings[0].resting = Some("cleo".into());
+        let text = show_lines(&view).join("\n");
+        assert!(
+            text.contains("    1. anna - bert  ...  r1\n       cleo  rests"),
+            "{text}"
+        );
     }
 }

@@ -42,6 +42,7 @@ fn history(players: &[u32], rounds: usize) -> Vec<Round<u32>> {
         history.push(Round {
             games: games.collect(),
             bye: pairing.bye,
+            unfinished: Vec::new(),
         });
     }
     history

@@ -91,18 +91,23 @@ pub struct Game<P> {
     pub outcome: Outcome,
 }
 
-/// A finished round of a Swiss or a round robin: its games and who, if anyone, had the
-/// bye.
+/// A round of a Swiss or a round robin: its games that have ended, those still being
+/// played, and who, if anyone, had the bye.
 ///
-/// A player who appears in neither (withdrawn, or resting in a round robin of an odd
-/// number of players) simply did not play that round and scored nothing in it.
+/// A player who appears in none (withdrawn, or resting in a round robin of an odd
+/// number of players) did not play that round and scored nothing in it.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Round<P> {
-    /// Every game of the round, ended.
+    /// Every game of the round that has ended.
     pub games: Vec<Game<P>>,
     /// The player given the Swiss bye, worth a win. A round robin's rest is not a bye:
     /// it scores nothing, and goes here as `None`.
     pub bye: Option<P>,
+    /// The games of the round not yet over: they score nothing yet, and their players
+    /// count as playing the round, not as missing it. A Swiss pairs the next round only
+    /// from rounds whose games have all ended, so [`pair_round`](crate::pair_round)
+    /// counts these as met and as colours had, no more.
+    pub unfinished: Vec<Pair<P>>,
 }
 
 /// The pairings of one Swiss round, before it is played.

@@ -1,6 +1,6 @@
 //! Maximum matching in a general graph, fixed one pair at a time in order of priority.
 //!
-//! Both the Swiss and the arena pair players this way: the players who may meet are the
+//! The arena pairs its pool this way: the players who may meet are the
 //! edges of a graph; a maximum matching (Edmonds' blossom algorithm, augmenting paths
 //! found by breadth-first search with blossoms shrunk to their base) says how many games
 //! the round can have at most; then players are taken in order of priority, and each is
@@ -87,11 +87,6 @@ impl Matcher {
             }
         }
         matcher
-    }
-
-    /// Whether every vertex not yet fixed is matched.
-    pub(crate) fn is_perfect(&self) -> bool {
-        (0..self.mate.len()).all(|v| self.fixed[v] || self.mate[v] != NONE)
     }
 
     /// Whether `v` has been fixed (paired, or left out).
@@ -320,6 +315,11 @@ impl Matcher {
 mod tests {
     use super::{Matcher, NONE};
 
+    /// Whether every vertex not yet fixed is matched.
+    fn is_perfect(matcher: &Matcher) -> bool {
+        (0..matcher.mate.len()).all(|v| matcher.fixed[v] || matcher.mate[v] != NONE)
+    }
+
     #[test]
     fn an_odd_cycle_with_a_tail_is_matched_in_full() {
         // A triangle 0-1-2 with a tail on each corner: only 0-4, 1-5, 2-3 covers all.
@@ -328,17 +328,17 @@ mod tests {
             (matcher.mate[0], matcher.mate[1], matcher.mate[2]),
             (4, 5, 3)
         );
-        assert!(matcher.is_perfect());
+        assert!(is_perfect(&matcher));
     }
 
     #[test]
     fn fixing_keeps_the_matching_perfect_by_refusing_a_choice_that_strands_someone() {
         // A path 0-1-2-3: 1 would like 2, but then 0 and 3 have nobody.
         let mut matcher = Matcher::new(4, [(0, 1), (1, 2), (2, 3)]);
-        assert!(matcher.is_perfect());
+        assert!(is_perfect(&matcher));
         assert_eq!(matcher.fix(1, [2, 0]), Some(0));
         assert_eq!(matcher.fix(2, [3]), Some(3));
-        assert!(matcher.is_perfect());
+        assert!(is_perfect(&matcher));
     }
 
     #[test]
@@ -347,7 +347,7 @@ mod tests {
         assert!(!matcher.may_pair(1, 2));
         assert!(!matcher.may_pair(0, 2), "not an edge");
         assert!(matcher.may_pair(2, 3));
-        assert!(matcher.is_perfect() && !matcher.is_fixed(2));
+        assert!(is_perfect(&matcher) && !matcher.is_fixed(2));
         assert_eq!((matcher.mate[0], matcher.mate[2]), (1, 3));
     }
 

@@ -5,14 +5,16 @@
 //! A pairing never breaks these; when no pairing keeps them all, [`pair_round`] says so
 //! ([`SwissError::NoPairing`]) rather than bend one.
 //!
-//! - Nobody meets the same opponent twice.
+//! - Nobody meets the same opponent twice (C.04.3 C.1).
 //! - Nobody meets a player they must be kept apart from (the caller's `avoid`: one of
 //!   them has blocked the other, say). Such a pair is treated as one that has met.
 //! - Nobody gets the same colour three games in a row.
 //! - A player's whites and blacks never differ by more than 2. The first move is worth a
-//!   lot in PÜNCT, so the balance is kept tight.
+//!   lot in PÜNCT, so the balance is kept tight. These two are stricter than C.3, which
+//!   only keeps apart two players with the same absolute preference and lets the
+//!   final round's topscorers break them (C.8, C.9).
 //! - With an odd number of players, exactly one has the bye (worth a win, see
-//!   [`standings`](crate::standings)), and nobody has it twice.
+//!   [`standings`](crate::standings)), and nobody has it twice (C.2).
 //! - Everyone else plays.
 //!
 //! Colours are those of games in the history, forfeits included: a forfeited game
@@ -20,32 +22,46 @@
 //!
 //! # What the pairing prefers
 //!
-//! Within those rules, players are ranked by score, then by the order they were given in
-//! (their rating, say), and each in turn, from the top, is given the opponent they
-//! prefer among those still unpaired, provided the rest can still all be paired:
+//! Players are ranked by score, then by the order they were given in (their rating,
+//! say): C.04.3 A.2. A score group is the players of one score. Among the pairings
+//! that keep the absolute rules, the round is the one that costs least, costs compared
+//! in this order, each summed over the round:
 //!
-//! 1. the closest score: their own score group first, and in it an opponent who leaves
-//!    the rest of the group as many games within it as it can have, so that nobody
-//!    floats who need not; when the group cannot pair everyone (an odd number, or
-//!    players who have met), those left over float down to the next group;
-//! 2. colours that both players prefer (alternating, or evening out their balance);
-//! 3. within the score group, the Dutch order: the top half meets the bottom half, 1st
-//!    against the first of the bottom half, and so on.
+//! 1. the bye: it goes to the lowest score that leaves everyone else pairable, and in
+//!    it to the lowest-ranked player (C.04.1.c: the player left unpaired in the last
+//!    bracket);
+//! 2. the floaters: how many pairs cross score groups (quality criterion C.5, "maximize
+//!    the number of pairs", that is "minimize the number of downfloaters");
+//! 3. the score differences of those pairs (C.6, "minimize the PSD", A.8);
+//! 4. colour preferences denied: one for each pair of players who want the same colour,
+//!    two when both want it strongly or more (C.10, C.11; the preferences of A.6);
+//! 5. the Dutch order: within a group, the top half meets the bottom half, the first of
+//!    one against the first of the other (B.3), each step away from that (a
+//!    transposition, D.1) costing one, a pair from the same half (an exchange, D.2)
+//!    more; a floater comes from the bottom of its group and meets the top of the one
+//!    below.
 //!
-//! The bye is settled first: it goes to the lowest-ranked player who has not had one and
-//! whose bye leaves everyone else pairable.
+//! The article numbers are those of the FIDE Handbook, C.04.3 FIDE (Dutch) System as
+//! approved in 2016 and in force from 2017 until 31 January 2026. The Dutch system
+//! pairs bracket by bracket from the top, and minimizes floaters and score differences
+//! one bracket at a time; this minimizes them over the whole round at once. So a
+//! leader who can meet nobody in their group may float two groups down when that spares
+//! two other groups a floater each, where the Dutch would float them one group and make
+//! the groups below float in turn.
 //!
 //! # The search
 //!
 //! Who may meet whom (not met nor kept apart, and a colour for each that keeps the
-//! rules) is a graph, and a round is a perfect matching of it (the bye is one more
-//! vertex, joined to those who may have it). A maximum matching (Edmonds' blossom
-//! algorithm) finds whether one exists, then each choice above is checked to leave a
-//! perfect matching of the rest (`matching`); a second matching, of the score group
-//! alone, says which choices keep the most games within it. So a pairing is found
-//! whenever one exists, however far players must float, in about O(n²) for n players
-//! in practice (the searches are short when almost everyone may meet almost everyone)
-//! and O(n⁴) at worst.
+//! rules) is a graph, the bye one more vertex joined to those who may have it; each
+//! edge weighs what its pair costs, the five counts folded into one integer (each
+//! count's total over a round stays below the radix it is multiplied by, so the order
+//! of the sums is the lexicographic one). A round is then a perfect matching of least
+//! weight: Edmonds' weighted blossom algorithm finds it (`weighted`), in O(n³) at worst.
+//! In an event of more than 64 players, a pair from different score groups is an edge
+//! only when the two are at most 32 places apart in the ranking (players of one group
+//! may all meet): the round is the cheapest of those, and the whole graph is tried
+//! only when that leaves no pairing at all. A round of 1,000 players takes about a
+//! second so (see the benchmark).
 //!
 //! # When a round cannot be paired
 //!
@@ -59,7 +75,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::game::{Color, Pair, Pairing, Round};
-use crate::matching::Matcher;
+use crate::weighted::max_weight_perfect;
+
+/// How far apart in the ranking (places) two players of different score groups may
+/// be and still be paired, in a first try, in an event larger than twice this.
+const WINDOW: usize = 32;
 
 /// Why no round could be paired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +192,7 @@ struct Entrant<P> {
 /// assert_eq!(first.pairs, [Pair { white: 1, black: 3 }, Pair { white: 4, black: 2 }]);
 /// let played = Round {
 ///     games: first.pairs.iter().map(|&pair| Game { pair, outcome: Outcome::WhiteWins }).collect(),
-///     bye: None,
+///     ..Round::default()
 /// };
 /// // Round 2: the winners (1 and 4) meet, and so do the losers; each gets the other colour
 /// // if they can, and the higher-ranked player has their way when both cannot.
@@ -209,11 +229,13 @@ pub fn pair_round<P: Copy + Ord>(
     // Who may never be paired: those who have met, and those kept apart.
     let mut barred = vec![false; n * n];
     for round in rounds {
-        for game in &round.games {
-            let (white, black) = (index.get(&game.pair.white), index.get(&game.pair.black));
+        // A game under way counts as met and as colours had, and scores nothing yet.
+        let games = round.games.iter().map(|g| (g.pair, Some(g.outcome)));
+        for (pair, outcome) in games.chain(round.unfinished.iter().map(|&p| (p, None))) {
+            let (white, black) = (index.get(&pair.white), index.get(&pair.black));
             for (seat, color) in [(white, Color::White), (black, Color::Black)] {
                 if let Some(&i) = seat {
-                    entrants[i].score += game.outcome.half_points(color);
+                    entrants[i].score += outcome.map_or(0, |o| o.half_points(color));
                     entrants[i].colors.push(color);
                 }
             }
@@ -246,165 +268,176 @@ pub fn pair_round<P: Copy + Ord>(
     };
     // The bye is vertex `n` when there is one to give.
     let bye = (n % 2 == 1).then_some(n);
-    let edges = (0..n)
-        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-        .filter(|&(a, b)| may_meet(a, b))
-        .chain(bye.into_iter().flat_map(|b| {
-            (0..n)
-                .filter(|&i| !entrants[i].had_bye)
-                .map(move |i| (i, b))
-        }));
-    let mut matcher = Matcher::new(n + bye.map_or(0, |_| 1), edges);
-    if !matcher.is_perfect() {
-        return Err(SwissError::NoPairing);
-    }
-
-    let bye = bye.map(|b| {
-        let p = matcher
-            .fix(b, order.iter().rev().copied())
-            .expect("a perfect matching gives the bye to someone");
-        entrants[p].id
-    });
-
-    let mut pairs = Vec::with_capacity(n / 2);
-    let mut remaining: Vec<usize> = order.clone();
-    let mut group: Option<Group> = None;
-    for &p in &order {
-        remaining.retain(|&i| !matcher.is_fixed(i));
-        if matcher.is_fixed(p) {
-            continue;
+    let vertices = n + bye.map_or(0, |_| 1);
+    let costs = Costs::new(&entrants, &order, vertices);
+    let rank = &costs.rank;
+    let pair_with = |window: usize| {
+        let mut edges: Vec<(usize, usize, i128)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| {
+                let near =
+                    entrants[a].score == entrants[b].score || rank[a].abs_diff(rank[b]) <= window;
+                near && may_meet(a, b)
+            })
+            .map(|(a, b)| (a, b, costs.worst - costs.of(a, b)))
+            .collect();
+        if let Some(b) = bye {
+            let may_have = (0..n).filter(|&i| !entrants[i].had_bye);
+            edges.extend(may_have.map(|i| (i, b, costs.worst - costs.of(i, b))));
         }
-        let score = entrants[p].score;
-        let group = match group.take() {
-            Some(g) if g.score == score => group.insert(g),
-            _ => group.insert(Group::new(score, &remaining, &entrants, may_meet)),
-        };
-        let (ranked, inside) = preferences(&entrants, &remaining);
-        let (within, below) = ranked.split_at(inside);
-        // Within the group, first those who leave the rest of it as many games as it can
-        // have; then the others of the group; then the groups below. Asked lazily: the
-        // first is almost always the one.
-        let (mut next, mut refused, mut retried) = (0, Vec::new(), 0);
-        let candidates = std::iter::from_fn(|| {
-            while let Some(&q) = within.get(next) {
-                next += 1;
-                if group.may_pair(p, q) {
-                    return Some(q);
-                }
-                refused.push(q);
-            }
-            retried += 1;
-            refused.get(retried - 1).copied()
-        });
-        let q = matcher
-            .fix(p, candidates.chain(below.iter().copied()))
-            .expect("a perfect matching pairs everyone");
-        group.settle(p, q);
-        pairs.push(colors_for(&entrants[p], &entrants[q], pairs.len()));
-    }
+        max_weight_perfect(vertices, &edges)
+    };
+    // The cheapest round among those that pair everyone: costs are lexicographic, and
+    // the greatest weight of `worst − cost` over perfect matchings is the least cost.
+    let window = if n > 2 * WINDOW { WINDOW } else { n };
+    let mates = pair_with(window)
+        .or_else(|| (window < n).then(|| pair_with(n)).flatten())
+        .ok_or(SwissError::NoPairing)?;
+    let bye = bye.map(|b| entrants[mates[b]].id);
+    let rank = &costs.rank;
+    let mut games: Vec<(usize, usize)> = (0..n)
+        .map(|a| (a, mates[a]))
+        .filter(|&(a, b)| b < n && rank[a] < rank[b])
+        .collect();
+    // Board 1 first: the pair with the higher score, then the higher-ranked player.
+    games.sort_by_key(|&(a, b)| {
+        let top = entrants[a].score.max(entrants[b].score);
+        (std::cmp::Reverse(top), rank[a])
+    });
+    let pairs = games
+        .iter()
+        .enumerate()
+        .map(|(board, &(a, b))| colors_for(&entrants[a], &entrants[b], board))
+        .collect();
     Ok(Pairing { pairs, bye })
 }
 
-/// The score group being paired, and the matching among its players alone: it tells
-/// which choices leave the rest of the group as many games within it as it can have, so
-/// that nobody floats out of it who need not.
-struct Group {
-    /// The group's score.
-    score: u32,
-    /// Each player's index in `matcher`, `usize::MAX` for those outside the group.
-    local: Vec<usize>,
-    /// Who may meet whom within the group, kept in step with the whole round's matching.
-    matcher: Matcher,
+/// What a pair costs, as the pairing weighs it: five counts compared in order (see the
+/// module's documentation), summed over the round's pairs and folded into one integer
+/// whose order is the lexicographic order of the five sums.
+struct Costs<'a, P> {
+    /// The players.
+    entrants: &'a [Entrant<P>],
+    /// Each player's place in the ranking (score, then the initial order).
+    rank: Vec<usize>,
+    /// Each player's place in their score group, and the group's size.
+    in_group: Vec<(usize, usize)>,
+    /// The lowest score.
+    lowest: u32,
+    /// The number of vertices (players, and the bye).
+    vertices: usize,
+    /// Each count's total over a round stays below its radix, so that a lower count
+    /// never outweighs a higher one.
+    radix: Radix,
+    /// More than any pair costs: weights are `worst − cost`, all positive.
+    worst: i128,
 }
 
-impl Group {
-    /// The group of the players of `remaining` with `score`.
-    fn new<P>(
-        score: u32,
-        remaining: &[usize],
-        entrants: &[Entrant<P>],
-        may_meet: impl Fn(usize, usize) -> bool,
-    ) -> Group {
-        let members: Vec<usize> = remaining
-            .iter()
-            .copied()
-            .filter(|&i| entrants[i].score == score)
-            .collect();
-        let mut local = vec![usize::MAX; entrants.len()];
-        for (l, &i) in members.iter().enumerate() {
-            local[i] = l;
-        }
-        let edges = (0..members.len())
-            .flat_map(|a| (a + 1..members.len()).map(move |b| (a, b)))
-            .filter(|&(a, b)| may_meet(members[a], members[b]));
-        let matcher = Matcher::new(members.len(), edges);
-        Group {
-            score,
-            local,
-            matcher,
-        }
-    }
-
-    /// Whether `p` and `q`, both of the group, can meet and leave the rest of it as many
-    /// games within it as before.
-    fn may_pair(&mut self, p: usize, q: usize) -> bool {
-        self.matcher.may_pair(self.local[p], self.local[q])
-    }
-
-    /// Takes `p` and its opponent `q` out of the group, wherever `q` is from.
-    fn settle(&mut self, p: usize, q: usize) {
-        let (lp, lq) = (self.local[p], self.local[q]);
-        if lq == usize::MAX {
-            self.matcher.fix(lp, []);
-        } else if self.matcher.fix(lp, [lq]).is_none() {
-            self.matcher.fix(lq, []);
-        }
-    }
+/// The radices of the counts below the first.
+struct Radix {
+    floats: i128,
+    difference: i128,
+    colours: i128,
+    order: i128,
 }
 
-/// The opponents the top player of `remaining` (everyone unpaired, ranked) prefers, best
-/// first: nearest score, then fewest colour preferences denied, then the Dutch order;
-/// and how many of them, at the front, are of its own score group.
-fn preferences<P>(entrants: &[Entrant<P>], remaining: &[usize]) -> (Vec<usize>, usize) {
-    let (&p, others) = remaining
-        .split_first()
-        .expect("the player is among the remaining");
-    let score = entrants[p].score;
-    // The rest of `p`'s score group: those ranked right after it with its score.
-    let group = others
-        .iter()
-        .take_while(|&&q| entrants[q].score == score)
-        .count();
-    // Dutch: `p`, the first of the top half, meets the first of the bottom half; then
-    // the players below that, then those above it (nearest first). The top half is
-    // ⌊(group + 1) / 2⌋ strong with `p`, so the bottom half starts at this index among
-    // the others.
-    let middle = group.div_ceil(2).saturating_sub(1);
-    let dutch = |j: usize| {
-        if j >= group {
-            j
-        } else if j >= middle {
-            j - middle
+impl<'a, P> Costs<'a, P> {
+    fn new(entrants: &'a [Entrant<P>], order: &[usize], vertices: usize) -> Self {
+        let n = entrants.len();
+        let mut rank = vec![0; n];
+        let mut in_group = vec![(0, 0); n];
+        let mut start = 0;
+        while start < order.len() {
+            let score = entrants[order[start]].score;
+            let size = order[start..]
+                .iter()
+                .take_while(|&&i| entrants[i].score == score)
+                .count();
+            for (at, &i) in order[start..start + size].iter().enumerate() {
+                rank[i] = start + at;
+                in_group[i] = (at, size);
+            }
+            start += size;
+        }
+        let lowest = entrants.iter().map(|e| e.score).min().unwrap_or(0);
+        let highest = entrants.iter().map(|e| e.score).max().unwrap_or(0);
+        let v = vertices as i128;
+        let spread = i128::from(highest - lowest);
+        // At most v / 2 pairs, each with one float, a score difference of at most
+        // `spread`, 2 colour preferences denied, and an order of at most 2v.
+        let radix = Radix {
+            floats: v + 1,
+            difference: v * spread + 1,
+            colours: v + 1,
+            order: v * v + 1,
+        };
+        let mut costs = Costs {
+            entrants,
+            rank,
+            in_group,
+            lowest,
+            vertices,
+            radix,
+            worst: 0,
+        };
+        costs.worst = costs.fold([(spread + 1) * v, 1, spread, 2, 2 * v]) + 1;
+        costs
+    }
+
+    /// The five counts (the bye's place, floats, score difference, colours, order) as
+    /// one number.
+    fn fold(&self, [bye, floats, difference, colours, order]: [i128; 5]) -> i128 {
+        let r = &self.radix;
+        (((bye * r.floats + floats) * r.difference + difference) * r.colours + colours) * r.order
+            + order
+    }
+
+    /// What pairing `a` with `b` costs (`b` may be the bye's vertex).
+    fn of(&self, a: usize, b: usize) -> i128 {
+        let n = self.entrants.len();
+        if b >= n {
+            // The bye: to the lowest score, and in it to the lowest-ranked player.
+            let above = i128::from(self.entrants[a].score - self.lowest);
+            let from_bottom = (self.vertices - 1 - self.rank[a]) as i128;
+            return self.fold([above * self.vertices as i128 + from_bottom, 0, 0, 0, 0]);
+        }
+        let (a, b) = if self.rank[a] < self.rank[b] {
+            (a, b)
         } else {
-            group + middle - j
-        }
-    };
-    let mut ranked: Vec<(u32, u8, usize, usize)> = others
-        .iter()
-        .enumerate()
-        .map(|(j, &q)| {
-            let denied = match (
-                entrants[p].colors.preference(),
-                entrants[q].colors.preference(),
-            ) {
-                (Some((a, sa)), Some((b, sb))) if a == b => sa.min(sb) as u8 + 1,
-                _ => 0,
-            };
-            (score.abs_diff(entrants[q].score), denied, dutch(j), q)
-        })
-        .collect();
-    ranked.sort_unstable();
-    (ranked.into_iter().map(|(.., q)| q).collect(), group)
+            (b, a)
+        };
+        let (ea, eb) = (&self.entrants[a], &self.entrants[b]);
+        let difference = ea.score - eb.score;
+        let colours = match (ea.colors.preference(), eb.colors.preference()) {
+            // One of them is denied their colour; and a strong one, if both are strong.
+            (Some((ca, sa)), Some((cb, sb))) if ca == cb => {
+                1 + u32::from(sa.min(sb) >= Strength::Strong)
+            }
+            _ => 0,
+        };
+        let ((pa, group), (pb, _)) = (self.in_group[a], self.in_group[b]);
+        let half = group / 2;
+        let order = if difference > 0 {
+            // A floater: from the bottom of its group to the top of the one it meets.
+            (group - 1 - pa) + pb
+        } else if pa < half && pb >= half {
+            // The Dutch order (C.04.3 B.3, D.1): the top half meets the bottom half,
+            // 1st against the first of the bottom half, and so on; the further from
+            // that, the dearer.
+            (pb - half).abs_diff(pa)
+        } else {
+            // Two of the same half: only when no pairing across the halves will do
+            // (an exchange, D.2).
+            group + (pb - pa).abs_diff(half)
+        };
+        self.fold([
+            0,
+            i128::from(difference > 0),
+            i128::from(difference),
+            i128::from(colours),
+            order as i128,
+        ])
+    }
 }
 
 /// The colours of `a` (the higher ranked) and `b` on board `board` (0 is board 1): the

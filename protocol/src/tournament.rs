@@ -228,6 +228,11 @@ pub struct TournamentRound {
     pub round: u32,
     /// Its games, board 1 first, and a bye last.
     pub games: Vec<TournamentGame>,
+    /// In a round robin of an odd number of players, who rests this round (meets the
+    /// Berger table's dummy): no game and no points, unlike a Swiss bye. Added in
+    /// version 1; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resting: Option<String>,
 }
 
 /// A game of a tournament, or a bye.

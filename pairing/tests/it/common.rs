@@ -12,5 +12,9 @@ pub(crate) fn game<P>(white: P, black: P, outcome: Outcome) -> Game<P> {
 
 /// A round of `games`, with `bye` sitting out.
 pub(crate) fn round<P>(games: Vec<Game<P>>, bye: Option<P>) -> Round<P> {
-    Round { games, bye }
+    Round {
+        games,
+        bye,
+        unfinished: Vec::new(),
+    }
 }

@@ -33,14 +33,15 @@ fn players_are_paired_within_their_score_group_and_the_odd_one_floats_down() {
         Some(9),
     );
     let pairing = pair_round(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &[first], &[]).expect("a second round");
-    // The lowest (7) has the bye. 2-point group, ranked 1, 3, 6, 9: 1 would meet 6 (the
-    // first of the bottom half), but both had White, and 9 has no colour to want: 1
-    // meets 9, 3 meets 6 (and, ranked higher, has the Black both want). 4 and 8 have
-    // met: each floats to the 0-point group, 4 (ranked first) to its top, 2.
+    // The lowest (7) has the bye. 2-point group, ranked 1, 3, 6, 9: 1, 3 and 6 had
+    // White and 9 no game, so every pairing of the group denies one player their Black;
+    // the Dutch order decides: 1 meets 6 (the first of the bottom half, and has the Black
+    // as the higher-ranked), 3 meets 9. 4 and 8 have met: each floats to the 0-point
+    // group, 4 (ranked first) to its top, 2.
     assert_eq!(pairing.bye, Some(7));
     assert_eq!(
         pairing.pairs,
-        [pair(9, 1), pair(6, 3), pair(4, 2), pair(5, 8)]
+        [pair(6, 1), pair(9, 3), pair(4, 2), pair(5, 8)]
     );
 }
 

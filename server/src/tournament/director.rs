@@ -561,9 +561,12 @@ impl Director {
             return Ok(());
         }
         tracing::info!(tournament = self.summary.id, round, "paired");
-        let _ = self
-            .events
-            .send(Arc::new(Event::Paired(view::round(&self.pairings, round))));
+        let _ = self.events.send(Arc::new(Event::Paired(view::round(
+            self.summary.format,
+            &self.entries,
+            &self.pairings,
+            round,
+        ))));
         self.changed();
         Ok(())
     }

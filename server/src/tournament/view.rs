@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use punct_pairing::{Color as PairColor, Game, Outcome as PairOutcome, Pair, Round};
+use punct_pairing::{
+    Color as PairColor, Cycles, Game, Outcome as PairOutcome, Pair, Round, berger,
+};
 use punct_protocol::{
     StandingRow, TournamentEntry, TournamentFormat, TournamentGame, TournamentRound,
     TournamentSummary, TournamentView,
@@ -29,8 +31,7 @@ pub(crate) fn pair_outcome(outcome: Outcome) -> PairOutcome {
 }
 
 /// The rounds of `pairings` as the pairing crate reads them, players named by their
-/// place in `entries`: only the games that have ended (a round under way counts its
-/// ended games), and the byes.
+/// place in `entries`: the games that have ended, those under way, and the byes.
 pub(crate) fn rounds(entries: &[StoredEntry], pairings: &[StoredPairing]) -> Vec<Round<usize>> {
     let index: HashMap<&str, usize> = entries
         .iter()
@@ -41,10 +42,7 @@ pub(crate) fn rounds(entries: &[StoredEntry], pairings: &[StoredPairing]) -> Vec
     for pairing in pairings {
         let at = usize::try_from(pairing.round.saturating_sub(1)).unwrap_or(usize::MAX);
         while rounds.len() <= at {
-            rounds.push(Round {
-                games: Vec::new(),
-                bye: None,
-            });
+            rounds.push(Round::default());
         }
         let Some(&white) = index.get(pairing.white.id.as_str()) else {
             continue;
@@ -52,22 +50,27 @@ pub(crate) fn rounds(entries: &[StoredEntry], pairings: &[StoredPairing]) -> Vec
         let round = &mut rounds[at];
         match (&pairing.black, pairing.outcome) {
             (None, _) => round.bye = Some(white),
-            (Some(black), Some(outcome)) => {
+            (Some(black), outcome) => {
                 if let Some(&black) = index.get(black.id.as_str()) {
-                    round.games.push(Game {
-                        pair: Pair { white, black },
-                        outcome: pair_outcome(outcome),
-                    });
+                    let pair = Pair { white, black };
+                    match outcome {
+                        Some(outcome) => round.games.push(Game {
+                            pair,
+                            outcome: pair_outcome(outcome),
+                        }),
+                        None => round.unfinished.push(pair),
+                    }
                 }
             }
-            (Some(_), None) => {}
         }
     }
     rounds
 }
 
 /// The standings: in a Swiss or a round robin, score, then Buchholz, then
-/// Sonneborn-Berger (the pairing crate's order); in an arena, arena points.
+/// Sonneborn-Berger (the pairing crate's order, rounds without a game counted as FIDE's
+/// C.07 counts them in a Swiss, and not at all in a round robin); in an arena, arena
+/// points.
 fn standings(
     format: TournamentFormat,
     entries: &[StoredEntry],
@@ -125,7 +128,12 @@ fn standings(
             })
             .collect();
     }
-    punct_pairing::standings(&players, &rounds(entries, pairings))
+    let rounds = rounds(entries, pairings);
+    let table = match format {
+        TournamentFormat::Swiss => punct_pairing::standings(&players, &rounds),
+        _ => punct_pairing::robin_standings(&players, &rounds),
+    };
+    table
         .into_iter()
         .map(|standing| StandingRow {
             player: entries[standing.player].account.username.clone(),
@@ -138,7 +146,12 @@ fn standings(
 }
 
 /// Round `round` of `pairings`, as followers see it.
-pub(crate) fn round(pairings: &[StoredPairing], round: u32) -> TournamentRound {
+pub(crate) fn round(
+    format: TournamentFormat,
+    entries: &[StoredEntry],
+    pairings: &[StoredPairing],
+    round: u32,
+) -> TournamentRound {
     TournamentRound {
         round,
         games: pairings
@@ -146,7 +159,30 @@ pub(crate) fn round(pairings: &[StoredPairing], round: u32) -> TournamentRound {
             .filter(|p| p.round == round)
             .map(game)
             .collect(),
+        resting: rest_in(&resting(format, entries), round),
     }
+}
+
+/// Who rests in round `round` (from 1), of those listed by [`resting`].
+fn rest_in(resting: &[Option<String>], round: u32) -> Option<String> {
+    let at = usize::try_from(round).ok()?.checked_sub(1)?;
+    resting.get(at).cloned().flatten()
+}
+
+/// Who rests in each round of a round robin of an odd number of players, first round
+/// first: the player the Berger table pairs with its dummy, as the director pairs it.
+/// Empty for any other tournament.
+fn resting(format: TournamentFormat, entries: &[StoredEntry]) -> Vec<Option<String>> {
+    let cycles = match format {
+        TournamentFormat::RoundRobin => Cycles::Single,
+        TournamentFormat::DoubleRoundRobin => Cycles::Double,
+        TournamentFormat::Swiss | TournamentFormat::Arena => return Vec::new(),
+    };
+    let players: Vec<usize> = (0..entries.len()).collect();
+    berger(&players, cycles)
+        .into_iter()
+        .map(|r| r.resting.map(|p| entries[p].account.username.clone()))
+        .collect()
 }
 
 /// The whole tournament.
@@ -166,16 +202,22 @@ pub(crate) fn view(
             })
             .collect(),
         standings: standings(summary.format, entries, pairings),
-        pairings: by_round(pairings, last),
+        pairings: by_round(&resting(summary.format, entries), pairings, last),
     }
 }
 
-/// Rounds 1 to `last` of `pairings`, as followers see them, in one pass over them.
-fn by_round(pairings: &[StoredPairing], last: u32) -> Vec<TournamentRound> {
+/// Rounds 1 to `last` of `pairings`, as followers see them, in one pass over them;
+/// `resting` says who rests in each (a round robin's).
+fn by_round(
+    resting: &[Option<String>],
+    pairings: &[StoredPairing],
+    last: u32,
+) -> Vec<TournamentRound> {
     let mut rounds: Vec<TournamentRound> = (1..=last)
         .map(|round| TournamentRound {
             round,
             games: Vec::new(),
+            resting: rest_in(resting, round),
         })
         .collect();
     for p in pairings {

@@ -581,6 +581,9 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
         let game = &round.games[0];
         let mut pair = [game.white.clone(), game.black.clone().unwrap()];
         pair.sort();
+        // The third player rests, and the round says so.
+        let resting = round.resting.as_ref().expect("three players: one rests");
+        assert!(!pair.contains(resting) && tokens.contains_key(resting));
         assert!(met.insert(pair));
         let summary = server.summary(game.room.as_ref().unwrap()).await;
         assert_eq!(summary.clock.unwrap().days, Some(3));
@@ -596,10 +599,15 @@ async fn a_correspondence_round_robin_starts_every_game_at_once() {
         )
         .await;
     }
-    until(&server, &id, |v| {
+    let finished = until(&server, &id, |v| {
         v.summary.state == TournamentState::Finished
     })
     .await;
+    // A rest is no unplayed round: each Buchholz is the opponents' real scores, the
+    // three points of the event less one's own.
+    for row in &finished.standings {
+        assert_eq!(row.buchholz, Some(3.0 - row.score), "{row:?}");
+    }
 }
 
 #[tokio::test]
