@@ -123,7 +123,7 @@ const UNKNOWN: &str = "refused";
 
 #[cfg(test)]
 mod tests {
-    use punct_rules::{Cell, IllegalTurn, Kind};
+    use punct_rules::{IllegalTurn, Kind};
     use strum::VariantArray;
 
     use super::*;
