@@ -129,7 +129,7 @@ async fn an_unknown_path_gets_the_site_s_own_page_in_the_reader_s_language() {
         "{html}"
     );
     assert!(
-        html.contains(r#"<nav><a href="/">"#),
+        html.contains(r#"<nav class="site-nav""#) && html.contains(r#"<li><a href="/">"#),
         "the site's navigation: {html}"
     );
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
