@@ -95,13 +95,7 @@ fn some_pairing_exists(history: &[Round<u32>], avoid: &[(u32, u32)], players: &[
             return true;
         }
         rest.iter().enumerate().any(|(i, &q)| {
-            let others: Vec<u32> = rest
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, &o)| o)
-                .collect();
-            may_meet(history, avoid, p, q) && search(history, avoid, &others, bye_due)
+            may_meet(history, avoid, p, q) && search(history, avoid, &all_but(rest, i), bye_due)
         })
     }
     search(history, avoid, players, players.len() % 2 == 1)
@@ -567,14 +561,8 @@ fn every_pairing(
     }
     for (i, &q) in rest.iter().enumerate() {
         if may_meet(history, &[], p, q) {
-            let others: Vec<u32> = rest
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, &o)| o)
-                .collect();
             pairs.push((p, q));
-            every_pairing(history, &others, bye_due, pairs, bye, out);
+            every_pairing(history, &all_but(rest, i), bye_due, pairs, bye, out);
             pairs.pop();
         }
     }
@@ -671,4 +659,11 @@ fn the_sixteen_player_swiss_pairs_round_five_with_the_fewest_games_across_score_
         swiss_cost(&history, &ids, &pairs, None) <= swiss_cost(&history, &ids, &alternative, None),
         "{pairing:?}"
     );
+}
+
+/// The players of `rest` but the one at `index`.
+fn all_but(rest: &[u32], index: usize) -> Vec<u32> {
+    let mut others = rest.to_vec();
+    others.remove(index);
+    others
 }
