@@ -23,7 +23,7 @@
 //! request's (`language`).
 
 use std::io::Write;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -379,6 +379,30 @@ pub(crate) fn puzzle_ids() -> &'static [String] {
     &IDS
 }
 
+/// A body made the first time it is asked for. Rendering and gzipping every page in every
+/// language, and every asset, at once took seconds of the first request after a start
+/// (twenty on a busy machine), and most tests ask for one page or none.
+struct OnDemand {
+    /// The body, once made.
+    ready: OnceLock<Prepared>,
+    /// How it is made.
+    make: Box<dyn Fn() -> Prepared + Send + Sync>,
+}
+
+impl OnDemand {
+    fn new(make: impl Fn() -> Prepared + Send + Sync + 'static) -> OnDemand {
+        OnDemand {
+            ready: OnceLock::new(),
+            make: Box::new(make),
+        }
+    }
+
+    /// The body, made now if it was not yet.
+    fn get(&self) -> &Prepared {
+        self.ready.get_or_init(|| (self.make)())
+    }
+}
+
 /// A body ready to send: as it is, and gzipped when that is smaller.
 struct Prepared {
     /// Its media type.
@@ -440,14 +464,14 @@ struct Site {
     version: String,
     /// By the index of [`PAGES`], then of [`LANGS`], each loading its assets from the
     /// versioned paths.
-    pages: Vec<Vec<Prepared>>,
+    pages: Vec<Vec<OnDemand>>,
     /// By the index of [`ASSETS`] (the module that was not built left out).
-    assets: Vec<Option<Prepared>>,
+    assets: Vec<Option<OnDemand>>,
     /// The game page of a room that does not exist, by the index of [`LANGS`]: its own
     /// title, and the panel that says so shown from the start.
-    no_room: Vec<Prepared>,
+    no_room: Vec<OnDemand>,
     /// The site's page for a path it has no page for, by the index of [`LANGS`].
-    not_found: Vec<Prepared>,
+    not_found: Vec<OnDemand>,
     /// The service worker of this release: a new release is a new worker, which the
     /// browser installs in place of the old.
     service_worker: Prepared,
@@ -483,16 +507,23 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
     let no_room = pages[room]
         .replace(ROOM_TITLE, NO_ROOM_TITLE)
         .replace(NO_ROOM_PANEL, &NO_ROOM_PANEL.replace(" hidden", ""));
-    let languages = |html: &str| -> Vec<Prepared> {
+    let languages = |html: &str| -> Vec<OnDemand> {
         LANGS
             .iter()
-            .map(|&lang| Prepared::new("text/html", template::render(html, lang).into_bytes()))
+            .map(|&lang| {
+                let html = html.to_owned();
+                OnDemand::new(move || {
+                    Prepared::new("text/html", template::render(&html, lang).into_bytes())
+                })
+            })
             .collect()
     };
     let pages = pages.iter().map(|html| languages(html)).collect();
-    let assets: Vec<Option<Prepared>> = ASSETS
+    let assets: Vec<Option<OnDemand>> = ASSETS
         .iter()
-        .map(|&(_, media, bytes)| (!bytes.is_empty()).then(|| Prepared::new(media, bytes.to_vec())))
+        .map(|&(_, media, bytes)| {
+            (!bytes.is_empty()).then(|| OnDemand::new(move || Prepared::new(media, bytes.to_vec())))
+        })
         .collect();
     let precache: Vec<String> = OFFLINE_PAGES
         .iter()
@@ -547,9 +578,9 @@ async fn page(index: usize, headers: HeaderMap) -> Response {
 }
 
 /// The page of `languages` in the request's language, said to vary with what chooses it.
-fn in_language(languages: &[Prepared], headers: &HeaderMap) -> Response {
+fn in_language(languages: &[OnDemand], headers: &HeaderMap) -> Response {
     let lang = language::of(headers);
-    let mut response = languages[lang.index()].answer(headers, "no-cache");
+    let mut response = languages[lang.index()].get().answer(headers, "no-cache");
     response.headers_mut().insert(
         header::VARY,
         HeaderValue::from_static("accept-encoding, accept-language, cookie"),
@@ -580,7 +611,7 @@ async fn asset(Path((version, file)): Path<(String, String)>, headers: HeaderMap
         "max-age=300"
     };
     let found = ASSETS.iter().position(|(name, _, _)| *name == file);
-    match found.and_then(|index| SITE.assets[index].as_ref()) {
+    match found.and_then(|index| SITE.assets[index].as_ref().map(OnDemand::get)) {
         Some(prepared) => prepared.answer(&headers, cache),
         None => StatusCode::NOT_FOUND.into_response(),
     }
@@ -843,7 +874,7 @@ mod tests {
             .unwrap();
         assert!(room.contains(super::ROOM_TITLE));
         assert!(room.contains(super::NO_ROOM_PANEL));
-        let no_room = std::str::from_utf8(&super::SITE.no_room[0].plain).unwrap();
+        let no_room = std::str::from_utf8(&super::SITE.no_room[0].get().plain).unwrap();
         assert!(no_room.contains("<title>PÜNCT — no such room</title>"));
         assert!(no_room.contains(r#"<section id="no-room" class="panel no-room">"#));
     }
