@@ -341,11 +341,16 @@ mod tests {
 
     /// The first turns of an engine for play from each of six seeds, two plies deep.
     fn openings(level: Level) -> Vec<(punct_rules::Turn, i32)> {
+        openings_to(level, 2)
+    }
+
+    /// The first turns of an engine for play from each of six seeds, `depth` plies deep.
+    fn openings_to(level: Level, depth: u32) -> Vec<(punct_rules::Turn, i32)> {
         let game = Game::new(Variant::Standard);
         (0..6)
             .map(|seed| {
                 let choice = Engine::for_play(level, seed)
-                    .think(&game, &Limits::depth(2))
+                    .think(&game, &Limits::depth(depth))
                     .expect("the game goes on");
                 (choice.turn, choice.score)
             })
@@ -369,6 +374,18 @@ mod tests {
                     assert!(score > best.score - margin(level), "level {level}: {turn}");
                 }
             }
+        }
+    }
+
+    /// Searched deeper, one opening turn outscores all others by more than the margin,
+    /// and its mirror images are among the searched turns only if the root looks at
+    /// them: it must, or every game opens alike once the machine is fast enough.
+    #[test]
+    fn deep_searches_open_differently_too() {
+        for level in [4, 5].into_iter().filter_map(Level::new) {
+            let played = openings_to(level, 4);
+            let distinct: HashSet<_> = played.iter().map(|(turn, _)| turn).collect();
+            assert!(distinct.len() >= 3, "level {level}: {played:?}");
         }
     }
 

@@ -151,12 +151,26 @@ pub(crate) fn choose(
             thorough,
         } => {
             let history = history(game);
+            let mut turns = turns;
+            if margin > 0 {
+                // Turns that look alike to the cheap ordering, such as a turn's mirror
+                // images, keep their order: shuffled, each game searches its own few of
+                // them, so that a deep search still finds other turns as good.
+                shuffle(&mut turns, rng);
+            }
             let mut searcher = Searcher::new(limits, &history, width, judge);
             searcher.thorough = thorough;
             searcher.table = vec![None; TT_SIZE];
             let depth = limits.max_depth(max_depth);
             searcher.root(position, &turns, depth, root_width, Vary { margin, rng })
         }
+    }
+}
+
+/// Puts `turns` in an order drawn from `rng`, the same on every platform.
+fn shuffle(turns: &mut [Turn], rng: &mut Rng) {
+    for last in (1..turns.len()).rev() {
+        turns.swap(last, random_index(rng, last + 1));
     }
 }
 
