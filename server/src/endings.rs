@@ -23,6 +23,7 @@ use crate::clock::now;
 use crate::cluster::{ConnId, NodeTag};
 use crate::registry::Registry;
 use crate::secret::{TokenHash, hash_token};
+use crate::services::Services;
 use crate::store::{AccountId, Store};
 
 /// The topic nodes tell each other endings on.
@@ -112,17 +113,17 @@ fn lock(shared: &Shared) -> MutexGuard<'_, HashMap<ConnId, Open>> {
 }
 
 impl Endings {
-    /// The endings of the connections of a server with `rooms`, which hears those told
-    /// by the other nodes of its cluster.
-    pub(crate) fn new(rooms: Registry) -> Endings {
+    /// The endings of the connections of a server with `services` and `rooms`, which
+    /// hears those told by the other nodes of its cluster.
+    pub(crate) fn new(services: &Services, rooms: Registry) -> Endings {
         let endings = Endings {
             shared: Arc::new(Shared {
                 open: Mutex::new(HashMap::new()),
-                store: rooms.context().store.clone(),
+                store: services.store.clone(),
                 rooms,
             }),
         };
-        let nodes = endings.shared.rooms.nodes();
+        let nodes = &services.nodes;
         let (tag, heard) = (nodes.tag(), endings.clone());
         nodes.hear_all(TOPIC, move |news| {
             match serde_json::from_slice::<Told>(&news) {

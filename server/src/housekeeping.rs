@@ -1,15 +1,16 @@
 //! The server's chores, each run now and then on its own period until the server stops:
 //! rooms nobody came back to expired or finished and reminders queued (`registry`),
 //! tournaments about to start loaded (`tournament`), old mail forgotten, and games left
-//! unrated rated.
+//! unrated rated. One more runs when nodes of the cluster die: their unsent mail is given
+//! back (their actors are taken over by `cluster`).
 //!
 //! Must not import: `connection`, `api`.
 
 use std::time::Duration;
 
-use tokio::sync::watch;
-
 use crate::registry::Registry;
+use crate::services::Services;
+use crate::shutdown::Shutdown;
 use crate::store::{Store, StoreError};
 use crate::tournament::{self, Tournaments};
 
@@ -23,10 +24,16 @@ const STORE_PERIOD: Duration = Duration::from_secs(600);
 /// into what a player was sent.
 const MAIL_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
 
-/// Starts every chore: the store's at once, the others one period from now (`run` has
-/// just swept the rooms and loaded the tournaments due).
-pub(crate) fn start(rooms: &Registry, tournaments: &Tournaments, stop: &watch::Receiver<bool>) {
-    let store = rooms.context().store.clone();
+/// Starts every chore: the store's and the dead nodes' mail at once, the others one
+/// period from now (`run` sweeps the rooms and loads the tournaments due as it starts).
+pub(crate) fn start(
+    services: &Services,
+    rooms: &Registry,
+    tournaments: &Tournaments,
+    stop: &Shutdown,
+) {
+    tokio::spawn(take_back_mail(services.clone()));
+    let store = services.store.clone();
     let rooms = rooms.clone();
     tokio::spawn(every(ROOMS_PERIOD, stop.clone(), move || {
         let rooms = rooms.clone();
@@ -64,7 +71,7 @@ pub(crate) fn start(rooms: &Registry, tournaments: &Tournaments, stop: &watch::R
 
 /// Runs `job` every `period`, the first time one period from now, until `stop` turns
 /// true. A job is never cut off half-way: the stop is seen between two runs.
-pub(crate) async fn every<F, Job>(period: Duration, mut stop: watch::Receiver<bool>, mut job: F)
+pub(crate) async fn every<F, Job>(period: Duration, mut stop: Shutdown, mut job: F)
 where
     F: FnMut() -> Job,
     Job: Future<Output = ()>,
@@ -72,12 +79,30 @@ where
     loop {
         let stopped = tokio::select! {
             () = tokio::time::sleep(period) => false,
-            _ = stop.wait_for(|&stopping| stopping) => true,
+            () = stop.wait() => true,
         };
         if stopped {
             return;
         }
         job().await;
+    }
+}
+
+/// When nodes die, gives back the mail they claimed and did not send. A single server's
+/// nodes never change.
+async fn take_back_mail(services: Services) {
+    let mut deaths = services.nodes.deaths();
+    while let Some(died) = deaths.next().await {
+        for node in died {
+            match services.store.release_mail_of(node).await {
+                Ok(0) => {}
+                Ok(mails) => tracing::info!(node, mails, "mail of a dead node given back"),
+                Err(e) => {
+                    let error: &dyn std::error::Error = &e;
+                    tracing::warn!(error, node, "giving back a dead node's mail: it lapses");
+                }
+            }
+        }
     }
 }
 
@@ -109,7 +134,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_chore_runs_each_period_and_not_after_the_stop() {
         let runs = Arc::new(AtomicUsize::new(0));
-        let (stop_tx, stop) = watch::channel(false);
+        let (stop_tx, stop) = crate::shutdown::channel();
         let counted = Arc::clone(&runs);
         let chore = tokio::spawn(every(Duration::from_secs(10), stop, move || {
             let counted = Arc::clone(&counted);
@@ -121,7 +146,7 @@ mod tests {
         assert_eq!(runs.load(Ordering::SeqCst), 0, "not before one period");
         tokio::time::sleep(Duration::from_secs(31)).await;
         assert_eq!(runs.load(Ordering::SeqCst), 3, "at 10, 20 and 30 s");
-        stop_tx.send(true).unwrap();
+        stop_tx.fire();
         chore.await.unwrap();
         tokio::time::sleep(Duration::from_secs(60)).await;
         assert_eq!(runs.load(Ordering::SeqCst), 3, "none after the stop");

@@ -2,9 +2,11 @@
 //!
 //! # Layout
 //!
-//! - [`run`] serves the HTTP API and the WebSocket endpoint on a listener until a shutdown
-//!   future completes, then waits for every connection to finish. `state` puts the
-//!   server together: what every handler and connection shares.
+//! - [`run`], the composition root, makes the `services` every part shares (the store,
+//!   the cluster's nodes, metrics, mail, the computer's threads), the actors from them,
+//!   and `state`, what every handler and connection holds. It serves the HTTP API and
+//!   the WebSocket endpoint on a listener until a shutdown future completes, fires the
+//!   one `shutdown` signal, then waits for every connection and the mail to finish.
 //! - `api`: the HTTP edge, every route (`server/API.md`), the pages in each language,
 //!   and the WebSocket upgrade.
 //! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
@@ -34,7 +36,7 @@
 //! - `store`: the database (SQLite or PostgreSQL); whatever is waiting is committed in
 //!   one transaction, and a turn is acknowledged only once it is committed. `mail`: the
 //!   outbox's sender, for correspondence players. `housekeeping`: the chores run now and
-//!   then (expiries, reminders, old mail, late ratings).
+//!   then (expiries, reminders, old mail, late ratings, a dead node's mail).
 //! - `i18n`: the catalogues of the nine languages people read, for the pages, refusals
 //!   and mail; `errors`: every error code's status and message.
 //! - [`Config`]: limits and timings, from flags or environment variables. `limits`:
@@ -66,6 +68,8 @@ mod registry;
 mod room;
 mod secret;
 mod seek;
+mod services;
+mod shutdown;
 mod state;
 mod store;
 mod tournament;
@@ -80,6 +84,7 @@ pub use moderation::Console;
 pub use store::Copied;
 
 use cluster::Nodes;
+use services::Services;
 use state::AppState;
 use store::Store;
 
@@ -154,8 +159,11 @@ pub async fn run(
     .await
     .map_err(std::io::Error::other)?;
     let store = store.with_lease(nodes.lease());
-    let (state, stop_tx, mut all_done) = AppState::new(config, store, nodes.clone());
+    let services = Services::start(&config, store, nodes.clone());
+    let (state, stop, mut all_done) = AppState::new(config, &services);
     let rooms = state.rooms.clone();
+    let tournaments = state.tournaments.clone();
+    housekeeping::start(&services, &rooms, &tournaments, &state.shutdown);
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let unavailable = |_| std::io::Error::other("the database did not answer");
     let restored = rooms.restore().await.map_err(unavailable)?;
@@ -164,10 +172,8 @@ pub async fn run(
         swept,
         "rooms with a clock or computer to time loaded"
     );
-    let tournaments = state.tournaments.clone();
     let directors = tournaments.restore().await.map_err(unavailable)?;
     tracing::info!(directors, "tournaments running or about to start loaded");
-    housekeeping::start(&rooms, &tournaments, &state.stop);
     let seeks = state.seeks.clone();
     seeks.restore().await.map_err(unavailable)?;
     tracing::info!(address = %listener.local_addr()?, "listening");
@@ -183,7 +189,7 @@ pub async fn run(
                     lease_lost.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             }
-            let _ = stop_tx.send(true);
+            stop.fire();
         }
     };
     let header_timeout = state.config.header_timeout;
@@ -194,7 +200,7 @@ pub async fn run(
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
     // Mail queued from now on waits in the outbox for the next start (or another node).
-    rooms.context().mail.stop().await;
+    services.mail.stop().await;
     nodes.leave().await;
     tracing::info!("stopped");
     if lease_lost.load(std::sync::atomic::Ordering::Relaxed) {

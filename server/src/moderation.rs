@@ -148,15 +148,16 @@ pub(crate) struct Moderation {
 }
 
 impl Moderation {
-    /// Moderation of the accounts in `accounts` and the rooms of `rooms`, whose ban
-    /// closes the connections of `endings`.
+    /// Moderation of the accounts in `accounts`, kept in `store`, and the rooms of
+    /// `rooms`, whose ban closes the connections of `endings`.
     pub(crate) fn new(
+        store: Store,
         accounts: std::sync::Arc<Accounts>,
         rooms: Registry,
         endings: Endings,
     ) -> Moderation {
         Moderation {
-            store: rooms.context().store.clone(),
+            store,
             accounts,
             rooms,
             endings,

@@ -22,12 +22,14 @@ use crate::cluster::{Limits, Nodes, PlaceError, Placement, Reply, Unavailable, W
 use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
+use crate::mail::Mailer;
 use crate::room::{
     Answer, Context, Fresh, Key, LIVE_EVENTS, Mismatch, Moderate, Refusal, Request, RoomHandle,
     Rooms,
 };
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
+use crate::services::Services;
 use crate::store::{NewRoom, Player, Store, StoreError};
 use crate::views::{summary_of, with_ratings};
 
@@ -42,6 +44,10 @@ const REQUEST_QUEUE: usize = 64;
 pub(crate) struct Registry {
     /// Where the rooms run, and how they are reached.
     placement: Placement<Rooms>,
+    /// Where rooms are kept, and read when they are not running.
+    store: Store,
+    /// Told when expiries and reminders queue mail.
+    mail: Mailer,
     /// How long a room may wait for its second player before it is deleted.
     open_room_expiry: Duration,
     /// How long a game may go without a turn, nobody in it, before it ends.
@@ -54,8 +60,8 @@ pub(crate) fn refused(e: PlaceError) -> ErrorCode {
 }
 
 impl Registry {
-    /// The rooms of `store`, none running yet, placed by `nodes`.
-    pub(crate) fn new(config: &Config, store: Store, nodes: Nodes) -> Registry {
+    /// The rooms of the server's `services`, none running yet.
+    pub(crate) fn new(config: &Config, services: &Services) -> Registry {
         let limits = Limits {
             max: config.max_rooms,
             queue: REQUEST_QUEUE,
@@ -64,19 +70,14 @@ impl Registry {
             events: config.room_event_buffer.min(LIVE_EVENTS),
             patience: config.cluster_lease * 3,
         };
-        let rooms = Rooms::new(Context::new(config, store, nodes.tag()));
-        let registry = Registry {
-            placement: Placement::new(rooms, nodes, limits),
+        let rooms = Rooms::new(Context::new(config, services));
+        Registry {
+            placement: Placement::new(rooms, services.nodes.clone(), limits),
+            store: services.store.clone(),
+            mail: services.mail.clone(),
             open_room_expiry: config.open_room_expiry,
             abandoned_game_expiry: config.abandoned_game_expiry,
-        };
-        tokio::spawn(registry.clone().take_back_mail());
-        registry
-    }
-
-    /// What every room is given: the store, the metrics, the computer's threads.
-    pub(crate) fn context(&self) -> &Context {
-        self.placement.kind().context()
+        }
     }
 
     /// Where rooms run.
@@ -126,7 +127,7 @@ impl Registry {
 
     /// Stores the new room `fresh` in one transaction and runs it here; answers its id.
     async fn open(&self, fresh: Fresh) -> Result<String, ErrorCode> {
-        let stored = self.context().store.create_room(fresh.stored()).await;
+        let stored = self.store.create_room(fresh.stored()).await;
         stored.map_err(|e| storage_failed(&e))?;
         let room = fresh.id.clone();
         self.placement
@@ -209,7 +210,7 @@ impl Registry {
         player: Player,
     ) -> Result<SeatGranted, ErrorCode> {
         if self.running(id).is_none() {
-            let row = self.context().store.summary(id).await;
+            let row = self.store.summary(id).await;
             let row = row.map_err(|e| storage_failed(&e))?;
             match row {
                 None => return Err(ErrorCode::NoSuchRoom),
@@ -221,7 +222,7 @@ impl Registry {
         }
         let blockers = match player.account_id() {
             Some(account) => {
-                let blockers = self.context().store.blockers_of(account).await;
+                let blockers = self.store.blockers_of(account).await;
                 blockers.map_err(|e| storage_failed(&e))?
             }
             None => Vec::new(),
@@ -235,7 +236,7 @@ impl Registry {
     /// other seat. A stored room is loaded for it only if a seat is free.
     pub(crate) async fn cancel(&self, id: &str, key: Key) -> Result<(), ErrorCode> {
         if self.running(id).is_none() {
-            let row = self.context().store.summary(id).await;
+            let row = self.store.summary(id).await;
             match row.map_err(|e| storage_failed(&e))? {
                 None => return Err(ErrorCode::NoSuchRoom),
                 Some(row) if row.outcome.is_some() || row.taken.iter().all(|&taken| taken) => {
@@ -265,7 +266,7 @@ impl Registry {
         {
             return Ok(summary);
         }
-        let row = self.context().store.summary(id).await;
+        let row = self.store.summary(id).await;
         let row = row.map_err(|e| storage_failed(&e))?;
         row.map(|row| summary_of(&row)).ok_or(ErrorCode::NoSuchRoom)
     }
@@ -278,7 +279,7 @@ impl Registry {
         {
             return Ok(record);
         }
-        let stored = self.context().store.record(id).await;
+        let stored = self.store.record(id).await;
         let stored = stored
             .map_err(|e| storage_failed(&e))?
             .ok_or(ErrorCode::NoSuchRoom)?;
@@ -303,7 +304,7 @@ impl Registry {
     /// the nodes running them (this one, or in a cluster the others) know of who is
     /// connected.
     pub(crate) async fn lobby(&self) -> Result<Vec<RoomSummary>, ErrorCode> {
-        let rows = self.context().store.lobby(LOBBY_ROOMS).await;
+        let rows = self.store.lobby(LOBBY_ROOMS).await;
         let rows = rows.map_err(|e| storage_failed(&e))?;
         let mut live: HashMap<String, RoomSummary> = self
             .placement
@@ -354,24 +355,6 @@ impl Registry {
         self.placement.restore().await
     }
 
-    /// When nodes die, gives back the mail they claimed and did not send (their rooms
-    /// are taken over by the placement). A single server's nodes never change.
-    async fn take_back_mail(self) {
-        let mut deaths = self.nodes().deaths();
-        while let Some(died) = deaths.next().await {
-            for node in died {
-                match self.context().store.release_mail_of(node).await {
-                    Ok(0) => {}
-                    Ok(mails) => tracing::info!(node, mails, "mail of a dead node given back"),
-                    Err(e) => {
-                        let error: &dyn std::error::Error = &e;
-                        tracing::warn!(error, node, "giving back a dead node's mail: it lapses");
-                    }
-                }
-            }
-        }
-    }
-
     /// Deletes the rooms whose free seat nobody took within `--open-room-expiry`, and
     /// ends the games nobody played in for `--abandoned-game-expiry` (the player to move
     /// loses by abandonment); rooms running now, here or elsewhere, are left alone.
@@ -382,7 +365,6 @@ impl Registry {
             now.saturating_sub(i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX))
         };
         let stale = self
-            .context()
             .store
             .stale(
                 before(self.open_room_expiry),
@@ -396,7 +378,7 @@ impl Registry {
                 idle.push(room);
             }
         }
-        let (store, mail) = (&self.context().store, &self.context().mail);
+        let (store, mail) = (&self.store, &self.mail);
         let done = if idle.is_empty() {
             0
         } else {
@@ -421,7 +403,7 @@ impl Registry {
     /// later sweep: who is in it is that node's to know (and a room runs only while
     /// someone is in it).
     async fn remind(&self, now: i64) -> Result<usize, StoreError> {
-        let store = &self.context().store;
+        let store = &self.store;
         let mut reminded = 0;
         for due in store.running_out(now).await? {
             if let Some(room) = self.running(&due.room) {
@@ -480,7 +462,10 @@ mod tests {
     use crate::room::testing::Drive;
 
     async fn registry(config: Config) -> Registry {
-        Registry::new(&config, Store::empty().await, Nodes::Alone)
+        Registry::new(
+            &config,
+            &Services::start(&config, Store::empty().await, Nodes::Alone),
+        )
     }
 
     fn idle_in(seconds: u64) -> Config {
@@ -572,7 +557,10 @@ mod tests {
             ..idle_in(60)
         };
         let store = Store::empty().await;
-        let rooms = Registry::new(&config, store.clone(), Nodes::Alone);
+        let rooms = Registry::new(
+            &config,
+            &Services::start(&config, store.clone(), Nodes::Alone),
+        );
         let request = CreateRoom {
             color: punct_protocol::SeatChoice::White,
             clock: Some(punct_protocol::TimeControl::days(14)),
@@ -606,7 +594,10 @@ mod tests {
         assert!(rooms.running(&room).is_none(), "the room sleeps");
         // The server restarts after three days: Black has eleven left, not fourteen.
         tokio::time::sleep(3 * DAY).await;
-        let rooms = Registry::new(&config, store.clone(), Nodes::Alone);
+        let rooms = Registry::new(
+            &config,
+            &Services::start(&config, store.clone(), Nodes::Alone),
+        );
         assert_eq!(
             rooms.restore().await.unwrap(),
             0,
@@ -679,7 +670,10 @@ mod tests {
             max_rooms,
             ..Config::default()
         };
-        Registry::new(&config, store.clone(), Nodes::Alone)
+        Registry::new(
+            &config,
+            &Services::start(&config, store.clone(), Nodes::Alone),
+        )
     }
 
     #[tokio::test]

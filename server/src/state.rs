@@ -1,28 +1,48 @@
-//! What every HTTP handler and WebSocket connection shares: the rooms, the tournaments,
-//! the seeks, the accounts, the limits, and the shutdown signal.
+//! What every HTTP handler and WebSocket connection shares: the server's services (the
+//! store, the metrics, the mail), the actors' facades (rooms, tournaments, seeks), the
+//! accounts, the limits, and the shutdown signal.
 //!
 //! Must not import: `connection`, `api`.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{Semaphore, mpsc};
 
 use crate::accounts::Accounts;
 use crate::cluster::Nodes;
+use crate::computer::Computers;
 use crate::config::Config;
 use crate::endings::Endings;
 use crate::limits::Addresses;
+use crate::mail::Mailer;
+use crate::metrics::Metrics;
 use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::seek::Seeks;
+use crate::services::Services;
+use crate::shutdown::{self, Shutdown, Stop};
 use crate::store::Store;
 use crate::tournament::Tournaments;
 
-/// What every handler shares. Cheap to clone.
+/// What every handler shares: one pointer, so that each connection's future, which
+/// holds it for the connection's whole life, stays small. Cheap to clone.
 #[derive(Clone)]
-pub(crate) struct AppState {
+pub(crate) struct AppState(Arc<Shared>);
+
+/// What [`AppState`] points to.
+pub(crate) struct Shared {
+    /// Where everything is kept.
+    pub(crate) store: Store,
+    /// This node of the cluster, or the server alone.
+    pub(crate) nodes: Nodes,
+    /// The counters of `/metrics`.
+    pub(crate) metrics: Arc<Metrics>,
+    /// Woken when mail is queued.
+    pub(crate) mail: Mailer,
+    /// Where the computer thinks.
+    pub(crate) computers: Computers,
     /// Every room.
     pub(crate) rooms: Registry,
     /// Every tournament.
@@ -45,11 +65,19 @@ pub(crate) struct AppState {
     pub(crate) proxies: Arc<TrustedProxies>,
     /// The next connection's id.
     pub(crate) next_connection: Arc<AtomicU64>,
-    /// Turns true when the server shuts down.
-    pub(crate) stop: watch::Receiver<bool>,
+    /// Fired when the server shuts down.
+    pub(crate) shutdown: Shutdown,
     /// Held by every connection until its last frame is written: the server's `run`
-    /// returns once every clone is dropped.
+    /// returns once the last [`AppState`] is dropped.
     pub(crate) _running: mpsc::Sender<()>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl axum::extract::FromRef<AppState> for Arc<TrustedProxies> {
@@ -59,35 +87,43 @@ impl axum::extract::FromRef<AppState> for Arc<TrustedProxies> {
 }
 
 impl AppState {
-    /// The state of a new server on `store`, its rooms placed by `nodes`; the sender
-    /// stops it, and the receiver answers `None` once every connection has finished.
-    pub(crate) fn new(
-        config: Config,
-        store: Store,
-        nodes: Nodes,
-    ) -> (AppState, watch::Sender<bool>, mpsc::Receiver<()>) {
-        let (stop_tx, stop) = watch::channel(false);
+    /// The state of a new server with `services`; the stop stops it, and the receiver
+    /// answers `None` once every connection has finished.
+    pub(crate) fn new(config: Config, services: &Services) -> (AppState, Stop, mpsc::Receiver<()>) {
+        let (stop, shutdown) = shutdown::channel();
         let (running, all_done) = mpsc::channel::<()>(1);
         // Connection ids are unique across a cluster: each node's carry its tag.
-        let first = nodes.first_connection();
+        let first = services.nodes.first_connection();
+        let store = services.store.clone();
         let accounts = Accounts::new(
             store.clone(),
             config.session_lifetime,
             config.sign_ins_per_minute,
             config.sign_ins_per_account,
         );
-        let rooms = Registry::new(&config, store, nodes);
-        let tournaments = Tournaments::new(&config, rooms.clone());
-        let endings = Endings::new(rooms.clone());
-        let moderation = Moderation::new(Arc::clone(&accounts), rooms.clone(), endings.clone());
+        let rooms = Registry::new(&config, services);
+        let tournaments = Tournaments::new(&config, services, rooms.clone());
+        let endings = Endings::new(services, rooms.clone());
+        let moderation = Moderation::new(
+            store.clone(),
+            Arc::clone(&accounts),
+            rooms.clone(),
+            endings.clone(),
+        );
         let moderation = Arc::new(moderation);
         let seeks = Seeks::new(
             &config,
+            services,
             rooms.clone(),
             Arc::clone(&accounts),
             Arc::clone(&moderation),
         );
-        let state = AppState {
+        let state = AppState(Arc::new(Shared {
+            store,
+            nodes: services.nodes.clone(),
+            metrics: Arc::clone(&services.metrics),
+            mail: services.mail.clone(),
+            computers: services.computers.clone(),
             tournaments,
             seeks,
             moderation,
@@ -99,9 +135,9 @@ impl AppState {
             proxies: Arc::new(TrustedProxies::new(&config.trusted_proxies)),
             config: Arc::new(config),
             next_connection: Arc::new(AtomicU64::new(first)),
-            stop,
+            shutdown,
             _running: running,
-        };
-        (state, stop_tx, all_done)
+        }));
+        (state, stop, all_done)
     }
 }

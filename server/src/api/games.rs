@@ -67,8 +67,6 @@ async fn archive(
     };
     // One more than asked for tells whether there is a next page.
     let mut games = state
-        .rooms
-        .context()
         .store
         .archive(after, limit + 1, player)
         .await

@@ -65,7 +65,7 @@ async fn websocket(
     Session(account): Session,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let metrics = &state.rooms.context().metrics;
+    let metrics = &state.metrics;
     if !origin_allowed(&state.config.allowed_origins, &headers) {
         metrics.refused(Refused::Origin);
         return Err(ErrorCode::OriginNotAllowed.into());

@@ -128,11 +128,6 @@ impl<K: Kind> Placement<K> {
         placement
     }
 
-    /// How this kind loads its actors.
-    pub(crate) fn kind(&self) -> &K {
-        &self.shared.kind
-    }
-
     /// Where actors run.
     pub(crate) fn nodes(&self) -> &Nodes {
         &self.shared.nodes

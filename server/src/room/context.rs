@@ -1,6 +1,8 @@
 //! What every room of a server is given by whoever starts it: the store, the metrics,
-//! the timings, the computer's threads and the mail. A room never sees the registry.
+//! the timings, the computer's threads and the mail, borrowed from the server's
+//! [`Services`]. A room never sees the registry.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::broadcast;
@@ -9,10 +11,8 @@ use crate::computer::Computers;
 use crate::config::Config;
 use crate::mail::Mailer;
 use crate::metrics::Metrics;
+use crate::services::{GameEnded, Services};
 use crate::store::Store;
-
-/// Game ends kept for a listener that falls behind (it then reads the store).
-const GAME_ENDS: usize = 256;
 
 /// What a room is given by whoever starts it.
 #[derive(Debug)]
@@ -20,7 +20,7 @@ pub(crate) struct Context {
     /// Where rooms and turns are kept.
     pub(crate) store: Store,
     /// The counters of `/metrics`.
-    pub(crate) metrics: Metrics,
+    pub(crate) metrics: Arc<Metrics>,
     /// How long the room waits for things.
     pub(crate) timings: Timings,
     /// Where the computer thinks.
@@ -31,30 +31,20 @@ pub(crate) struct Context {
     pub(crate) game_ends: broadcast::Sender<GameEnded>,
 }
 
-/// A tournament's game ended, and its result is stored.
-#[derive(Clone, Debug)]
-pub(crate) struct GameEnded {
-    /// The game's room.
-    pub(crate) room: String,
-    /// Its tournament.
-    pub(crate) tournament: String,
-}
-
 impl Context {
-    /// The context of every room of node `node` (its tag) with `config`, on `store`.
-    pub(crate) fn new(config: &Config, store: Store, node: u32) -> Context {
-        let metrics = Metrics::new(store.commit_times(), node);
+    /// The context of every room of a server with `config` and `services`.
+    pub(crate) fn new(config: &Config, services: &Services) -> Context {
         Context {
-            mail: Mailer::start(config, store.clone(), metrics.mail(), node),
-            metrics,
-            store,
+            store: services.store.clone(),
+            metrics: Arc::clone(&services.metrics),
             timings: Timings {
                 event_buffer: config.room_event_buffer,
                 idle_timeout: config.room_idle_timeout,
                 grace_period: config.grace_period,
             },
-            computers: Computers::new(config.computer_threads, config.computer_think_time),
-            game_ends: broadcast::channel(GAME_ENDS).0,
+            computers: services.computers.clone(),
+            mail: services.mail.clone(),
+            game_ends: services.game_ends.clone(),
         }
     }
 }

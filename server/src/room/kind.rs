@@ -28,6 +28,7 @@ impl Rooms {
     }
 
     /// What every room is given.
+    #[cfg(test)]
     pub(crate) fn context(&self) -> &Context {
         &self.context
     }

@@ -52,7 +52,7 @@ mod tests;
 mod turns;
 mod view;
 
-pub(crate) use context::{Context, GameEnded};
+pub(crate) use context::Context;
 pub(crate) use history::LIVE_EVENTS;
 pub(crate) use kind::Rooms;
 pub(crate) use protocol::{

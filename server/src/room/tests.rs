@@ -10,10 +10,11 @@ use tokio::sync::broadcast;
 use super::testing::{Drive, start};
 use super::*;
 use crate::clock::millis;
-use crate::cluster::ConnId;
+use crate::cluster::{ConnId, Nodes};
 use crate::config::Config;
 use crate::secret;
 use crate::secret::hash_token;
+use crate::services::Services;
 use crate::store::{Player, Store};
 
 /// A room with White seated on connection 1 and Black on connection 2.
@@ -29,7 +30,10 @@ struct Table {
 /// A new room in `config`, on `store`, with the time control `control`; both players
 /// seated.
 async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -> Table {
-    let rooms = Rooms::new(Context::new(config, store, 0));
+    let rooms = Rooms::new(Context::new(
+        config,
+        &Services::start(config, store, Nodes::Alone),
+    ));
     let white = secret::token();
     let fresh = Fresh::new(
         Variant::Standard,
@@ -343,7 +347,10 @@ async fn coming_back_within_the_grace_period_keeps_the_game() {
 
 #[tokio::test(start_paused = true)]
 async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
-    let rooms = Rooms::new(Context::new(&Config::default(), Store::empty().await, 0));
+    let rooms = Rooms::new(Context::new(
+        &Config::default(),
+        &Services::start(&Config::default(), Store::empty().await, Nodes::Alone),
+    ));
     let grace = rooms.context().timings.grace_period;
     for creator in Color::ALL {
         let token = secret::token();
@@ -447,7 +454,10 @@ async fn the_same_connection_joining_again_replaces_nobody() {
 /// waiting: storing a turn or a seat is boxed, so that the wait stays small.
 #[tokio::test]
 async fn a_room_task_is_small_while_it_waits() {
-    let rooms = Rooms::new(Context::new(&Config::default(), Store::empty().await, 0));
+    let rooms = Rooms::new(Context::new(
+        &Config::default(),
+        &Services::start(&Config::default(), Store::empty().await, Nodes::Alone),
+    ));
     let fresh = Fresh::new(
         Variant::Standard,
         Visibility::Public,

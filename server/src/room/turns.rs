@@ -8,13 +8,13 @@ use punct_protocol::{Action, ErrorCode, Seq, ServerMessage};
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, WinReason};
 use tokio::time::Instant;
 
-use super::context::GameEnded;
 use super::protocol::Refusal;
 use super::setup::Fresh;
 use super::state::Room;
 use crate::clock::{Clock, millis};
 use crate::cluster::ConnId;
 use crate::computer::Chosen;
+use crate::services::GameEnded;
 use crate::store::{Notice, StoreError, to_move};
 use crate::views::rating_changes;
 

@@ -33,6 +33,7 @@ use crate::moderation::Moderation;
 use crate::rating::Rating;
 use crate::registry::Registry;
 use crate::secret;
+use crate::services::Services;
 use crate::store::{Account, Player, Store};
 
 use kind::Pools;
@@ -72,9 +73,10 @@ pub(crate) struct Seeks {
 }
 
 impl Seeks {
-    /// The pool of `rooms`' nodes, making its rooms in `rooms`.
+    /// The pool of the server's `services`, making its rooms in `rooms`.
     pub(crate) fn new(
         config: &Config,
+        services: &Services,
         rooms: Registry,
         accounts: Arc<Accounts>,
         moderation: Arc<Moderation>,
@@ -85,11 +87,9 @@ impl Seeks {
             events: config.room_event_buffer,
             patience: config.cluster_lease * 3,
         };
-        let store = rooms.context().store.clone();
-        let nodes = rooms.nodes().clone();
         Seeks {
-            placement: Placement::new(Pools { registry: rooms }, nodes, limits),
-            store,
+            placement: Placement::new(Pools { registry: rooms }, services.nodes.clone(), limits),
+            store: services.store.clone(),
             accounts,
             moderation,
         }

@@ -122,17 +122,19 @@ fn a_rated_seek_meets_only_within_both_ranges() {
     assert!(!meets(&a, &guest), "a rated game needs two ratings");
 }
 
-async fn seeks() -> Seeks {
+/// A pool on an empty store, and the rooms it pairs into.
+async fn seeks() -> (Seeks, Registry) {
     let config = Config::default();
     let store = Store::empty().await;
-    let rooms = Registry::new(&config, store.clone(), Nodes::Alone);
-    let accounts = Accounts::new(store, Duration::from_secs(3600), 0, 0);
-    let endings = crate::endings::Endings::new(rooms.clone());
-    let moderation = Moderation::new(Arc::clone(&accounts), rooms.clone(), endings);
+    let services = Services::start(&config, store.clone(), Nodes::Alone);
+    let rooms = Registry::new(&config, &services);
+    let accounts = Accounts::new(store.clone(), Duration::from_secs(3600), 0, 0);
+    let endings = crate::endings::Endings::new(&services, rooms.clone());
+    let moderation = Moderation::new(store, Arc::clone(&accounts), rooms.clone(), endings);
     let moderation = Arc::new(moderation);
-    let seeks = Seeks::new(&config, rooms, accounts, moderation);
+    let seeks = Seeks::new(&config, &services, rooms.clone(), accounts, moderation);
     assert_eq!(seeks.restore().await, Ok(1), "the pool runs from the start");
-    seeks
+    (seeks, rooms)
 }
 
 fn waiting(answer: &Answer) -> bool {
@@ -141,7 +143,7 @@ fn waiting(answer: &Answer) -> bool {
 
 #[tokio::test]
 async fn a_seek_waits_and_the_next_compatible_one_meets_it_in_a_new_room() {
-    let seeks = seeks().await;
+    let (seeks, rooms) = seeks().await;
     let first = seek(1, game(300, 3));
     let (answer, mut events) = seeks.seek(&first).await.unwrap();
     assert!(waiting(&answer), "{answer:?}");
@@ -167,7 +169,7 @@ async fn a_seek_waits_and_the_next_compatible_one_meets_it_in_a_new_room() {
         1,
         "only the other game waits"
     );
-    let summary = seeks.placement.kind().registry.summary(&pairing.room).await;
+    let summary = rooms.summary(&pairing.room).await;
     let summary = summary.unwrap();
     assert_eq!(summary.status, RoomStatus::Live, "both seats are taken");
     assert_eq!(summary.clock, Some(TimeControl::clock(300, 3)));
@@ -178,7 +180,7 @@ async fn a_seek_waits_and_the_next_compatible_one_meets_it_in_a_new_room() {
 
 #[tokio::test]
 async fn a_cancelled_seek_or_one_of_a_dead_node_meets_nobody() {
-    let seeks = seeks().await;
+    let (seeks, _) = seeks().await;
     seeks.seek(&seek(1, game(300, 3))).await.unwrap();
     seeks.cancel(1);
     let remote = crate::cluster::node_of(7 << 40);
@@ -192,7 +194,7 @@ async fn a_cancelled_seek_or_one_of_a_dead_node_meets_nobody() {
 
 #[tokio::test(start_paused = true)]
 async fn a_seek_nobody_meets_ends_at_the_time_its_seeker_was_told() {
-    let seeks = seeks().await;
+    let (seeks, _) = seeks().await;
     let lonely = seek(1, game(300, 3));
     let (answer, mut events) = seeks.seek(&lonely).await.unwrap();
     let Answer::Waiting { expires_at } = answer else {

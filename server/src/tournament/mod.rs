@@ -40,8 +40,8 @@ use crate::config::Config;
 use crate::errors;
 use crate::i18n::Lang;
 use crate::registry::Registry;
-use crate::room::GameEnded;
 use crate::secret;
+use crate::services::{GameEnded, Services};
 use crate::store::{Account, AccountId, NewTournament, Store, StoreError};
 
 use kind::Directors;
@@ -90,18 +90,18 @@ fn storage_failed(e: &StoreError) -> ErrorCode {
 }
 
 impl Tournaments {
-    /// The tournaments of `rooms`' store, placed on `rooms`' nodes; their games'
-    /// ends are passed on to their directors from now on.
-    pub(crate) fn new(config: &Config, rooms: Registry) -> Tournaments {
-        let store = rooms.context().store.clone();
+    /// The tournaments of the server's `services`, their games' rooms made in `rooms`;
+    /// their games' ends are passed on to their directors from now on.
+    pub(crate) fn new(config: &Config, services: &Services, rooms: Registry) -> Tournaments {
+        let store = services.store.clone();
         let limits = Limits {
             max: config.max_rooms,
             queue: REQUEST_QUEUE,
             events: config.room_event_buffer,
             patience: config.cluster_lease * 3,
         };
-        let ends = rooms.context().game_ends.subscribe();
-        let nodes = rooms.nodes().clone();
+        let ends = services.game_ends.subscribe();
+        let nodes = services.nodes.clone();
         let directors = Directors {
             shared: Arc::new(Shared {
                 store: store.clone(),

@@ -11,12 +11,14 @@ use crate::clock::now;
 use crate::cluster::Nodes;
 use crate::config::Config;
 use crate::registry::Registry;
+use crate::services::Services;
 use crate::store::{Account, NewAccount, Store};
 
 /// Tournaments on `store`, as one server has them.
 fn server(store: &Store) -> Tournaments {
     let config = Config::default();
-    Tournaments::new(&config, Registry::new(&config, store.clone(), Nodes::Alone))
+    let services = Services::start(&config, store.clone(), Nodes::Alone);
+    Tournaments::new(&config, &services, Registry::new(&config, &services))
 }
 
 /// Accounts `p1` to `p{count}`.

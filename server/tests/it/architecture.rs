@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 /// before it. (ARCHITECTURE.md's code map says why each sits where it does.)
 const LAYERS: &[&str] = &[
     "config",
+    "shutdown",
     "secret",
     "password",
     "lease",
@@ -26,6 +27,7 @@ const LAYERS: &[&str] = &[
     "accounts",
     "mail",
     "cluster",
+    "services",
     "room",
     "registry",
     "tournament",
@@ -149,14 +151,34 @@ fn strip(text: &str) -> String {
                 }
                 out.push_str("\"\"");
             }
+            // A character literal (not a lifetime, which has no closing quote).
+            '\'' if is_char_literal(chars.clone()) => {
+                // Past the escaped character, if any, to the closing quote.
+                if chars.next() == Some('\\') {
+                    chars.next();
+                }
+                chars.by_ref().find(|&c| c == '\'');
+                out.push_str("''");
+            }
             _ => out.push(c),
         }
     }
     out
 }
 
-/// `code` up to its inline test module (`#[cfg(test)] mod tests {`), which by the
-/// crate's habit closes the file.
+/// Whether what follows an opening `'` closes a character literal: `x'`, or an escape
+/// such as `\'` or `\u{7b}'`.
+fn is_char_literal(mut ahead: impl Iterator<Item = char>) -> bool {
+    match ahead.next() {
+        Some('\\') => ahead.skip(1).take(8).any(|c| c == '\''),
+        Some(_) => ahead.next() == Some('\''),
+        None => false,
+    }
+}
+
+/// `code` without its inline test modules (`#[cfg(test)] mod tests { … }`), wherever
+/// they are: what follows one is read again. (`strip` has taken out the comments and
+/// literals, so every brace left is code's.)
 fn without_tests(code: &str) -> String {
     let mut kept = String::new();
     let mut lines = code.lines().peekable();
@@ -166,12 +188,30 @@ fn without_tests(code: &str) -> String {
                 .peek()
                 .is_some_and(|next| next.trim_start().starts_with("mod ") && next.contains('{'))
         {
-            break;
+            let mut depth = 0i32;
+            for inside in lines.by_ref() {
+                depth += braces(inside);
+                if depth <= 0 {
+                    break;
+                }
+            }
+            continue;
         }
         kept.push_str(line);
         kept.push('\n');
     }
     kept
+}
+
+/// The braces `line` opens, less those it closes.
+fn braces(line: &str) -> i32 {
+    line.chars()
+        .map(|c| match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Every path a module names through `crate::`, `super::` or `self::`, in `use`
@@ -388,4 +428,21 @@ fn the_checker_reads_use_trees_and_paths() {
         Some(vec!["room".to_owned()])
     );
     assert_eq!(resolve(&seats, "punct_rules::Color", &known), None);
+}
+
+#[test]
+fn the_checker_reads_past_an_inline_test_module() {
+    let code = strip(
+        "use crate::store::Store;\n#[cfg(test)]\nmod tests {\n    use crate::api::x;\n    fn f<'a>() { if '{' != '\\'' { } }\n}\n\nuse crate::room::Room;\n",
+    );
+    let paths = paths(&without_tests(&code));
+    assert!(
+        paths.contains(&"crate::store::Store".to_owned()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"crate::room::Room".to_owned()),
+        "read after the tests: {paths:?}"
+    );
+    assert!(!paths.iter().any(|p| p.contains("api")), "{paths:?}");
 }
