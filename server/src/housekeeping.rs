@@ -26,12 +26,8 @@ const MAIL_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Starts every chore: the store's and the dead nodes' mail at once, the others one
 /// period from now (`run` sweeps the rooms and loads the tournaments due as it starts).
-pub(crate) fn start(
-    services: &Services,
-    rooms: &Registry,
-    tournaments: &Tournaments,
-    stop: &Shutdown,
-) {
+pub(crate) fn start(services: &Services, rooms: &Registry, tournaments: &Tournaments) {
+    let stop = &services.shutdown;
     tokio::spawn(take_back_mail(services.clone()));
     let store = services.store.clone();
     let rooms = rooms.clone();

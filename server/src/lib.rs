@@ -160,10 +160,10 @@ pub async fn run(
     .map_err(std::io::Error::other)?;
     let store = store.with_lease(nodes.lease());
     let services = Services::start(&config, store, nodes.clone());
-    let (state, stop, mut all_done) = AppState::new(config, &services);
+    let (state, mut all_done) = AppState::new(config, &services);
     let rooms = state.rooms.clone();
     let tournaments = state.tournaments.clone();
-    housekeeping::start(&services, &rooms, &tournaments, &state.shutdown);
+    housekeeping::start(&services, &rooms, &tournaments);
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let unavailable = |_| std::io::Error::other("the database did not answer");
     let restored = rooms.restore().await.map_err(unavailable)?;
@@ -174,29 +174,26 @@ pub async fn run(
     );
     let directors = tournaments.restore().await.map_err(unavailable)?;
     tracing::info!(directors, "tournaments running or about to start loaded");
-    let seeks = state.seeks.clone();
-    seeks.restore().await.map_err(unavailable)?;
+    state.seeks.restore().await.map_err(unavailable)?;
     tracing::info!(address = %listener.local_addr()?, "listening");
     let listener = proxy::Listener::new(listener, Arc::clone(&state.proxies));
     let lease_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signal = {
-        let (nodes, lease_lost) = (nodes.clone(), Arc::clone(&lease_lost));
+        let (services, lease_lost) = (services.clone(), Arc::clone(&lease_lost));
         async move {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
-                () = nodes.lost() => {
+                () = services.nodes.lost() => {
                     tracing::error!("lost the cluster lease: shutting down");
                     lease_lost.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             }
-            stop.fire();
+            // Connections say goodbye, chores end, and no actor is loaded here again.
+            services.stop();
         }
     };
     let header_timeout = state.config.header_timeout;
     api::serve(listener, api::router(state), header_timeout, signal).await;
-    rooms.clear();
-    tournaments.clear();
-    seeks.clear();
     // Every connection holds a clone of the sender: `None` means all have finished.
     let _ = all_done.recv().await;
     // Mail queued from now on waits in the outbox for the next start (or another node).

@@ -72,7 +72,12 @@ impl Registry {
         };
         let rooms = Rooms::new(Context::new(config, services));
         Registry {
-            placement: Placement::new(rooms, services.nodes.clone(), limits),
+            placement: Placement::new(
+                rooms,
+                services.nodes.clone(),
+                limits,
+                services.shutdown.clone(),
+            ),
             store: services.store.clone(),
             mail: services.mail.clone(),
             open_room_expiry: config.open_room_expiry,
@@ -98,9 +103,7 @@ impl Registry {
         request: CreateRoom,
         creator: Player,
     ) -> Result<SeatGranted, ErrorCode> {
-        if self.placement.is_full() {
-            return Err(ErrorCode::TooManyRooms);
-        }
+        self.placement.may_create().map_err(refused)?;
         let color = match request.color {
             SeatChoice::White => Color::White,
             SeatChoice::Black => Color::Black,
@@ -146,9 +149,7 @@ impl Registry {
         seats: [TokenHash; 2],
         players: [Player; 2],
     ) -> Result<String, ErrorCode> {
-        if self.placement.is_full() {
-            return Err(ErrorCode::TooManyRooms);
-        }
+        self.placement.may_create().map_err(refused)?;
         let visibility = punct_protocol::Visibility::Public;
         let seats = seats.map(Some);
         let clock = Some(game.clock);
@@ -419,11 +420,6 @@ impl Registry {
             }
         }
         Ok(reminded)
-    }
-
-    /// Forgets every room: their actors stop once their last member has gone.
-    pub(crate) fn clear(&self) {
-        self.placement.clear();
     }
 }
 
@@ -793,5 +789,39 @@ mod tests {
         }
         let row = store.load(&white.room).await.unwrap().unwrap();
         assert_eq!(row.incarnation, 2, "loaded once here, once by this check");
+    }
+
+    /// A stopping node that loaded a room again would run it beside the node that takes
+    /// it over: once the stop fires, rooms are forgotten and none is loaded or made.
+    #[tokio::test]
+    async fn once_the_server_stops_no_room_is_loaded_or_made() {
+        let config = Config::default();
+        let store = Store::empty().await;
+        let services = Services::start(&config, store.clone(), Nodes::Alone);
+        let rooms = Registry::new(&config, &services);
+        let open = rooms
+            .create(CreateRoom::default(), Player::default())
+            .await
+            .unwrap();
+        let member = rooms.enter(&open.room).await.unwrap();
+        services.stop();
+        let mut shutdown = services.shutdown.clone();
+        shutdown.wait().await;
+        tokio::task::yield_now().await;
+        assert!(rooms.running(&open.room).is_none(), "forgotten at the stop");
+        assert_eq!(
+            rooms.enter(&open.room).await.err(),
+            Some(ErrorCode::ShuttingDown)
+        );
+        let made = rooms.create(CreateRoom::default(), Player::default()).await;
+        assert_eq!(made.err(), Some(ErrorCode::ShuttingDown));
+        // The room's own member still reaches it until it leaves, and nothing was
+        // stored for the refused room.
+        assert!(member.record().await.is_ok());
+        assert_eq!(
+            store.lobby(10).await.unwrap().len(),
+            1,
+            "the first room only"
+        );
     }
 }

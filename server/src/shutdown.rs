@@ -1,13 +1,14 @@
-//! The server's stop, in mini-redis's manner: [`crate::run`] holds the one [`Stop`], and
-//! every part that must end with the server (connections, chores, the HTTP listener's
-//! connections) holds a [`Shutdown`] and waits on it between two pieces of work.
+//! The server's stop, in mini-redis's manner: the server's services hold the one
+//! [`Stop`], and every part that must end with the server (connections, chores, the
+//! actors' placements) holds a [`Shutdown`] and waits on it between two pieces of work.
+//! Only firing stops: a stop dropped unfired (a test's services gone out of scope)
+//! leaves whatever still runs running, as it was.
 //!
 //! Must not import anything of the crate.
 
 use tokio::sync::watch;
 
-/// Fires the stop. Dropped unfired, it ends every wait as well: a server whose `run` is
-/// gone stops.
+/// Fires the stop.
 #[derive(Debug)]
 pub(crate) struct Stop(watch::Sender<bool>);
 
@@ -34,9 +35,11 @@ impl Shutdown {
         *self.0.borrow()
     }
 
-    /// Completes once the stop is fired, or its [`Stop`] is dropped.
+    /// Completes once the stop is fired; never if its [`Stop`] is dropped unfired.
     pub(crate) async fn wait(&mut self) {
-        let _ = self.0.wait_for(|&stopping| stopping).await;
+        if self.0.wait_for(|&stopping| stopping).await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 
@@ -45,7 +48,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn every_shutdown_completes_once_the_stop_is_fired_or_dropped() {
+    async fn every_shutdown_completes_once_the_stop_is_fired_and_only_then() {
         let (stop, mut shutdown) = channel();
         let mut other = shutdown.clone();
         assert!(!shutdown.is_shutdown());
@@ -56,6 +59,8 @@ mod tests {
 
         let (stop, mut shutdown) = channel();
         drop(stop);
-        shutdown.wait().await;
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(10), shutdown.wait());
+        assert!(waited.await.is_err(), "a dropped stop stops nothing");
+        assert!(!shutdown.is_shutdown());
     }
 }

@@ -22,7 +22,7 @@ use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::seek::Seeks;
 use crate::services::Services;
-use crate::shutdown::{self, Shutdown, Stop};
+use crate::shutdown::Shutdown;
 use crate::store::Store;
 use crate::tournament::Tournaments;
 
@@ -87,10 +87,9 @@ impl axum::extract::FromRef<AppState> for Arc<TrustedProxies> {
 }
 
 impl AppState {
-    /// The state of a new server with `services`; the stop stops it, and the receiver
+    /// The state of a new server with `services` (whose stop stops it); the receiver
     /// answers `None` once every connection has finished.
-    pub(crate) fn new(config: Config, services: &Services) -> (AppState, Stop, mpsc::Receiver<()>) {
-        let (stop, shutdown) = shutdown::channel();
+    pub(crate) fn new(config: Config, services: &Services) -> (AppState, mpsc::Receiver<()>) {
         let (running, all_done) = mpsc::channel::<()>(1);
         // Connection ids are unique across a cluster: each node's carry its tag.
         let first = services.nodes.first_connection();
@@ -135,9 +134,9 @@ impl AppState {
             proxies: Arc::new(TrustedProxies::new(&config.trusted_proxies)),
             config: Arc::new(config),
             next_connection: Arc::new(AtomicU64::new(first)),
-            shutdown,
+            shutdown: services.shutdown.clone(),
             _running: running,
         }));
-        (state, stop, all_done)
+        (state, all_done)
     }
 }

@@ -2,11 +2,13 @@
 //! running here or relayed from their node, plus their loading, starting and forgetting.
 //!
 //! An actor is loaded when someone asks for it and it runs nowhere, claimed by the
-//! node that loads it, and forgotten once its task ends. The same code serves a single
+//! node that loads it, and forgotten once its task ends. Once the server stops, nothing
+//! is loaded any more: a stopping node that loaded an actor again would run it beside
+//! the node that takes it over. The same code serves a single
 //! server and every node of a cluster: [`Nodes`] says where an actor runs.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -20,6 +22,7 @@ use super::kind::{Kind, Reply, Unavailable};
 use super::nats::{ClusterError, Place};
 use super::nodes::{Deaths, Nodes, to_json};
 use super::wire::{self, Asked, Moved};
+use crate::shutdown::Shutdown;
 
 /// Times a request tries an actor that closed just as it was asked (it is loaded again)
 /// on a single server.
@@ -108,13 +111,15 @@ struct Shared<K: Kind> {
     loading: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// How many, and how much they queue.
     limits: Limits,
+    /// Fired when the server stops.
+    shutdown: Shutdown,
 }
 
 impl<K: Kind> Placement<K> {
-    /// The actors of `kind`, none running yet, placed by `nodes`. In a cluster, this
-    /// node starts answering the other nodes' requests for the actors it runs, and
-    /// lets the actors it runs know when a node with members in them dies.
-    pub(crate) fn new(kind: K, nodes: Nodes, limits: Limits) -> Placement<K> {
+    /// The actors of `kind`, none running yet, placed by `nodes` until `shutdown`. In a
+    /// cluster, this node starts answering the other nodes' requests for the actors it
+    /// runs, and lets the actors it runs know when a node with members in them dies.
+    pub(crate) fn new(kind: K, nodes: Nodes, limits: Limits, shutdown: Shutdown) -> Placement<K> {
         let placement = Placement {
             shared: Arc::new(Shared {
                 kind,
@@ -122,9 +127,11 @@ impl<K: Kind> Placement<K> {
                 table: Mutex::new(HashMap::new()),
                 loading: Mutex::new(HashMap::new()),
                 limits,
+                shutdown: shutdown.clone(),
             }),
         };
         placement.serve_other_nodes();
+        tokio::spawn(forget_all_at(shutdown, Arc::downgrade(&placement.shared)));
         placement
     }
 
@@ -163,9 +170,9 @@ impl<K: Kind> Placement<K> {
         nodes.into_iter().flatten().collect()
     }
 
-    /// Whether this node may still answer: it holds its lease.
+    /// Whether this node may still answer: it is not stopping, and holds its lease.
     fn answering(&self) -> Result<(), PlaceError> {
-        if self.shared.nodes.lease().held() {
+        if !self.shared.shutdown.is_shutdown() && self.shared.nodes.lease().held() {
             Ok(())
         } else {
             Err(PlaceError::Stopping)
@@ -173,39 +180,53 @@ impl<K: Kind> Placement<K> {
     }
 
     /// Whether this node holds as many actors as it may.
-    pub(crate) fn is_full(&self) -> bool {
+    fn is_full(&self) -> bool {
         self.lock().len() >= self.shared.limits.max
     }
 
-    /// Runs the new actor of `setup`, just stored, here: claims it, then starts it.
-    pub(crate) async fn create(&self, setup: K::Setup) -> Result<Handle<K>, PlaceError> {
+    /// Whether a new actor may start here now: the node answers, and has room. Asked
+    /// before a new actor is stored, so that a refusal stores nothing.
+    pub(crate) fn may_create(&self) -> Result<(), PlaceError> {
         self.answering()?;
         if self.is_full() {
             return Err(PlaceError::Full);
         }
+        Ok(())
+    }
+
+    /// Runs the new actor of `setup`, just stored, here: claims it, then starts it.
+    pub(crate) async fn create(&self, setup: K::Setup) -> Result<Handle<K>, PlaceError> {
+        self.may_create()?;
         let id = K::id(&setup).to_owned();
-        self.shared
-            .nodes
+        let nodes = &self.shared.nodes;
+        nodes
             .claim_new(K::NAME, &id)
             .await
             .map_err(|e| cluster_failed(&e))?;
-        Ok(self.start(setup))
+        let started = self.start(setup);
+        if started.is_err() {
+            nodes.release(K::NAME, &id).await;
+        }
+        started
     }
 
     /// Starts the actor of `setup` and lists it; answers the handle of the actor running
-    /// under that id (another task may have loaded it first).
-    fn start(&self, setup: K::Setup) -> Handle<K> {
+    /// under that id (another task may have loaded it first). Refused once the server
+    /// stops: the stop is read under the table's lock, which the stop's clearing takes
+    /// too, so no actor is listed after the table is cleared.
+    fn start(&self, setup: K::Setup) -> Result<Handle<K>, PlaceError> {
         let table = self.lock();
+        self.answering()?;
         let id = K::id(&setup).to_owned();
         if let Some(running) = table.get(&id).filter(|h| !h.is_closed()) {
-            return running.clone();
+            return Ok(running.clone());
         }
         let (inbox, requests) = mpsc::channel(self.shared.limits.queue.max(1));
         let started = self.shared.kind.start(setup, requests);
         let handle = Handle::local(&id, inbox, started.status, self.shared.nodes.lease());
         // Other nodes' members hear the actor's events from the first.
         self.shared.nodes.publish::<K>(&id, started.events);
-        self.run(table, handle, started.task)
+        Ok(self.run(table, handle, started.task))
     }
 
     /// Lists `handle` in `table` and spawns `task`, its actor or relay; the actor leaves
@@ -231,7 +252,9 @@ impl<K: Kind> Placement<K> {
     }
 
     /// Actor `id` has closed: it leaves the table (unless it runs again already), and
-    /// this node lets go of its claim if it ran it.
+    /// this node lets go of its claim if it ran it. The claim is let go at the loading
+    /// gate: a load between the look and the release would run the actor here while
+    /// another node, finding no claim, could take it.
     async fn forget(&self, id: &str, relayed: bool) {
         {
             let mut table = self.lock();
@@ -239,9 +262,42 @@ impl<K: Kind> Placement<K> {
                 table.remove(id);
             }
         }
-        if !relayed && self.running(id).is_none() {
-            self.shared.nodes.release(K::NAME, id).await;
+        if relayed {
+            return;
         }
+        self.at_gate(id, async {
+            if self.running(id).is_none() {
+                self.shared.nodes.release(K::NAME, id).await;
+            }
+        })
+        .await;
+    }
+
+    /// Runs `work` on actor `id` while no other task loads or forgets it: each load
+    /// counts an incarnation, and a claim let go must not pass a load under way.
+    async fn at_gate<T>(&self, id: &str, work: impl Future<Output = T>) -> T {
+        let gate = {
+            let mut loading = self
+                .shared
+                .loading
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(loading.entry(id.to_owned()).or_default())
+        };
+        let done = {
+            let _turn = gate.lock().await;
+            work.await
+        };
+        let mut loading = self
+            .shared
+            .loading
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // The map and this task hold the gate: nobody else waits at it.
+        if Arc::strong_count(&gate) == 2 {
+            loading.remove(id);
+        }
+        done
     }
 
     /// Actor `id` to ask: the one running or relayed, or the stored one, loaded now (or
@@ -253,28 +309,7 @@ impl<K: Kind> Placement<K> {
         }
         // Whoever loads the actor first, the others wait for it and then find it
         // running.
-        let gate = {
-            let mut loading = self
-                .shared
-                .loading
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(loading.entry(id.to_owned()).or_default())
-        };
-        let loaded = {
-            let _turn = gate.lock().await;
-            self.load(id).await
-        };
-        let mut loading = self
-            .shared
-            .loading
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        // The map and this task hold the gate: nobody else waits at it.
-        if Arc::strong_count(&gate) == 2 {
-            loading.remove(id);
-        }
-        loaded
+        self.at_gate(id, self.load(id)).await
     }
 
     /// Actor `id`, running if another task loaded it meanwhile, relayed if another node
@@ -283,6 +318,8 @@ impl<K: Kind> Placement<K> {
         if let Some(handle) = self.running(id) {
             return Ok(handle);
         }
+        // The server may have begun to stop while this task waited at the gate.
+        self.answering()?;
         if self.is_full() {
             return Err(PlaceError::Full);
         }
@@ -294,7 +331,7 @@ impl<K: Kind> Placement<K> {
             Some(Place::Here) => {
                 let loaded = self.shared.kind.load(id).await;
                 let loaded = match loaded {
-                    Ok(Some(setup)) => Ok(self.start(setup)),
+                    Ok(Some(setup)) => self.start(setup),
                     Ok(None) => Err(PlaceError::NotFound),
                     Err(Unavailable) => Err(PlaceError::Unavailable),
                 };
@@ -430,11 +467,6 @@ impl<K: Kind> Placement<K> {
         Ok(loaded)
     }
 
-    /// Forgets every actor: each stops once its last member has gone.
-    pub(crate) fn clear(&self) {
-        self.lock().clear();
-    }
-
     /// In a cluster: answers the other nodes' requests for the actors run here and
     /// their question for this node's statuses, and tells the actors run here when a
     /// node dies, so that they let its members go.
@@ -502,6 +534,15 @@ impl<K: Kind> Placement<K> {
                 }
             }
         }
+    }
+}
+
+/// Once `shutdown` fires, forgets every actor of `shared` (if it is still in use): each
+/// stops once its last member has gone, and none is loaded again.
+async fn forget_all_at<K: Kind>(mut shutdown: Shutdown, shared: Weak<Shared<K>>) {
+    shutdown.wait().await;
+    if let Some(shared) = shared.upgrade() {
+        Placement { shared }.lock().clear();
     }
 }
 

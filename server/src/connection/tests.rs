@@ -61,7 +61,7 @@ async fn a_spectator_that_never_reads_is_dropped_and_the_players_go_on() {
         ..Config::default()
     };
     let services = Services::start(&config, Store::empty().await, Nodes::Alone);
-    let (state, _stop, _all_done) = AppState::new(config, &services);
+    let (state, _all_done) = AppState::new(config, &services);
     let white = state
         .rooms
         .create(
@@ -127,7 +127,7 @@ async fn a_spectator_that_never_reads_is_dropped_and_the_players_go_on() {
 /// what a frame or an event sets off is boxed, so that the wait stays small.
 #[tokio::test]
 async fn a_connection_task_is_small_while_it_waits() {
-    let (state, _stop, _all_done) = AppState::new(
+    let (state, _all_done) = AppState::new(
         Config::default(),
         &Services::start(&Config::default(), Store::empty().await, Nodes::Alone),
     );
@@ -159,7 +159,7 @@ fn an_event_follows_the_last_or_starts_a_later_incarnation() {
 
 #[tokio::test]
 async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
-    let (state, _stop, _all_done) = AppState::new(
+    let (state, _all_done) = AppState::new(
         Config::default(),
         &Services::start(&Config::default(), Store::empty().await, Nodes::Alone),
     );

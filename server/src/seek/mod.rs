@@ -88,7 +88,12 @@ impl Seeks {
             patience: config.cluster_lease * 3,
         };
         Seeks {
-            placement: Placement::new(Pools { registry: rooms }, services.nodes.clone(), limits),
+            placement: Placement::new(
+                Pools { registry: rooms },
+                services.nodes.clone(),
+                limits,
+                services.shutdown.clone(),
+            ),
             store: services.store.clone(),
             accounts,
             moderation,
@@ -214,10 +219,5 @@ impl Seeks {
     /// Loads the pool here unless a live node runs it.
     pub(crate) async fn restore(&self) -> Result<usize, Unavailable> {
         self.placement.restore().await
-    }
-
-    /// Forgets the pool: it stops with the server.
-    pub(crate) fn clear(&self) {
-        self.placement.clear();
     }
 }

@@ -109,7 +109,7 @@ impl Tournaments {
             }),
         };
         let tournaments = Tournaments {
-            placement: Placement::new(directors, nodes, limits),
+            placement: Placement::new(directors, nodes, limits, services.shutdown.clone()),
             store,
         };
         tokio::spawn(tournaments.clone().pass_on(ends));
@@ -240,11 +240,6 @@ impl Tournaments {
     /// node runs; answers how many.
     pub(crate) async fn restore(&self) -> Result<usize, Unavailable> {
         self.placement.restore().await
-    }
-
-    /// Forgets every director: each stops with the server.
-    pub(crate) fn clear(&self) {
-        self.placement.clear();
     }
 }
 
