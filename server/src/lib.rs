@@ -94,7 +94,9 @@ use store::Store;
 /// rebuild, then counts on top of it); a SQLite file should have no server running.
 pub async fn rebuild_ratings(config: &Config) -> Result<usize, Box<dyn std::error::Error>> {
     let store = Store::open(config.database.as_deref()).await?;
-    Ok(store.rebuild_ratings().await?)
+    let games = store.rebuild_ratings().await?;
+    close(&store).await;
+    Ok(games)
 }
 
 /// The operator's `action` on the account named `username` (a role granted or taken
@@ -107,25 +109,51 @@ pub async fn admin(
     reason: &str,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let store = Store::open(config.database.as_deref()).await?;
-    moderation::console(&store, username, action, reason)
+    let done = moderation::console(&store, username, action, reason)
         .await
-        .map_err(|refused| refused.1.into())
+        .map_err(|refused| refused.1)?;
+    close(&store).await;
+    Ok(done)
+}
+
+/// Closes the store of a command done with it, so that a SQLite file is left whole as a
+/// server's clean stop leaves it. The work is done by then: a server running beside (as
+/// `admin` allows) may keep the WAL busy, which is its own to empty, not a failure.
+async fn close(store: &Store) {
+    if let Err(e) = store.close().await {
+        tracing::warn!("closing the database: {e}");
+    }
 }
 
 /// Copies everything in the SQLite file `from` into the empty PostgreSQL database `to`
 /// (`postgres://…`, its schema made if need be), then checks the copy (see
-/// `Store::migrate_to`). No server may be running on either.
+/// `Store::migrate_to`). A source a server has open, or one that cannot be read whole
+/// (see `Store::open_whole`), is refused before the target is reached, which is then
+/// left as it was.
 pub async fn migrate(from: &str, to: &str) -> Result<Copied, Box<dyn std::error::Error>> {
-    // Opening a path that is not there would make an empty SQLite file of it.
-    if store::is_postgres(from) || !std::path::Path::new(from).is_file() {
-        return Err(format!("--from {from}: not a SQLite database file").into());
+    let path = std::path::Path::new(from);
+    if store::is_postgres(from) {
+        return Err(format!("--from {from}: a PostgreSQL URL, not a SQLite database file").into());
+    }
+    // Said here, not by SQLite: its "unable to open database file" names no cause.
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!("--from {from}: no such file").into());
+        }
+        Err(e) => return Err(format!("--from {from}: {e}").into()),
+        Ok(meta) if !meta.is_file() => {
+            return Err(format!("--from {from}: not a file (a SQLite database file)").into());
+        }
+        Ok(_) => {}
     }
     if !store::is_postgres(to) {
         return Err(format!("--to {to}: not a PostgreSQL URL (postgres://…)").into());
     }
-    let source = Store::open(Some(from)).await?;
-    let target = Store::open(Some(to)).await?;
-    Ok(source.migrate_to(&target).await?)
+    let source = Store::open_whole(path).map_err(|e| format!("--from {from}: {e}"))?;
+    let copied = async { source.migrate_to(&Store::open(Some(to)).await?).await }.await;
+    // Copied or not, the source is left as the file alone, as a clean stop leaves it.
+    source.close().await?;
+    Ok(copied?)
 }
 
 /// Opens the database of `config`, joins its cluster if it names one, loads the
@@ -199,6 +227,11 @@ pub async fn run(
     // Mail queued from now on waits in the outbox for the next start (or another node).
     services.mail.stop().await;
     nodes.leave().await;
+    // After the last commit: SQLite's file alone now holds everything, for whoever copies
+    // it. A failure leaves the data in the WAL, not lost; it is said, not fatal.
+    if let Err(e) = services.store.close().await {
+        tracing::warn!("closing the database: {e}");
+    }
     tracing::info!("stopped");
     if lease_lost.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(std::io::Error::other(

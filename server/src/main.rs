@@ -69,9 +69,10 @@ enum Command {
     },
     /// Copy everything in a SQLite database into an empty PostgreSQL database (to move a
     /// server to a cluster), in one transaction, then check that both read the same. Stop
-    /// the server first.
+    /// the server first: a file a server has open is refused, as is one that cannot be
+    /// read whole (its data in a `-wal` file not copied with it).
     Migrate {
-        /// The SQLite database file.
+        /// The SQLite database file (a `-wal` file beside it is folded in first).
         #[arg(long)]
         from: String,
         /// The PostgreSQL database (`postgres://user:password@host/database`); it must
@@ -252,34 +253,41 @@ async fn serve(cli: Cli) -> std::io::Result<()> {
         // Every line carries the fields of every span it is in (`conn`, `peer`, `room`).
         LogFormat::Json => logs.json().flatten_event(true).with_span_list(true).init(),
     }
+    let stop = shutdown_signal();
     let listener = tokio::net::TcpListener::bind(cli.listen).await?;
-    punct_server::run(listener, cli.config, shutdown_signal()).await
+    punct_server::run(listener, cli.config, stop).await
 }
 
-/// Completes on ctrl-c or, on Unix, SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!("cannot listen for ctrl-c: {e}");
-            std::future::pending::<()>().await;
-        }
-    };
+/// Completes on ctrl-c or, on Unix, SIGTERM. SIGTERM is caught from this call on, not
+/// from the first poll: a server told to stop as soon as it listens (before `run` polls
+/// this) still stops cleanly, its database closed, instead of dying of the signal.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(e) => {
-                tracing::error!("cannot listen for SIGTERM: {e}");
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
+    async move {
+        let ctrl_c = async {
+            if let Err(e) = tokio::signal::ctrl_c().await {
+                tracing::error!("cannot listen for ctrl-c: {e}");
                 std::future::pending::<()>().await;
             }
+        };
+        #[cfg(unix)]
+        let terminate = async {
+            match terminate {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(e) => {
+                    tracing::error!("cannot listen for SIGTERM: {e}");
+                    std::future::pending::<()>().await;
+                }
+            }
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {}
+            () = terminate => {}
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }

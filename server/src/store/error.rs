@@ -20,8 +20,12 @@ pub(crate) enum StoreError {
     Migration(rusqlite_migration::Error),
     /// The database's schema is not one this server knows.
     Schema(String),
-    /// A migration was refused (the target holds data) or its copy differs.
+    /// A migration was refused (the source cannot be copied whole, or the target holds
+    /// data) or its copy differs.
     NotCopied(String),
+    /// Closing SQLite left data in its WAL, which another connection (a backup's) was
+    /// still reading: the file alone does not hold everything.
+    WalLeft,
     /// The database thread could not be started.
     Thread(std::io::Error),
     /// The database thread or task has stopped.
@@ -54,13 +58,17 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Sqlite(e) => write!(f, "database: {e}"),
-            StoreError::Postgres(e) => write!(f, "database: {e}"),
+            StoreError::Postgres(e) => write!(f, "database: {}", postgres_message(e)),
             StoreError::Pool(e) => write!(f, "database connection: {e}"),
             StoreError::Corrupt(e) => write!(f, "a stored value does not read back: {e}"),
             StoreError::Schema(why) => write!(f, "database schema: {why}"),
             StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
             StoreError::Migration(e) => write!(f, "database schema: {e}"),
             StoreError::NotCopied(why) => f.write_str(why),
+            StoreError::WalLeft => f.write_str(
+                "the WAL could not be emptied (another connection was reading the file): \
+                 the -wal file beside it holds data the file does not",
+            ),
             StoreError::Thread(e) => write!(f, "cannot start the database thread: {e}"),
             StoreError::Stopped => f.write_str("the database thread has stopped"),
             StoreError::Pending => f.write_str("a database job waited on the database thread"),
@@ -82,11 +90,29 @@ impl std::error::Error for StoreError {
             StoreError::Thread(e) => Some(e),
             StoreError::Schema(_)
             | StoreError::NotCopied(_)
+            | StoreError::WalLeft
             | StoreError::Stopped
             | StoreError::Pending
             | StoreError::Fenced => None,
         }
     }
+}
+
+/// What PostgreSQL (or the way to it) said. `tokio_postgres` shows only the kind of an
+/// error ("db error", "error connecting to server") and keeps the server's own message
+/// (`database "x" does not exist`) or the system's (`Connection refused`) as its source,
+/// which an operator must see.
+fn postgres_message(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return db.to_string();
+    }
+    let mut message = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(next) = cause {
+        message = format!("{message}: {next}");
+        cause = next.source();
+    }
+    message
 }
 
 impl From<rusqlite::Error> for StoreError {

@@ -164,6 +164,29 @@ impl Store {
         })
     }
 
+    /// Opens the SQLite file at `path` for a migration to copy, refusing it unless it
+    /// can be read whole: never created, no server on it, its WAL folded in (see
+    /// `Sqlite::open_whole`).
+    pub(crate) fn open_whole(path: &std::path::Path) -> Result<Store, StoreError> {
+        let commits = Histogram::new(exponential_buckets(0.0005, 2.0, 13));
+        Ok(Store {
+            db: Db::Sqlite(Sqlite::open_whole(path, commits.clone())?),
+            commits,
+            lease: Lease::default(),
+        })
+    }
+
+    /// Closes the database after every request made before: on SQLite, the WAL is folded
+    /// into the file and emptied, so that the file alone holds everything (it is what an
+    /// operator copies); requests made after fail. PostgreSQL keeps its own log, and its
+    /// connections close as the process ends.
+    pub(crate) async fn close(&self) -> Result<(), StoreError> {
+        match &self.db {
+            Db::Sqlite(db) => db.close().await,
+            Db::Postgres(_) => Ok(()),
+        }
+    }
+
     /// A new, empty store for a test: in memory, or a database of its own on a
     /// PostgreSQL server the tests start when `PUNCT_TEST_DATABASE=postgres`, so that the
     /// same tests check both.

@@ -1,13 +1,16 @@
 //! Moving a server from its SQLite file to PostgreSQL with `punct-server migrate`, as an
 //! operator does (docs/CLUSTER.md): stop the server, migrate, start it on PostgreSQL;
 //! its players find every game, account, rating, chat line and mail where they were.
-//! They need PostgreSQL, and are ignored unless asked for.
+//! A source it cannot copy whole (a server has it open, its latest data is in a WAL left
+//! behind) is refused, and nothing is made in the target. Most need PostgreSQL, and are
+//! ignored unless asked for.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use punct_server::Config;
 use punct_testing::smtp::{Behaviour, Sink};
-use punct_testing::{Database, Endpoint, TestServer};
+use punct_testing::{Database, Endpoint, Postgres, Process, TestServer};
 use serde_json::Value;
 
 use crate::correspondence::seated;
@@ -18,10 +21,41 @@ const PASSWORD: &str = "a fine password";
 
 /// Runs `punct-server migrate` from `from` to `to`.
 fn migrate(from: &Database, to: &Database) -> Output {
+    migrate_urls(&from.url(), &to.url())
+}
+
+/// Runs `punct-server migrate` from the file `from` to the database `to`.
+fn migrate_urls(from: &str, to: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_punct-server"))
-        .args(["migrate", "--from", &from.url(), "--to", &to.url()])
+        .args(["migrate", "--from", from, "--to", to])
         .output()
         .unwrap()
+}
+
+/// What a refused migration said, having checked that it exited with a failure and said
+/// nothing on stdout.
+fn refusal(refused: &Output) -> String {
+    let said = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(!refused.status.success(), "{said}");
+    assert!(refused.stdout.is_empty(), "{said}");
+    said
+}
+
+/// How many tables `database` (PostgreSQL) holds: none, if a migration never reached it.
+async fn tables(database: &Database) -> String {
+    let sql = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'";
+    database.query(sql).await[0][0].clone().unwrap()
+}
+
+/// A copy of the SQLite `file` (and its WAL, if `with_wal`) in a new directory.
+fn copied(file: &Path, with_wal: bool) -> Database {
+    let copy = Database::sqlite();
+    std::fs::copy(file, copy.url()).unwrap();
+    if with_wal {
+        let wal = |path: &Path| PathBuf::from(format!("{}-wal", path.display()));
+        std::fs::copy(wal(file), wal(Path::new(&copy.url()))).unwrap();
+    }
+    copy
 }
 
 /// A server on `database` that mails through `sink`.
@@ -225,4 +259,111 @@ async fn a_database_that_holds_data_is_not_migrated_into() {
     );
     let usernames = postgres.query("SELECT username FROM accounts").await;
     assert_eq!(usernames, [[Some("bert".to_owned())]], "nothing copied");
+}
+
+#[test]
+fn a_source_that_does_not_exist_is_said_so_and_not_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("punct.db");
+    let elsewhere = dir.path().join("no-such-directory/punct.db");
+    // The target is never reached: the source is refused first.
+    let to = "postgres://punct@127.0.0.1:9/punct";
+    for path in [&missing, &elsewhere] {
+        let from = path.display().to_string();
+        let said = refusal(&migrate_urls(&from, to));
+        assert!(
+            said.contains(&format!("--from {from}: no such file")),
+            "{said}"
+        );
+        assert!(!path.exists(), "{from} is not made");
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: .ci/services-tests runs it"]
+async fn a_file_a_running_server_has_open_is_not_migrated() {
+    let sqlite = Database::sqlite();
+    let server = Process::start(&sqlite);
+    server.register("anna", PASSWORD).await;
+    let postgres = Database::postgres();
+
+    let said = refusal(&migrate(&sqlite, &postgres));
+    assert!(said.contains("a server has it open"), "{said}");
+    assert_eq!(tables(&postgres).await, "0", "the target is left as it was");
+    // The server goes on, its file untouched.
+    server.sign_in("anna", PASSWORD).await;
+    server.register("bert", PASSWORD).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: .ci/services-tests runs it"]
+async fn a_file_copied_without_the_wal_that_holds_its_data_is_refused_and_with_it_is_whole() {
+    let sqlite = Database::sqlite();
+    let server = Process::start(&sqlite);
+    server.register("anna", PASSWORD).await;
+    // Killed, the server leaves what it committed in the WAL beside the file.
+    server.kill();
+    let file = PathBuf::from(sqlite.url());
+    let postgres = Database::postgres();
+
+    let alone = copied(&file, false);
+    let said = refusal(&migrate(&alone, &postgres));
+    assert!(
+        said.contains("no punct database") && said.contains("punct.db-wal"),
+        "{said}"
+    );
+    assert_eq!(tables(&postgres).await, "0", "the target is left as it was");
+
+    // With its WAL the copy is whole: the WAL is folded into the file, which is copied.
+    let whole = copied(&file, true);
+    let migrated = migrate(&whole, &postgres);
+    let said = String::from_utf8_lossy(&migrated.stdout);
+    assert!(
+        migrated.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
+    let usernames = postgres.query("SELECT username FROM accounts").await;
+    assert_eq!(usernames, [[Some("anna".to_owned())]]);
+    let wal = PathBuf::from(format!("{}-wal", whole.url()));
+    assert_eq!(std::fs::metadata(&wal).map_or(0, |wal| wal.len()), 0);
+    assert_eq!(
+        whole.query("SELECT username FROM accounts").await,
+        usernames
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: .ci/services-tests runs it"]
+async fn a_postgresql_database_that_does_not_exist_is_named_in_postgresql_s_words() {
+    let sqlite = Database::sqlite();
+    let server = Process::start(&sqlite);
+    server.register("anna", PASSWORD).await;
+    server.terminate();
+    assert!(server.wait().success());
+    let missing = Postgres::shared().url("no_such_database");
+    let said = refusal(&migrate_urls(&sqlite.url(), &missing));
+    assert!(
+        said.contains(r#"database "no_such_database" does not exist"#),
+        "{said}"
+    );
+    // A role that does not exist, the same.
+    let stranger = missing.replace("postgres@", "no_such_role@");
+    let said = refusal(&migrate_urls(&sqlite.url(), &stranger));
+    assert!(
+        said.contains(r#"role "no_such_role" does not exist"#),
+        "{said}"
+    );
+
+    // And the server, asked to serve from it.
+    let served = Command::new(env!("CARGO_BIN_EXE_punct-server"))
+        .args(["--listen", "127.0.0.1:0", "--database", &missing])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&served.stderr);
+    assert!(!served.status.success(), "{said}");
+    assert!(
+        said.contains(r#"database "no_such_database" does not exist"#),
+        "{said}"
+    );
 }

@@ -1,8 +1,11 @@
 //! The real `punct-server` stopped with SIGTERM, as `docker stop` does, with players and
 //! spectators connected: every connection gets its goodbye and a 1001 close frame
-//! before the process exits, every time.
+//! before the process exits, every time. And its SQLite file is then whole by itself,
+//! for an operator to copy.
 
 use punct_protocol::{ErrorCode, ServerMessage};
+use std::path::PathBuf;
+
 use punct_testing::{Client, Database, Process};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
@@ -63,4 +66,39 @@ async fn sigterm_says_goodbye_to_every_player_and_spectator() {
             .unwrap();
         assert!(status.success(), "round {round}: exit status {status}");
     }
+}
+
+#[tokio::test]
+async fn after_sigterm_the_sqlite_file_alone_holds_everything() {
+    let database = Database::sqlite();
+    let server = Process::start(&database);
+    server.register("anna", "a fine password").await;
+    server.terminate();
+    assert!(server.wait().success());
+    let file = PathBuf::from(database.url());
+    let wal = PathBuf::from(format!("{}-wal", file.display()));
+    let left = std::fs::metadata(&wal).map_or(0, |wal| wal.len());
+    assert_eq!(left, 0, "{} holds what the file does not", wal.display());
+
+    // The file alone, copied as `docker cp` copies it, holds the account.
+    let copy = Database::sqlite();
+    std::fs::copy(&file, copy.url()).unwrap();
+    let usernames = copy.query("SELECT username FROM accounts").await;
+    assert_eq!(usernames, [[Some("anna".to_owned())]]);
+    let server = Process::start(&copy);
+    server.sign_in("anna", "a fine password").await;
+}
+
+#[test]
+fn a_server_told_to_stop_as_soon_as_it_listens_stops_cleanly() {
+    let database = Database::sqlite();
+    let server = Process::start(&database);
+    // At once: the signal may come before the server waits for it.
+    server.terminate();
+    assert!(
+        server.wait().success(),
+        "it exits 0, not killed by the signal"
+    );
+    let wal = PathBuf::from(format!("{}-wal", database.url()));
+    assert_eq!(std::fs::metadata(&wal).map_or(0, |wal| wal.len()), 0);
 }

@@ -9,7 +9,8 @@
 //!
 //! The file is in WAL mode with `synchronous=FULL`: a commit is on disk (the WAL is
 //! synced) before anyone is answered, so neither a killed process nor a power cut loses
-//! an acknowledged turn.
+//! an acknowledged turn. Closing the store (a clean stop) folds the WAL into the file and
+//! empties it, so that `punct.db` alone then holds everything: it is what operators copy.
 //!
 //! A job is the same `async` query PostgreSQL runs. Here each statement runs when it is
 //! called and its future is ready at once, so a job completes in its first poll, on the
@@ -18,9 +19,10 @@
 mod schema;
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc as channel;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use futures_util::FutureExt;
 use prometheus_client::metrics::histogram::Histogram;
@@ -42,11 +44,19 @@ type Job = Box<dyn FnOnce(&dyn Conn) -> (bool, Reply) + Send>;
 /// Delivers a job's answer, given how the commit went.
 type Reply = Box<dyn FnOnce(Result<(), Arc<rusqlite::Error>>) + Send>;
 
+/// What the database thread is sent.
+enum Message {
+    /// A job for the next transaction.
+    Job(Job),
+    /// Close the database once the jobs sent before are committed; answer how it went.
+    Close(oneshot::Sender<Result<(), StoreError>>),
+}
+
 /// A cheap handle on the database thread.
 #[derive(Clone, Debug)]
 pub(crate) struct Sqlite {
-    /// Where jobs go; the thread ends when every handle is gone.
-    jobs: channel::Sender<Job>,
+    /// Where jobs go; the thread ends when every handle is gone, or once closed.
+    jobs: channel::Sender<Message>,
 }
 
 impl Sqlite {
@@ -54,12 +64,97 @@ impl Sqlite {
     /// `None`, brings its schema up to date, and starts its thread, which times each
     /// commit into `commits`.
     pub(crate) fn open(path: Option<&Path>, commits: Histogram) -> Result<Sqlite, StoreError> {
-        let mut db = match path {
+        let db = match path {
             Some(path) => rusqlite::Connection::open(path)?,
             None => rusqlite::Connection::open_in_memory()?,
         };
         db.pragma_update(None, "journal_mode", "WAL")?;
         db.pragma_update(None, "synchronous", "FULL")?;
+        Sqlite::start(db, commits)
+    }
+
+    /// Opens the existing file at `path` for `migrate` to copy, only if this process can
+    /// read all of it alone: no server has it open, and whatever its WAL holds is folded
+    /// into the file first. The lock taken here is held until the store closes, so no
+    /// server starts on the file while it is copied.
+    pub(crate) fn open_whole(path: &Path, commits: Histogram) -> Result<Sqlite, StoreError> {
+        use rusqlite::OpenFlags;
+        let named = path.display();
+        let wal = PathBuf::from(format!("{named}-wal"));
+        let wal_held = std::fs::metadata(&wal).is_ok_and(|wal| wal.len() > 0);
+        let refused = |why: String| Err(StoreError::NotCopied(why));
+        // Without CREATE: a path that is not there is an error, not a new empty file.
+        let db = rusqlite::Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        // SQLite opens a file it may not write read only, without saying so; the lock
+        // below and folding in the WAL both need to write.
+        if db.is_readonly(rusqlite::MAIN_DB)? {
+            return refused(if wal_held {
+                format!(
+                    "the file cannot be written, so {} beside it, which holds data the file \
+                     does not, cannot be folded in; copy both somewhere writable, or stop \
+                     the server cleanly (SIGTERM), which leaves everything in the file",
+                    wal.display()
+                )
+            } else {
+                "the file cannot be written (migrate locks it while it copies); copy it \
+                 somewhere writable"
+                    .into()
+            });
+        }
+        // A server keeps a shared lock on its file for as long as it has it open, even
+        // idle (in WAL mode SQLite never lets go of it), so an exclusive lock is had only
+        // when no process has the file open. An exclusive transaction alone would not
+        // tell: in WAL mode it takes only the write lock, free whenever the server is
+        // not committing. In the exclusive locking mode the lock is taken on the file
+        // itself, and kept; without waiting, a server holding it refuses at once.
+        db.busy_timeout(Duration::ZERO)?;
+        db.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        match db.execute_batch("BEGIN EXCLUSIVE; COMMIT") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) =>
+            {
+                return refused(
+                    "a server has it open (it holds the file's lock); stop the server \
+                     first, as migrate copies only a file nothing writes"
+                        .into(),
+                );
+            }
+            locked => locked?,
+        }
+        // A WAL left by a server that was killed, or copied with the file, holds the
+        // latest commits: fold them into the file, which then holds everything.
+        let busy: i64 = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+        if busy != 0 {
+            return refused(format!(
+                "{} could not be folded into the file",
+                wal.display()
+            ));
+        }
+        // A server's file holds its schema from the first checkpoint on; until then (a
+        // server that never stopped cleanly, copied without its WAL) the file is empty,
+        // and migrating it would copy nothing and say so with success.
+        let version: u32 = db.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        if version == 0 {
+            return refused(format!(
+                "the file holds no punct database (no schema): if it was copied while its \
+                 server ran or after it was killed, copy {} with it, or stop the server \
+                 cleanly (SIGTERM) and copy the file again",
+                wal.display()
+            ));
+        }
+        Sqlite::start(db, commits)
+    }
+
+    /// Brings the schema of `db` up to date and starts its thread.
+    fn start(mut db: rusqlite::Connection, commits: Histogram) -> Result<Sqlite, StoreError> {
         db.pragma_update(None, "foreign_keys", "ON")?;
         db.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         schema::migrations()
@@ -69,9 +164,34 @@ impl Sqlite {
         let db = Local(Mutex::new(db));
         std::thread::Builder::new()
             .name("punct-store".into())
-            .spawn(move || serve(&db, &inbox, &commits))
+            .spawn(move || {
+                let closing = serve(&db, &inbox, &commits);
+                // Jobs sent from now on fail at once: nothing is written after the close.
+                drop(inbox);
+                let closed = close(db);
+                match closing {
+                    Some(answer) => {
+                        let _ = answer.send(closed);
+                    }
+                    None => {
+                        if let Err(e) = closed {
+                            tracing::warn!("closing the database: {e}");
+                        }
+                    }
+                }
+            })
             .map_err(StoreError::Thread)?;
         Ok(Sqlite { jobs })
+    }
+
+    /// Closes the database once every job sent before is committed: its WAL folded into
+    /// the file and emptied. Jobs sent after fail with [`StoreError::Stopped`].
+    pub(super) async fn close(&self) -> Result<(), StoreError> {
+        let (answer, answered) = oneshot::channel();
+        self.jobs
+            .send(Message::Close(answer))
+            .map_err(|_| StoreError::Stopped)?;
+        answered.await.map_err(|_| StoreError::Stopped)?
     }
 
     /// Runs `work` in the next transaction; answers its result once that is committed.
@@ -93,7 +213,9 @@ impl Sqlite {
             });
             (ok, reply)
         });
-        self.jobs.send(job).map_err(|_| StoreError::Stopped)?;
+        self.jobs
+            .send(Message::Job(job))
+            .map_err(|_| StoreError::Stopped)?;
         answered.await.map_err(|_| StoreError::Stopped)?
     }
 }
@@ -184,23 +306,60 @@ fn value(column: ValueRef<'_>) -> Result<Value, StoreError> {
     })
 }
 
-/// The database thread: runs the waiting jobs in one transaction, then answers them.
-fn serve(db: &Local, jobs: &channel::Receiver<Job>, commits: &Histogram) {
-    while let Ok(first) = jobs.recv() {
-        let batch: Vec<Job> = std::iter::once(first)
-            .chain(jobs.try_iter().take(MAX_BATCH - 1))
-            .collect();
-        let mut replies = Vec::with_capacity(batch.len());
-        let started = std::time::Instant::now();
-        let committed = run_batch(db, batch, &mut replies).map_err(Arc::new);
-        commits.observe(started.elapsed().as_secs_f64());
-        if let Err(e) = &committed {
-            tracing::error!("commit failed: {e}");
+/// The database thread: runs the waiting jobs in one transaction, then answers them;
+/// until every handle is gone (`None`) or it is told to close (where to answer).
+fn serve(
+    db: &Local,
+    inbox: &channel::Receiver<Message>,
+    commits: &Histogram,
+) -> Option<oneshot::Sender<Result<(), StoreError>>> {
+    while let Ok(first) = inbox.recv() {
+        let mut batch: Vec<Job> = Vec::new();
+        let mut closing = None;
+        let mut next = Some(first);
+        while let Some(message) = next.take() {
+            match message {
+                Message::Job(job) => batch.push(job),
+                Message::Close(answer) => {
+                    closing = Some(answer);
+                    break;
+                }
+            }
+            if batch.len() < MAX_BATCH {
+                next = inbox.try_recv().ok();
+            }
         }
-        for reply in replies {
-            reply(committed.clone());
+        if !batch.is_empty() {
+            let mut replies = Vec::with_capacity(batch.len());
+            let started = std::time::Instant::now();
+            let committed = run_batch(db, batch, &mut replies).map_err(Arc::new);
+            commits.observe(started.elapsed().as_secs_f64());
+            if let Err(e) = &committed {
+                tracing::error!("commit failed: {e}");
+            }
+            for reply in replies {
+                reply(committed.clone());
+            }
+        }
+        if closing.is_some() {
+            return closing;
         }
     }
+    None
+}
+
+/// Closes the connection after its last commit. Closing alone would fold the WAL into
+/// the file only if no other connection (a backup's) had it open; checkpointing first
+/// with TRUNCATE empties it in any case but one where a reader still needs it, which is
+/// reported rather than left silent.
+fn close(db: Local) -> Result<(), StoreError> {
+    let db = db.0.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let busy: i64 = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+    db.close().map_err(|(_, e)| e)?;
+    if busy != 0 {
+        return Err(StoreError::WalLeft);
+    }
+    Ok(())
 }
 
 /// Runs `batch` in one transaction, each job in a savepoint that is rolled back if the
@@ -239,6 +398,61 @@ mod tests {
 
     fn open(path: &Path) -> Result<Sqlite, StoreError> {
         Sqlite::open(Some(path), Histogram::new([0.1]))
+    }
+
+    /// The WAL beside the SQLite file at `path`: how many bytes it holds (0 if none).
+    fn wal_bytes(path: &Path) -> u64 {
+        std::fs::metadata(format!("{}-wal", path.display())).map_or(0, |wal| wal.len())
+    }
+
+    #[tokio::test]
+    async fn once_closed_the_file_alone_holds_everything_and_nothing_more_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let db = open(&path).unwrap();
+        // Another handle, as a server's tasks keep theirs past the stop.
+        let late = db.clone();
+        db.call(|db| {
+            Box::pin(async move {
+                db.execute("CREATE TABLE kept (n INTEGER)", &[]).await?;
+                db.execute("INSERT INTO kept VALUES (7)", &[]).await
+            })
+        })
+        .await
+        .unwrap();
+        assert!(wal_bytes(&path) > 0, "commits go to the WAL first");
+        db.close().await.unwrap();
+        assert_eq!(wal_bytes(&path), 0);
+        let copy = dir.path().join("copy.db");
+        std::fs::copy(&path, &copy).unwrap();
+        let n: i64 = Connection::open(&copy)
+            .unwrap()
+            .query_row("SELECT n FROM kept", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(n, 7);
+        let refused = late
+            .call(|db| {
+                Box::pin(async move { db.execute("INSERT INTO kept VALUES (8)", &[]).await })
+            })
+            .await;
+        assert!(matches!(refused, Err(StoreError::Stopped)), "{refused:?}");
+    }
+
+    #[tokio::test]
+    async fn a_file_open_elsewhere_is_not_opened_whole_and_a_file_closed_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let server = open(&path).unwrap();
+        let refused = Sqlite::open_whole(&path, Histogram::new([0.1])).unwrap_err();
+        assert!(
+            refused.to_string().contains("a server has it open"),
+            "{refused}"
+        );
+        server.close().await.unwrap();
+        let whole = Sqlite::open_whole(&path, Histogram::new([0.1])).unwrap();
+        // And while it is held, no server starts on the file.
+        assert!(open(&path).is_err());
+        whole.close().await.unwrap();
     }
 
     #[test]
