@@ -53,10 +53,18 @@ export function openSession(options) {
   function connect() {
     setConnection('connecting', retries ? t('connection.reconnecting') : t('connection.connecting'));
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    socket = new WebSocket(`${scheme}://${location.host}/ws`);
-    socket.onopen = () => send({ type: 'hello', version: 1, ...(options.legalTurns ? {} : { legal_turns: false }) });
-    socket.onmessage = (event) => handle(JSON.parse(event.data));
-    socket.onclose = () => {
+    const current = new WebSocket(`${scheme}://${location.host}/ws`);
+    socket = current;
+    // A socket let go of (at `pagehide`) may still close or speak after its successor
+    // opened: a page shown again from the cache at once runs its queued events late.
+    // Heard then, its close would open a third socket that takes the seat over from the
+    // second, and the page would end its own session.
+    current.onopen = () => send({ type: 'hello', version: 1, ...(options.legalTurns ? {} : { legal_turns: false }) });
+    current.onmessage = (event) => {
+      if (socket === current) handle(JSON.parse(event.data));
+    };
+    current.onclose = () => {
+      if (socket !== current) return;
       options.disconnected();
       if (stopped || parked) return;
       setConnection('offline', t('connection.offline'));
@@ -116,7 +124,10 @@ export function openSession(options) {
     if (stopped || !socket) return;
     parked = true;
     clearTimeout(reconnect);
-    socket.close();
+    const leaving = socket;
+    socket = null;
+    leaving.close();
+    options.disconnected();
   });
   addEventListener('pageshow', (event) => {
     // Shown again from the back/forward cache: come back with the events missed.

@@ -207,6 +207,33 @@ test('kept in the back/forward cache: closed while hidden, back with `since` whe
   assert.equal(socket().sent[1].since, 7);
 });
 
+test('a socket let go of in the cache that closes after the page is back opens no other', () => {
+  const { seen, session, socket } = open();
+  welcome(socket());
+  socket().receive(snapshot(7));
+  const first = socket();
+  // Its close is still under way when the page is shown again.
+  first.close = function () {
+    this.readyState = 2;
+  };
+  listeners.pagehide();
+  assert.equal(seen.disconnected, 1, 'its requests have no answer coming');
+  listeners.pageshow({ persisted: true });
+  welcome(socket());
+  assert.equal(socket().sent[1].since, 7);
+  // The first socket's queued events arrive now: heard, its close would connect again
+  // and take the seat from the second, and its `bye` would end the session.
+  first.readyState = FakeSocket.CLOSED;
+  first.onclose();
+  first.receive({ type: 'bye', code: 'seat-taken-over', message: 'taken over' });
+  assert.equal(FakeSocket.made.length, 2, 'no third socket');
+  assert.equal(timers.length, 0, 'no reconnection');
+  assert.equal(session.stopped(), false);
+  assert.equal(seen.disconnected, 1);
+  socket().receive(snapshot(8));
+  assert.deepEqual(seen.statuses.at(-1), ['online', 'online']);
+});
+
 test('after a gap the session comes back at once', () => {
   const { session, socket } = open();
   welcome(socket());
