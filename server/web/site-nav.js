@@ -1,5 +1,6 @@
 // What every page's navigation (nav.html) does: the menu button, where the header folds
-// the links away (the game page, a phone), and the call to a tournament game. A page
+// the links away (the game page, a phone, and any page whose header would take a second
+// line), and the call to a tournament game. A page
 // open anywhere on the site follows the tournaments this browser's player entered, and
 // when a round pairs them, shows their game with a link that one click follows, and plays
 // the pairing's tone. The tournament's own page and a finished game's room take the
@@ -25,6 +26,29 @@ function showMenu(open) {
   const over = links.getBoundingClientRect().right - document.documentElement.clientWidth + 8;
   if (over > 0) links.style.left = `${-over}px`;
 }
+
+/** Folds the links into the menu button when the header would otherwise wrap onto a
+ * second line: a long name in the account corner, a language with long words, or a
+ * window a little too narrow would push the page down by a line. Measured unfolded
+ * each time, so that it unfolds again once there is room. */
+function fit() {
+  const header = nav.closest('header');
+  const logo = header?.firstElementChild;
+  if (!logo) return;
+  header.classList.remove('folded');
+  const line = logo.getBoundingClientRect().bottom;
+  const wraps = [...header.children].some((child) => {
+    const box = child.getBoundingClientRect();
+    return box.height > 0 && box.top >= line;
+  });
+  header.classList.toggle('folded', wraps);
+  // Unfolded, the links are in the header again: an open menu would show them twice.
+  if (getComputedStyle(toggle).display === 'none') showMenu(false);
+}
+
+// The header changes size as the window does, and as its corner and switches fill in.
+if (globalThis.ResizeObserver) new ResizeObserver(fit).observe(nav.closest('header'));
+fit();
 
 toggle.addEventListener('click', () => showMenu(!nav.classList.contains('open')));
 document.addEventListener('click', (event) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser tests of the account page: the list of sessions, changing the password (which
-signs the other device out), the data to download, hostile text that must stay text, and
-deleting the account.
+signs the other device out), the header of a signed-in page, the data to download,
+hostile text that must stay text, and deleting the account.
 
 Run by `.ci/browser-tests` after `newcomer_test.py`; the shared parts are in `harness.py`.
 
@@ -82,6 +82,32 @@ def deletion(base, laptop):
     wait_until("back in the lobby, signed out", lambda: laptop.visible("#sign-in"))
 
 
+def one_line_header(base, b):
+    """Signed in at 1280 px, every page's header stays one line: the site's links fold
+    into the menu where the account corner and the switches leave them no room, and
+    come back once the window is wide enough."""
+    for page in ("/", "/learn", "/puzzles", "/tournaments", "/games", "/account"):
+        b.go(base + page)
+        b.find("#sign-out")
+        b.find("#theme")
+        wait_until(f"one line on {page}", lambda: b.rect("header")["height"] < 50)
+    b.go(base + "/learn")
+    b.find("#sign-out")
+    wait_until("the links folded", lambda: b.visible(".menu-toggle") and not b.visible("#site-links a[href='/puzzles']"))
+    b.click(".menu-toggle")
+    wait_until("the menu open", lambda: b.visible("#site-links a[href='/puzzles']"))
+    b.screenshot("header-folded-menu.png")
+    b.driver.set_window_size(1800, 900)
+    wait_until("the links back in the header", lambda: not b.visible(".menu-toggle") and b.visible("#site-links a[href='/puzzles']"))
+    assert b.rect("#site-links")["top"] < 30, "in the header, not an open menu under it"
+    assert b.rect("header")["height"] < 50
+    b.driver.set_window_size(1280, 900)
+    wait_until("folded again", lambda: b.visible(".menu-toggle"))
+    # Back where the next checks begin.
+    b.go(base + "/account")
+    b.find("#email input")
+
+
 def main():
     run("account", scenario)
 
@@ -91,6 +117,7 @@ def scenario(server, browser):
     laptop = browser("laptop")
     phone = browser("phone", phone=True)
     sessions_and_password(base, laptop, phone)
+    one_line_header(base, laptop)
     export(base, laptop)
     hostile_status(base, laptop)
     deletion(base, laptop)
