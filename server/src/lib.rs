@@ -2,48 +2,13 @@
 //!
 //! # Layout
 //!
-//! - [`run`], the composition root, makes the `services` every part shares (the store,
-//!   the cluster's nodes, metrics, mail, the computer's threads), the actors from them,
-//!   and `state`, what every handler and connection holds. It serves the HTTP API and
-//!   the WebSocket endpoint on a listener until a shutdown future completes, fires the
-//!   one `shutdown` signal, then waits for every connection and the mail to finish.
-//! - `api`: the HTTP edge, every route (`server/API.md`), the pages in each language,
-//!   and the WebSocket upgrade.
-//! - `connection`: one WebSocket connection; a writer task drains a bounded queue, so a
-//!   client that does not read is dropped instead of slowing anyone down.
-//! - Three kinds of actor, each placed on one node of a cluster by `cluster`:
-//!   - `room`: one room, owned by one task, a module with a file per concern (its
-//!     `mod.rs` says which file handles each request); the one place a turn is
-//!     accepted. `registry` handles every room's life: created, loaded when someone
-//!     enters it, forgotten when its task ends, expired or finished when nobody came
-//!     back. Rooms not running are read from the database, read only (`views`).
-//!   - `tournament`: Swiss events, round robins and arenas, each run by its director,
-//!     which pairs each round and stores it before announcing it.
-//!   - `seek`: the pool of quick pairing, which pairs seekers who want the same game
-//!     and creates their rooms.
-//! - `cluster`: one node of a cluster (`--cluster`): its lease, the actors' claims, and
-//!   relaying an actor to the other nodes over NATS. `lease`: whether this node may
-//!   write; always, without a cluster.
-//! - `accounts`: registering, signing in and out, sessions (cookie or bearer token), and
-//!   the names players give; `password`: their hashes. `endings`: what ends at once when
-//!   a session or an account does: its WebSockets on every node, and a deleted
-//!   account's name in the rooms held in memory. `moderation`: roles, reports,
-//!   moderators' actions and the audit log.
-//! - `rating`: Glicko-2 ratings of rated games, and how a player's deviation grows while
-//!   they do not play. `computer`: the engine that plays a room created against the
-//!   computer, on a small pool of search threads. `clock`: a timed game's two clocks,
-//!   and the server's wall time.
-//! - `store`: the database (SQLite or PostgreSQL); whatever is waiting is committed in
-//!   one transaction, and a turn is acknowledged only once it is committed. `mail`: the
-//!   outbox's sender, for correspondence players. `housekeeping`: the chores run now and
-//!   then (expiries, reminders, old mail, late ratings, a dead node's mail).
-//! - `i18n`: the catalogues of the nine languages people read, for the pages, refusals
-//!   and mail; `errors`: every error code's status and message.
-//! - [`Config`]: limits and timings, from flags or environment variables. `limits`:
-//!   token buckets for message rates per connection, and the per-address caps on
-//!   connections and new rooms. `metrics`: the counters served at `GET /metrics`.
-//!   `proxy`: who a connection is from behind trusted proxies. `secret`: seat tokens
-//!   (128 random bits) and ids.
+//! ARCHITECTURE.md is the map: its table of the server's modules, lowest layer first,
+//! says what each owns and is the list `tests/it/architecture.rs` enforces. Each
+//! module's own doc says the rest. This file is the composition root: [`run`] makes the
+//! `services` every part shares (the store, the cluster's nodes, metrics, mail, the
+//! computer's threads, the one stop), the actors' facades from them and `state`, and
+//! serves the HTTP API and the WebSocket endpoint until its shutdown future completes;
+//! then it fires the stop and waits for every connection and the mail to finish.
 
 mod accounts;
 mod api;

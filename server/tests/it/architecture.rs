@@ -354,6 +354,27 @@ fn no_module_imports_one_above_it() {
     assert!(wrong.is_empty(), "imports upwards:\n{}", wrong.join("\n"));
 }
 
+/// ARCHITECTURE.md's table of the server's modules lists `LAYERS`, in their order: the
+/// map outsiders read is the one enforced here.
+#[test]
+fn the_architecture_s_table_is_the_list_of_layers() {
+    let doc = source_dir().join("../../ARCHITECTURE.md");
+    let doc = std::fs::read_to_string(&doc).unwrap();
+    let table = doc
+        .split("### The server's modules")
+        .nth(1)
+        .expect("ARCHITECTURE.md has the server's modules");
+    // A row is `| layer | `module` | what it owns |`; the layer is named on its first.
+    let listed: Vec<&str> = table
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| line.split('|').nth(2))
+        .filter_map(|cell| cell.trim().strip_prefix('`')?.strip_suffix('`'))
+        .collect();
+    assert_eq!(listed, LAYERS, "ARCHITECTURE.md's table against LAYERS");
+}
+
 #[test]
 fn no_import_cycle() {
     let edges = imports();
