@@ -1,8 +1,9 @@
 //! The server's chores, each run now and then on its own period until the server stops:
-//! rooms nobody came back to expired or finished and reminders queued (`registry`),
-//! tournaments about to start loaded (`tournament`), old mail forgotten, and games left
-//! unrated rated. One more runs when nodes of the cluster die: their unsent mail is given
-//! back (their actors are taken over by `cluster`).
+//! rooms nobody came back to expired or finished and reminders queued (`registry`), old
+//! mail forgotten, and games left unrated rated. One more runs when nodes of the cluster
+//! die: their unsent mail is given back. (Actors are `cluster`'s: it takes over a dead
+//! node's, and loads those that fall due with time, such as a tournament about to start,
+//! as their kind says.)
 //!
 //! Must not import: `connection`, `api`.
 
@@ -10,9 +11,8 @@ use std::time::Duration;
 
 use crate::registry::Registry;
 use crate::services::Services;
-use crate::shutdown::Shutdown;
+use crate::shutdown::every;
 use crate::store::{Store, StoreError};
-use crate::tournament::{self, Tournaments};
 
 /// How often rooms nobody came back to are looked for.
 const ROOMS_PERIOD: Duration = Duration::from_secs(600);
@@ -25,8 +25,8 @@ const STORE_PERIOD: Duration = Duration::from_secs(600);
 const MAIL_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Starts every chore: the store's and the dead nodes' mail at once, the others one
-/// period from now (`run` sweeps the rooms and loads the tournaments due as it starts).
-pub(crate) fn start(services: &Services, rooms: &Registry, tournaments: &Tournaments) {
+/// period from now (`run` sweeps the rooms as it starts).
+pub(crate) fn start(services: &Services, rooms: &Registry) {
     let stop = &services.shutdown;
     tokio::spawn(take_back_mail(services.clone()));
     let store = services.store.clone();
@@ -38,14 +38,6 @@ pub(crate) fn start(services: &Services, rooms: &Registry, tournaments: &Tournam
                 let error: &dyn std::error::Error = &e;
                 tracing::error!(error, "sweeping stale rooms failed");
             }
-        }
-    }));
-    let tournaments = tournaments.clone();
-    tokio::spawn(every(tournament::SWEEP_PERIOD, stop.clone(), move || {
-        let tournaments = tournaments.clone();
-        async move {
-            // A failure is logged by the directors' kind; the next sweep tries again.
-            let _ = tournaments.restore().await;
         }
     }));
     let chores = move || {
@@ -63,25 +55,6 @@ pub(crate) fn start(services: &Services, rooms: &Registry, tournaments: &Tournam
         chores().await;
         every(STORE_PERIOD, stop, chores).await;
     });
-}
-
-/// Runs `job` every `period`, the first time one period from now, until `stop` turns
-/// true. A job is never cut off half-way: the stop is seen between two runs.
-pub(crate) async fn every<F, Job>(period: Duration, mut stop: Shutdown, mut job: F)
-where
-    F: FnMut() -> Job,
-    Job: Future<Output = ()>,
-{
-    loop {
-        let stopped = tokio::select! {
-            () = tokio::time::sleep(period) => false,
-            () = stop.wait() => true,
-        };
-        if stopped {
-            return;
-        }
-        job().await;
-    }
 }
 
 /// When nodes die, gives back the mail they claimed and did not send. A single server's
@@ -118,33 +91,4 @@ async fn store_chores(store: &Store) -> Result<(), StoreError> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use super::*;
-
-    #[tokio::test(start_paused = true)]
-    async fn a_chore_runs_each_period_and_not_after_the_stop() {
-        let runs = Arc::new(AtomicUsize::new(0));
-        let (stop_tx, stop) = crate::shutdown::channel();
-        let counted = Arc::clone(&runs);
-        let chore = tokio::spawn(every(Duration::from_secs(10), stop, move || {
-            let counted = Arc::clone(&counted);
-            async move {
-                counted.fetch_add(1, Ordering::SeqCst);
-            }
-        }));
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        assert_eq!(runs.load(Ordering::SeqCst), 0, "not before one period");
-        tokio::time::sleep(Duration::from_secs(31)).await;
-        assert_eq!(runs.load(Ordering::SeqCst), 3, "at 10, 20 and 30 s");
-        stop_tx.fire();
-        chore.await.unwrap();
-        tokio::time::sleep(Duration::from_secs(60)).await;
-        assert_eq!(runs.load(Ordering::SeqCst), 3, "none after the stop");
-    }
 }

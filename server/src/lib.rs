@@ -155,8 +155,7 @@ pub async fn run(
     let services = Services::start(&config, store, nodes.clone());
     let (state, mut all_done) = AppState::new(config, &services);
     let rooms = state.rooms.clone();
-    let tournaments = state.tournaments.clone();
-    housekeeping::start(&services, &rooms, &tournaments);
+    housekeeping::start(&services, &rooms);
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let unavailable = |_| std::io::Error::other("the database did not answer");
     let restored = rooms.restore().await.map_err(unavailable)?;
@@ -165,7 +164,7 @@ pub async fn run(
         swept,
         "rooms with a clock or computer to time loaded"
     );
-    let directors = tournaments.restore().await.map_err(unavailable)?;
+    let directors = state.tournaments.restore().await.map_err(unavailable)?;
     tracing::info!(directors, "tournaments running or about to start loaded");
     state.seeks.restore().await.map_err(unavailable)?;
     tracing::info!(address = %listener.local_addr()?, "listening");

@@ -7,6 +7,7 @@
 //! tells its members goes out as [`Kind::Event`]s on a broadcast channel.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use punct_protocol::ErrorCode;
@@ -32,6 +33,10 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     type Setup: Send + 'static;
     /// The code a client sees when asked for an id no actor of this kind has.
     const NOT_FOUND: ErrorCode;
+    /// How often the actors [`due`](Kind::due) are looked for again while the node runs,
+    /// besides at its start and when a node dies: for a kind whose actors fall due with
+    /// time (a tournament about to start), none for the others.
+    const DUE_EVERY: Option<Duration>;
 
     /// Reads actor `id` from the store to run it here (a load counts an incarnation,
     /// which fences the writes of any earlier one); `None` if there is no such actor.

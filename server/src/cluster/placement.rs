@@ -22,7 +22,7 @@ use super::kind::{Kind, Reply, Unavailable};
 use super::nats::{ClusterError, Place};
 use super::nodes::{Deaths, Nodes, to_json};
 use super::wire::{self, Asked, Moved};
-use crate::shutdown::Shutdown;
+use crate::shutdown::{Shutdown, every};
 
 /// Times a request tries an actor that closed just as it was asked (it is loaded again)
 /// on a single server.
@@ -131,6 +131,9 @@ impl<K: Kind> Placement<K> {
             }),
         };
         placement.serve_other_nodes();
+        if let Some(period) = K::DUE_EVERY {
+            tokio::spawn(restore_every(period, shutdown.clone(), &placement));
+        }
         tokio::spawn(forget_all_at(shutdown, Arc::downgrade(&placement.shared)));
         placement
     }
@@ -535,6 +538,25 @@ impl<K: Kind> Placement<K> {
             }
         }
     }
+}
+
+/// Loads the actors due every `period` until `shutdown` (see [`Placement::restore`]), as
+/// long as `placement` is in use.
+fn restore_every<K: Kind>(
+    period: Duration,
+    shutdown: Shutdown,
+    placement: &Placement<K>,
+) -> impl Future<Output = ()> + Send + 'static {
+    let shared = Arc::downgrade(&placement.shared);
+    every(period, shutdown, move || {
+        let placement = shared.upgrade().map(|shared| Placement { shared });
+        async move {
+            if let Some(placement) = placement {
+                // A failure is logged by the kind; the next period tries again.
+                let _ = placement.restore().await;
+            }
+        }
+    })
 }
 
 /// Once `shutdown` fires, forgets every actor of `shared` (if it is still in use): each

@@ -2,6 +2,7 @@
 //! tells a room when a node of the cluster dies.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use punct_protocol::{ErrorCode, RoomSummary};
 use tokio::sync::watch;
@@ -42,6 +43,8 @@ impl Kind for Rooms {
     type Status = RoomSummary;
     type Setup = Setup;
     const NOT_FOUND: ErrorCode = ErrorCode::NoSuchRoom;
+    // A room falls due only by being played, which loads it.
+    const DUE_EVERY: Option<Duration> = None;
 
     /// The unfinished rooms with a timer: a clock running, or the computer to move.
     async fn due(&self) -> Result<Vec<String>, Unavailable> {

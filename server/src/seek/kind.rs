@@ -1,6 +1,8 @@
 //! The seek pool as a kind of actor: one pool for the whole cluster, under one id, run
 //! by whichever node claims it first and taken over when that node dies.
 
+use std::time::Duration;
+
 use punct_protocol::{ErrorCode, SeekView};
 use tokio::sync::{broadcast, watch};
 
@@ -31,6 +33,8 @@ impl Kind for Pools {
     type Status = Vec<SeekView>;
     type Setup = Setup;
     const NOT_FOUND: ErrorCode = ErrorCode::BadRequest;
+    // Due from the start, and taken over when its node dies.
+    const DUE_EVERY: Option<Duration> = None;
 
     /// The pool runs always, so that it is in place before the first seek.
     async fn due(&self) -> Result<Vec<String>, Unavailable> {

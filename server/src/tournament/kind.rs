@@ -14,7 +14,7 @@ use crate::store::StoreError;
 
 /// How often directors whose start is near are looked for (and loaded, so that each
 /// starts on time by its own timer): the tournaments due are those starting within it.
-pub(crate) const SWEEP_PERIOD: Duration = Duration::from_secs(30);
+const SWEEP_PERIOD: Duration = Duration::from_secs(30);
 
 /// Every tournament director of a server, and what each is given.
 #[derive(Debug)]
@@ -46,6 +46,7 @@ impl Kind for Directors {
     type Status = TournamentSummary;
     type Setup = Setup;
     const NOT_FOUND: ErrorCode = ErrorCode::NoSuchTournament;
+    const DUE_EVERY: Option<Duration> = Some(SWEEP_PERIOD);
 
     /// The tournaments running, or starting within a sweep: each director then starts
     /// its tournament on time by its own timer, and carries on from what is stored.

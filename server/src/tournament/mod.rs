@@ -45,7 +45,6 @@ use crate::services::{GameEnded, Services};
 use crate::store::{Account, AccountId, NewTournament, Store, StoreError};
 
 use kind::Directors;
-pub(crate) use kind::SWEEP_PERIOD;
 pub(crate) use protocol::{Event, Request};
 use state::Shared;
 

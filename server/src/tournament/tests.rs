@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use punct_protocol::{CreateTournament, TournamentFormat, TournamentView};
+use punct_protocol::{TournamentFormat, TournamentView};
 use punct_rules::{DrawReason, Outcome, Variant};
 
 use super::Tournaments;
@@ -12,7 +12,7 @@ use crate::cluster::Nodes;
 use crate::config::Config;
 use crate::registry::Registry;
 use crate::services::Services;
-use crate::store::{Account, NewAccount, Store};
+use crate::store::{Account, NewAccount, NewTournament, Store};
 
 /// Tournaments on `store`, as one server has them.
 fn server(store: &Store) -> Tournaments {
@@ -41,30 +41,48 @@ async fn accounts(store: &Store, count: usize) -> Vec<Account> {
     made
 }
 
-/// A Swiss of `rounds` rounds, starting in a second, that `players` have joined.
-async fn swiss(tournaments: &Tournaments, players: &[Account], rounds: u32) -> String {
-    let request = CreateTournament {
+/// A Swiss of `rounds` rounds starting `starts_in` milliseconds from now, stored with
+/// `players` entered, as another node would have made it: no director runs it yet. (Made
+/// through a director, the paused clock could pass its start while the entries wait for
+/// the store's thread.)
+async fn stored_swiss(store: &Store, players: &[Account], rounds: u32, starts_in: i64) -> String {
+    let id = crate::secret::uuid_v7();
+    let stored = NewTournament {
+        id: id.clone(),
         name: "Swiss".into(),
         format: TournamentFormat::Swiss,
         variant: Variant::Standard,
         clock: None,
         rated: false,
-        starts_at: now() + 1000,
+        starts_at: now() + starts_in,
         ends_at: None,
         rounds: Some(rounds),
         min_players: 2,
         max_players: 16,
+        creator: players[0].id.clone(),
     };
-    let id = tournaments
-        .create(request, &players[0])
-        .await
-        .unwrap()
-        .summary
-        .id;
+    store.create_tournament(stored).await.unwrap();
     for player in players {
-        tournaments.join(&id, player.clone()).await.unwrap();
+        store.enter(&id, &player.id).await.unwrap();
     }
     id
+}
+
+/// A Swiss of `rounds` rounds starting in a second, that `players` have joined, and
+/// `servers` servers on `store` made after it, the first running its director. (Made
+/// before, their sweeps for tournaments due, which the paused clock runs whenever every
+/// task waits for the store's thread, would load it half entered.)
+async fn swiss(
+    store: &Store,
+    players: &[Account],
+    rounds: u32,
+    servers: usize,
+) -> (String, Vec<Tournaments>) {
+    let id = stored_swiss(store, players, rounds, 1000).await;
+    let servers: Vec<Tournaments> = (0..servers).map(|_| server(store)).collect();
+    let entered = servers[0].view(&id).await.unwrap().summary.players;
+    assert_eq!(entered as usize, players.len());
+    (id, servers)
 }
 
 /// Ends every game of `view`'s last round in the store alone, as the sweep ends a game
@@ -103,9 +121,9 @@ async fn paired(store: &Store, id: &str, round: u32) {
 #[tokio::test(start_paused = true)]
 async fn a_result_nobody_told_the_director_reaches_it_at_its_next_poll() {
     let store = Store::empty().await;
-    let tournaments = server(&store);
     let players = accounts(&store, 4).await;
-    let id = swiss(&tournaments, &players, 2).await;
+    let (id, servers) = swiss(&store, &players, 2, 1).await;
+    let tournaments = &servers[0];
     paired(&store, &id, 1).await;
     let first = tournaments.view(&id).await.unwrap();
     assert_eq!(first.summary.round, 1);
@@ -121,9 +139,9 @@ async fn two_directors_of_one_tournament_store_each_round_once() {
     // Two servers on one database, each running the tournament's director (as two nodes
     // might for a moment around a failover).
     let store = Store::empty().await;
-    let (here, there) = (server(&store), server(&store));
     let players = accounts(&store, 6).await;
-    let id = swiss(&here, &players, 2).await;
+    let (id, servers) = swiss(&store, &players, 2, 2).await;
+    let (here, there) = (&servers[0], &servers[1]);
     assert_eq!(there.view(&id).await.unwrap().summary.players, 6);
     for round in 1..=2u32 {
         paired(&store, &id, round).await;
@@ -161,4 +179,29 @@ async fn two_directors_of_one_tournament_store_each_round_once() {
         .map(|p| p.room)
         .collect();
     assert_eq!(rooms.len(), 6, "every game has a room of its own");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tournament_nobody_asks_for_is_loaded_as_its_start_comes_near() {
+    let store = Store::empty().await;
+    let players = accounts(&store, 1).await;
+    // Stored by another node, which has stopped since; within a sweep's period of the
+    // wall clock, which paused time leaves still.
+    let id = stored_swiss(&store, &players, 1, 20_000).await;
+    let tournaments = server(&store);
+    tokio::time::sleep(Duration::from_secs(29)).await;
+    assert!(tournaments.placement.running(&id).is_none(), "nobody asked");
+    // The directors' kind looks for those due every 30 s: this one is loaded, to start
+    // on time by its own timer.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    for _ in 0..100 {
+        if tournaments.placement.running(&id).is_some() {
+            return;
+        }
+        // The load reads the store on its thread, in real time, which paused time
+        // does not wait for.
+        let wait = || std::thread::sleep(Duration::from_millis(10));
+        tokio::task::spawn_blocking(wait).await.unwrap();
+    }
+    panic!("the sweep did not load the director");
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::correspondence::seated;
 use crate::ratings::{End, play};
-use crate::tournament::{create, post, swiss, until};
+use crate::tournament::{LEAD_MS, create, post, swiss, until};
 
 const PASSWORD: &str = "a fine password";
 
@@ -152,7 +152,7 @@ async fn a_sqlite_server_moves_to_postgresql_with_its_games_accounts_ratings_cha
     rooms.push(timed.room.clone());
     drop((anna_at_board, host));
     // A Swiss under way: its first round paired, a game and a bye.
-    let tournament = create(&anna, &swiss(2, 1500, 8)).await;
+    let tournament = create(&anna, &swiss(2, LEAD_MS, 8)).await;
     for player in [&anna, &bert, &carl] {
         assert_eq!(post(player, &tournament, "join").await, (200, None));
     }

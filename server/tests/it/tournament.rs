@@ -62,6 +62,11 @@ pub(crate) async fn create(creator: &Endpoint, body: &serde_json::Value) -> Stri
     view.summary.id
 }
 
+/// How long after its creation a tournament that the test fills starts, in
+/// milliseconds: every entrant's join must be in first, on a machine that runs the
+/// other suites and the browsers beside this one.
+pub(crate) const LEAD_MS: i64 = 3000;
+
 /// A Swiss of `rounds` rounds starting in `starts_in` milliseconds.
 pub(crate) fn swiss(rounds: u32, starts_in: i64, max_players: u32) -> serde_json::Value {
     serde_json::json!({
@@ -311,7 +316,7 @@ async fn recomputed(server: &Endpoint, view: &TournamentView) -> HashMap<String,
 async fn a_swiss_of_eight_over_three_rounds_pairs_by_the_rules_and_stands_as_its_games() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let (_, tokens, id) = entered(&server, "swiss", 8, || swiss(3, 1500, 8)).await;
+    let (_, tokens, id) = entered(&server, "swiss", 8, || swiss(3, LEAD_MS, 8)).await;
     let listed: punct_protocol::TournamentList = server.get("/api/tournaments").await;
     assert_eq!(listed.upcoming[0].players, 8);
 
@@ -471,7 +476,7 @@ async fn a_restart_before_the_start_and_mid_round_pairs_nobody_twice() {
 async fn a_withdrawn_player_forfeits_the_game_under_way_and_is_paired_no_more() {
     let database = Database::new();
     let server = TestServer::with(config(&database)).await;
-    let (_, tokens, id) = entered(&server, "odd", 5, || swiss(3, 1000, 8)).await;
+    let (_, tokens, id) = entered(&server, "odd", 5, || swiss(3, LEAD_MS, 8)).await;
     let first = until(&server, &id, |v| v.summary.round == 1).await;
     let round = &first.pairings[0];
     assert_eq!(round.games.len(), 3, "two games and a bye");
@@ -560,7 +565,7 @@ async fn robin_by_mail(
             "name": "Winter by mail",
             "format": "round-robin",
             "clock": {"days": days},
-            "starts_at": now_ms() + 1000,
+            "starts_at": now_ms() + LEAD_MS,
             "max_players": 3,
             "min_players": 3,
         })
@@ -668,7 +673,7 @@ async fn robin_of_four(
         serde_json::json!({
             "name": "Club round robin",
             "format": "round-robin",
-            "starts_at": now_ms() + 1000,
+            "starts_at": now_ms() + LEAD_MS,
             "max_players": 4,
             "min_players": 4,
         })
@@ -1068,7 +1073,7 @@ async fn an_arena_pairs_players_as_their_games_end_and_a_pause_plays_its_game_ou
     let server = TestServer::with(config(&database)).await;
     let entrants = players(&server, "arena", 4).await;
     let tokens: HashMap<String, String> = entrants.iter().cloned().collect();
-    let start = now_ms() + 1000;
+    let start = now_ms() + LEAD_MS;
     let body = serde_json::json!({
         "name": "Blitz arena",
         "format": "arena",
