@@ -227,6 +227,8 @@ function renderRounds(view) {
           ),
         ),
       ),
+      // A round robin's odd player out plays nobody this round, and scores nothing.
+      round.resting ? el('p', { className: 'resting' }, t('tournament.resting'), ' ', playerLink(round.resting)) : null,
     ),
   );
   $('rounds').replaceChildren(...rounds);

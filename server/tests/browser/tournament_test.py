@@ -115,6 +115,30 @@ def arena(base, anna, bert, cleo):
     wait_until("cleo at her game", lambda: cleo.js("return location.pathname;") == f"/room/{called}")
 
 
+def round_robin_rest(base, b):
+    """A round robin of three: each round one of them rests, and the page says who."""
+    tokens = {}
+    for name in ("rita", "rolf", "ruth"):
+        made = http("POST", base + "/api/accounts", {"username": name, "password": PASSWORD})
+        tokens[name] = {"Authorization": f"Bearer {made['token']}"}
+    request = {
+        "name": "Trio",
+        "format": "round-robin",
+        # After the joins, on a machine running other suites beside this one.
+        "starts_at": int(time.time() * 1000) + 3000,
+        "min_players": 3,
+        "max_players": 3,
+    }
+    trio = http("POST", base + "/api/tournaments", request, tokens["rita"])["id"]
+    for name in tokens:
+        http("POST", f"{base}/api/tournaments/{trio}/join", None, tokens[name])
+    b.go(f"{base}/tournament/{trio}")
+    rests = wait_until("round 1 names who rests", lambda: b.text("#rounds .resting"), timeout=20)
+    resting = http("GET", f"{base}/api/tournaments/{trio}")["pairings"][0]["resting"]
+    assert resting in tokens and rests == f"Resting: {resting}", (rests, resting)
+    assert b.js("return document.querySelectorAll('#rounds tr[data-room]').length;") == 1, "one game"
+
+
 def scenario(server, browser):
     base = server.base
     anna = browser("anna")
@@ -213,6 +237,7 @@ def scenario(server, browser):
     assert dora.text("#standings thead") == "PlatzSpielerPunkteBuchholzSonneborn-BergerPartien"
 
     arena(base, anna, bert, cleo)
+    round_robin_rest(base, cleo)
 
     # Markup in the name stayed text everywhere.
     anna.go(base + "/tournaments")
