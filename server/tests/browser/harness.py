@@ -175,6 +175,21 @@ class Browser:
 
         wait_until(f"{self.name}: click {css}", clicked)
 
+    def press(self, css, key):
+        """Focuses the element matching `css` and presses `key` on it. The board is drawn
+        again as the game's news arrives: an element replaced between the focus and the
+        key is found and focused again (the key never reached it)."""
+
+        def pressed():
+            try:
+                self.js("document.querySelector(arguments[0]).focus();", css)
+                self.driver.switch_to.active_element.send_keys(key)
+                return True
+            except StaleElementReferenceException:
+                return False
+
+        wait_until(f"{self.name}: {css} takes a key", pressed)
+
     def type(self, css, text):
         """Replaces the text of the input `css` with `text`."""
         element = self.find(css)

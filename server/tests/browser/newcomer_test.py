@@ -361,23 +361,19 @@ def keyboard(game):
     def active():
         return white.js("return document.activeElement.dataset.cell || document.activeElement.id;")
 
-    white.js("document.querySelector('#board polygon[tabindex=\"0\"]').focus();")
-    start = active()
-    white.driver.switch_to.active_element.send_keys(Keys.ARROW_UP)
+    start = white.js("return document.querySelector('#board polygon[tabindex=\"0\"]').dataset.cell;")
+    white.press(f'#board polygon[data-cell="{start}"]', Keys.ARROW_UP)
     up = f"{start[0]}{int(start[1:]) + 1}"
     wait_until("the cursor moved up", lambda: active() == up)
     # Pick a kind, a destination and an orientation with keys, then play.
-    white.js("document.querySelector('#reserve-white button[data-kind=\"triangle\"]').focus();")
-    white.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    white.press('#reserve-white button[data-kind="triangle"]', Keys.ENTER)
     target = white.find("polygon.target").get_attribute("data-cell")
-    white.js("document.querySelector(arguments[0]).focus();", f'polygon[data-cell="{target}"]')
-    white.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    white.press(f'polygon[data-cell="{target}"]', Keys.ENTER)
     first = wait_until("a piece shown", lambda: white.board()["ghost"])
-    white.driver.switch_to.active_element.send_keys(Keys.SPACE)
+    white.press(f'polygon[data-cell="{target}"]', Keys.SPACE)
     wait_until("turned by key", lambda: white.board()["ghost"] != first)
     turn = white.board()["ghost"]
-    white.js("document.getElementById('place').focus();")
-    white.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    white.press("#place", Keys.ENTER)
     game.done(turn)
 
 
