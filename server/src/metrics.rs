@@ -92,7 +92,7 @@ pub(crate) struct Gauges {
 /// kebab-case name labels `/metrics`.
 #[derive(Clone, Copy, Debug, strum::IntoStaticStr)]
 #[strum(serialize_all = "kebab-case")]
-pub(crate) enum Refused {
+pub(crate) enum TurnedAway {
     /// The server holds as many connections as it may.
     MaxConnections,
     /// The address holds as many connections as it may.
@@ -248,7 +248,7 @@ impl Metrics {
     }
 
     /// A connection or a room was turned away.
-    pub(crate) fn refused(&self, why: Refused) {
+    pub(crate) fn refused(&self, why: TurnedAway) {
         self.refused.get_or_create(&[("reason", why.into())]).inc();
     }
 
@@ -328,7 +328,7 @@ mod tests {
         metrics.turn(Some(ErrorCode::NotYourTurn));
         metrics.message("play");
         metrics.rate_limited("play");
-        metrics.refused(Refused::ConnectionsPerIp);
+        metrics.refused(TurnedAway::ConnectionsPerIp);
         metrics.disconnect("too-slow");
         metrics.lagged();
         metrics.storage_failed();

@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 
 use super::auth::SignedIn;
 use super::error::ApiError;
-use crate::metrics::Refused;
+use crate::metrics::TurnedAway;
 use crate::proxy::ClientAddr;
 use crate::room::Key;
 use crate::state::AppState;
@@ -56,7 +56,7 @@ async fn create(
 ) -> Result<(StatusCode, Json<SeatGranted>), ApiError> {
     if !state.addresses.create_room(peer) {
         let metrics = &state.metrics;
-        metrics.refused(Refused::RoomsPerMinute);
+        metrics.refused(TurnedAway::RoomsPerMinute);
         let most = state.config.rooms_per_minute;
         return Err(ApiError::new(
             ErrorCode::RateLimited,

@@ -18,7 +18,7 @@ use super::auth::{self, Session};
 use super::error::ApiError;
 use super::language;
 use crate::connection;
-use crate::metrics::Refused;
+use crate::metrics::TurnedAway;
 use crate::proxy::ClientAddr;
 use crate::secret::hash_token;
 use crate::state::AppState;
@@ -67,11 +67,11 @@ async fn websocket(
 ) -> Result<Response, ApiError> {
     let metrics = &state.metrics;
     if !origin_allowed(&state.config.allowed_origins, &headers) {
-        metrics.refused(Refused::Origin);
+        metrics.refused(TurnedAway::Origin);
         return Err(ErrorCode::OriginNotAllowed.into());
     }
     let Some(slot) = state.addresses.connect(peer) else {
-        metrics.refused(Refused::ConnectionsPerIp);
+        metrics.refused(TurnedAway::ConnectionsPerIp);
         return Err(ApiError::new(
             ErrorCode::TooManyConnections,
             "this address has as many connections open as it may",
@@ -79,7 +79,7 @@ async fn websocket(
         .with_status(StatusCode::TOO_MANY_REQUESTS));
     };
     let Ok(permit) = state.connections.clone().try_acquire_owned() else {
-        metrics.refused(Refused::MaxConnections);
+        metrics.refused(TurnedAway::MaxConnections);
         return Err(ErrorCode::TooManyConnections.into());
     };
     let id = state.next_connection.fetch_add(1, Ordering::Relaxed);

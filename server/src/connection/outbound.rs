@@ -16,7 +16,7 @@ pub(super) const KEPT: usize = 4;
 
 /// Why a frame was not queued.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Refused {
+pub(super) enum NotQueued {
     /// As many frames wait as the queue holds.
     Full,
     /// The writer is gone.
@@ -67,13 +67,13 @@ pub(super) struct Sender(Arc<Shared>);
 
 impl Sender {
     /// Queues `frame` without waiting.
-    pub(super) fn try_send(&self, frame: Message) -> Result<(), Refused> {
+    pub(super) fn try_send(&self, frame: Message) -> Result<(), NotQueued> {
         let mut queue = lock(&self.0);
         if queue.writer_gone {
-            return Err(Refused::Closed);
+            return Err(NotQueued::Closed);
         }
         if queue.frames.len() >= queue.capacity {
-            return Err(Refused::Full);
+            return Err(NotQueued::Full);
         }
         queue.frames.push_back(frame);
         drop(queue);
@@ -164,9 +164,9 @@ mod tests {
         let (out, queue) = queue(2);
         out.try_send(text(1)).unwrap();
         out.try_send(text(2)).unwrap();
-        assert_eq!(out.try_send(text(3)), Err(Refused::Full));
+        assert_eq!(out.try_send(text(3)), Err(NotQueued::Full));
         drop(queue);
-        assert_eq!(out.try_send(text(4)), Err(Refused::Closed));
+        assert_eq!(out.try_send(text(4)), Err(NotQueued::Closed));
     }
 
     #[tokio::test]

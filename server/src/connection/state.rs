@@ -108,8 +108,8 @@ impl Connection {
     /// Queues a frame for the writer without waiting.
     pub(super) fn push(&self, message: Message) -> Result<(), End> {
         self.out.try_send(message).map_err(|e| match e {
-            outbound::Refused::Full => End::TooSlow,
-            outbound::Refused::Closed => End::Broken("the socket stopped taking data".into()),
+            outbound::NotQueued::Full => End::TooSlow,
+            outbound::NotQueued::Closed => End::Broken("the socket stopped taking data".into()),
         })
     }
 }
