@@ -10,20 +10,14 @@ use std::sync::atomic::AtomicU64;
 use tokio::sync::{Semaphore, mpsc};
 
 use crate::accounts::Accounts;
-use crate::cluster::Nodes;
-use crate::computer::Computers;
 use crate::config::Config;
 use crate::endings::Endings;
 use crate::limits::Addresses;
-use crate::mail::Mailer;
-use crate::metrics::Metrics;
 use crate::moderation::Moderation;
 use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::seek::Seeks;
 use crate::services::Services;
-use crate::shutdown::Shutdown;
-use crate::store::Store;
 use crate::tournament::Tournaments;
 
 /// What every handler shares: one pointer, so that each connection's future, which
@@ -33,16 +27,8 @@ pub(crate) struct AppState(Arc<Shared>);
 
 /// What [`AppState`] points to.
 pub(crate) struct Shared {
-    /// Where everything is kept.
-    pub(crate) store: Store,
-    /// This node of the cluster, or the server alone.
-    pub(crate) nodes: Nodes,
-    /// The counters of `/metrics`.
-    pub(crate) metrics: Arc<Metrics>,
-    /// Woken when mail is queued.
-    pub(crate) mail: Mailer,
-    /// Where the computer thinks.
-    pub(crate) computers: Computers,
+    /// The store, the nodes, the metrics, the mail, the computer and the stop.
+    pub(crate) services: Services,
     /// Every room.
     pub(crate) rooms: Registry,
     /// Every tournament.
@@ -65,8 +51,6 @@ pub(crate) struct Shared {
     pub(crate) proxies: Arc<TrustedProxies>,
     /// The next connection's id.
     pub(crate) next_connection: Arc<AtomicU64>,
-    /// Fired when the server shuts down.
-    pub(crate) shutdown: Shutdown,
     /// Held by every connection until its last frame is written: the server's `run`
     /// returns once the last [`AppState`] is dropped.
     pub(crate) _running: mpsc::Sender<()>,
@@ -118,11 +102,7 @@ impl AppState {
             Arc::clone(&moderation),
         );
         let state = AppState(Arc::new(Shared {
-            store,
-            nodes: services.nodes.clone(),
-            metrics: Arc::clone(&services.metrics),
-            mail: services.mail.clone(),
-            computers: services.computers.clone(),
+            services: services.clone(),
             tournaments,
             seeks,
             moderation,
@@ -134,7 +114,6 @@ impl AppState {
             proxies: Arc::new(TrustedProxies::new(&config.trusted_proxies)),
             config: Arc::new(config),
             next_connection: Arc::new(AtomicU64::new(first)),
-            shutdown: services.shutdown.clone(),
             _running: running,
         }));
         (state, all_done)

@@ -214,7 +214,7 @@ pub(super) async fn addresses_of(
     state: &AppState,
     account: &Account,
 ) -> Result<Vec<Address>, ApiError> {
-    let store = &state.store;
+    let store = &state.services.store;
     let sign_ins = store
         .sign_ins_of(&account.id)
         .await
@@ -576,7 +576,7 @@ async fn export(
 ) -> Result<Response, ApiError> {
     state.accounts.may_export(&account)?;
     let token = own_token(&headers)?;
-    let store = &state.store;
+    let store = &state.services.store;
     let failed = |e: StoreError| ApiError::storage("export", &e);
     let profile = profile_of(&state, &account.username).await?;
     let mut games = Vec::new();
@@ -643,7 +643,7 @@ async fn ask_confirmation(
     accounts
         .ask_confirmation(&account, &request.email, peer)
         .await?;
-    state.mail.wake();
+    state.services.mail.wake();
     Ok(StatusCode::ACCEPTED)
 }
 

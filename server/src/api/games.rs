@@ -67,6 +67,7 @@ async fn archive(
     };
     // One more than asked for tells whether there is a next page.
     let mut games = state
+        .services
         .store
         .archive(after, limit + 1, player)
         .await

@@ -29,10 +29,10 @@ async fn healthz() -> &'static str {
 /// `GET /readyz`: ready to take games: the database answers and the server is not
 /// shutting down.
 async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
-    if state.shutdown.is_shutdown() {
+    if state.services.shutdown.is_shutdown() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n");
     }
-    match state.store.ping().await {
+    match state.services.store.ping().await {
         Ok(()) => (StatusCode::OK, "ready\n"),
         Err(e) => {
             tracing::error!("not ready: {e}");
@@ -43,17 +43,17 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
 
 /// `GET /metrics`: the counters, in the Prometheus text format.
 async fn metrics(State(state): State<AppState>) -> Response {
-    let page = state.metrics.render(Gauges {
+    let page = state.services.metrics.render(Gauges {
         connections: state.config.max_connections - state.connections.available_permits(),
         max_connections: state.config.max_connections,
-        lease_held: state.nodes.lease().held(),
+        lease_held: state.services.nodes.lease().held(),
         rooms: state
             .rooms
             .running_summaries()
             .iter()
             .map(|room| room.status)
             .collect(),
-        computers: state.computers.load(),
+        computers: state.services.computers.load(),
     });
     let content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
     ([(header::CONTENT_TYPE, content_type)], page).into_response()
@@ -61,7 +61,7 @@ async fn metrics(State(state): State<AppState>) -> Response {
 
 /// `GET /api/node`: this node's tag and the live nodes' (a single server: 0 alone).
 async fn node(State(state): State<AppState>) -> Json<NodeView> {
-    let nodes = &state.nodes;
+    let nodes = &state.services.nodes;
     let mut live: Vec<u32> = nodes.live().borrow().iter().copied().collect();
     live.sort_unstable();
     Json(NodeView {

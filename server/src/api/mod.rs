@@ -55,7 +55,7 @@ const NODE: HeaderName = HeaderName::from_static("x-punct-node");
 
 /// Every route of the server.
 pub(crate) fn router(state: AppState) -> Router {
-    let node = HeaderValue::from(state.nodes.tag());
+    let node = HeaderValue::from(state.services.nodes.tag());
     // A request that presents a session that has ended is refused, on every route that
     // may act or read as a player; signing in and out take any session as it comes.
     let checked = Router::new()

@@ -171,7 +171,7 @@ async fn record(
 ) -> Result<Json<Record>, ApiError> {
     state.moderation.role_of(&moderator).await?;
     let account: Account = state.accounts.named(&username).await?;
-    let store = &state.store;
+    let store = &state.services.store;
     let failed = |e| ApiError::storage("reading a player's record", &e);
     let account_state: AccountState = store
         .account_state(&account.id)

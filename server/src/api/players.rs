@@ -66,7 +66,7 @@ pub(super) async fn notifications_of(
     state: &AppState,
     account: &Account,
 ) -> Result<Notifications, ApiError> {
-    let store = &state.store;
+    let store = &state.services.store;
     let settings = store.mail_settings(&account.id).await;
     let settings = settings.map_err(|e| unavailable(&e))?.unwrap_or_default();
     Ok(Notifications {
@@ -98,7 +98,7 @@ async fn set_notifications(
         email,
         mode: wanted.mode,
     };
-    let store = &state.store;
+    let store = &state.services.store;
     let set = store.set_mail_settings(&account.id, settings.clone()).await;
     set.map_err(|e| unavailable(&e))?;
     Ok(Json(Notifications {
@@ -141,7 +141,7 @@ async fn unsubscribe_page(
             link_says(lang, "unsubscribe.unknown"),
         );
     };
-    let store = &state.store;
+    let store = &state.services.store;
     match store.unsubscribe_known(&query.token).await {
         // Known, so one the server made: hex, safe in the page as it is.
         Ok(true) => {
@@ -182,7 +182,7 @@ async fn unsubscribe(
             link_says(lang, "unsubscribe.unknown"),
         );
     };
-    match state.store.unsubscribe(&query.token).await {
+    match state.services.store.unsubscribe(&query.token).await {
         Ok(true) => (StatusCode::OK, link_says(lang, "unsubscribe.done")),
         Ok(false) => (
             StatusCode::NOT_FOUND,
@@ -215,7 +215,7 @@ async fn my_games(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
 ) -> Result<Json<MyGames>, ApiError> {
-    let rows = state.store.games_of(&account.id).await;
+    let rows = state.services.store.games_of(&account.id).await;
     let rows = rows.map_err(|e| unavailable(&e))?;
     Ok(Json(MyGames {
         games: my_games_of(&account, &rows, now()),
@@ -224,7 +224,7 @@ async fn my_games(
 
 /// The id of the account named `username`.
 pub(super) async fn account_id(state: &AppState, username: &str) -> Result<AccountId, ApiError> {
-    let store = &state.store;
+    let store = &state.services.store;
     let found = store
         .account_by_key(&username_key(username))
         .await
@@ -248,7 +248,7 @@ pub(super) async fn profile_of(
     state: &AppState,
     username: &str,
 ) -> Result<PlayerProfile, ApiError> {
-    let store = &state.store;
+    let store = &state.services.store;
     let record = store
         .player(&username_key(username))
         .await
@@ -314,6 +314,7 @@ async fn leaderboard(
     // The stored deviation only grows with time: those above the mark now were above
     // it when stored, so the database leaves them out; the rest are judged as of now.
     let leaders = state
+        .services
         .store
         .leaders(variant, PROVISIONAL_ABOVE, LEADERS * 4)
         .await

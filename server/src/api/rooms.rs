@@ -55,7 +55,7 @@ async fn create(
     body: Bytes,
 ) -> Result<(StatusCode, Json<SeatGranted>), ApiError> {
     if !state.addresses.create_room(peer) {
-        let metrics = &state.metrics;
+        let metrics = &state.services.metrics;
         metrics.refused(TurnedAway::RoomsPerMinute);
         let most = state.config.rooms_per_minute;
         return Err(ApiError::new(
@@ -114,7 +114,7 @@ async fn seeks_node(State(state): State<AppState>) -> Result<Json<SeekPoolNode>,
         node: whereabouts.node,
         alive: whereabouts.alive,
         here: whereabouts.here,
-        this_node: state.nodes.tag(),
+        this_node: state.services.nodes.tag(),
     }))
 }
 
@@ -275,6 +275,6 @@ async fn node(
         node: whereabouts.node,
         alive: whereabouts.alive,
         here: whereabouts.here,
-        this_node: state.nodes.tag(),
+        this_node: state.services.nodes.tag(),
     }))
 }

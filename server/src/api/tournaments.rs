@@ -90,6 +90,6 @@ async fn node(
         node: whereabouts.node,
         alive: whereabouts.alive,
         here: whereabouts.here,
-        this_node: state.nodes.tag(),
+        this_node: state.services.nodes.tag(),
     }))
 }

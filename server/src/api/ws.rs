@@ -65,7 +65,7 @@ async fn websocket(
     Session(account): Session,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let metrics = &state.metrics;
+    let metrics = &state.services.metrics;
     if !origin_allowed(&state.config.allowed_origins, &headers) {
         metrics.refused(TurnedAway::Origin);
         return Err(ErrorCode::OriginNotAllowed.into());

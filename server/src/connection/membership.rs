@@ -193,7 +193,7 @@ impl Connection {
             return Ok(());
         };
         tracing::info!(missed, "fell behind the room: resyncing");
-        self.state.metrics.lagged();
+        self.state.services.metrics.lagged();
         let resynced = membership
             .handle
             .ask(Request::Resync { conn: self.id })

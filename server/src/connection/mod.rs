@@ -81,7 +81,7 @@ pub(crate) async fn serve<S>(
     };
     let end = connection.run(&mut stream).await;
     connection.cancel_seek();
-    connection.state.metrics.disconnect((&end).into());
+    connection.state.services.metrics.disconnect((&end).into());
     if let Some(membership) = &connection.room {
         membership.handle.tell(Request::Leave { conn: id });
     }

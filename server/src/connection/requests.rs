@@ -31,7 +31,7 @@ impl Connection {
         R: Stream<Item = Result<Message, axum::Error>> + Unpin,
     {
         let config = Arc::clone(&self.state.config);
-        let mut stop = self.state.shutdown.clone();
+        let mut stop = self.state.services.shutdown.clone();
         // Boxed once: inline, waiting for it would make every connection's task larger.
         let mut ended = Box::pin(self.ticket.ended());
         let mut ping =
@@ -134,7 +134,7 @@ impl Connection {
         name: &'static str,
         id: Option<RequestId>,
     ) -> Result<bool, End> {
-        let metrics = &self.state.metrics;
+        let metrics = &self.state.services.metrics;
         metrics.message(name);
         let verdict = self.limits.check(kind, Instant::now());
         if verdict == Verdict::Pass {

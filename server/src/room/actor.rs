@@ -139,7 +139,7 @@ impl Room {
                 let done = self.act(conn, action, retry).await;
                 if let Action::Play { .. } = action {
                     let refused = done.as_ref().err().map(|refusal| refusal.code);
-                    self.context.metrics.turn(refused);
+                    self.context.services.metrics.turn(refused);
                 }
                 Answer::Done(done)
             }

@@ -48,15 +48,20 @@ impl Kind for Rooms {
 
     /// The unfinished rooms with a timer: a clock running, or the computer to move.
     async fn due(&self) -> Result<Vec<String>, Unavailable> {
-        self.context.store.with_timers().await.map_err(|e| {
-            let error: &dyn std::error::Error = &e;
-            tracing::error!(error, "database: the rooms with a timer");
-            Unavailable
-        })
+        self.context
+            .services
+            .store
+            .with_timers()
+            .await
+            .map_err(|e| {
+                let error: &dyn std::error::Error = &e;
+                tracing::error!(error, "database: the rooms with a timer");
+                Unavailable
+            })
     }
 
     async fn load(&self, id: &str) -> Result<Option<Setup>, Unavailable> {
-        let stored = self.context.store.load(id).await.map_err(|e| {
+        let stored = self.context.services.store.load(id).await.map_err(|e| {
             let error: &dyn std::error::Error = &e;
             tracing::error!(room = id, error, "database");
             Unavailable

@@ -42,7 +42,7 @@ impl Room {
                 if self.waiting_for_opponent() {
                     return self.delete_unplayed().await;
                 }
-                let unrated = self.context.store.unrate(&self.id).await;
+                let unrated = self.context.services.store.unrate(&self.id).await;
                 self.stored(unrated)?;
                 self.rated = false;
                 let outcome = Outcome::Draw {
@@ -71,7 +71,12 @@ impl Room {
 
     /// Deletes a room whose game never started, as its creator's cancelling does.
     async fn delete_unplayed(&mut self) -> Result<Seq, Refusal> {
-        let stored = self.context.store.cancel(&self.id, self.incarnation).await;
+        let stored = self
+            .context
+            .services
+            .store
+            .cancel(&self.id, self.incarnation)
+            .await;
         if !self.stored(stored)? {
             return Err(Refusal::new(
                 ErrorCode::NotCancellable,

@@ -54,6 +54,7 @@ impl Room {
         let hash = hash_token(&token);
         let stored = self
             .context
+            .services
             .store
             .take_seat(&self.id, self.incarnation, color, hash, player.clone())
             .await;
@@ -151,7 +152,12 @@ impl Room {
         if self.seats[color.opponent() as usize].token.is_some() || self.outcome().is_some() {
             return Err(ErrorCode::NotCancellable);
         }
-        let stored = self.context.store.cancel(&self.id, self.incarnation).await;
+        let stored = self
+            .context
+            .services
+            .store
+            .cancel(&self.id, self.incarnation)
+            .await;
         if !self.stored(stored).map_err(|refusal| refusal.code)? {
             return Err(ErrorCode::NotCancellable);
         }

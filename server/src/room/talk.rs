@@ -26,7 +26,12 @@ impl Room {
                 let color = role.color().ok_or_else(|| {
                     Refusal::new(ErrorCode::NotAPlayer, "only a player can mute the opponent")
                 })?;
-                let stored = self.context.store.mute(&self.id, color, muted).await;
+                let stored = self
+                    .context
+                    .services
+                    .store
+                    .mute(&self.id, color, muted)
+                    .await;
                 self.stored(stored)?;
                 self.chat.muted[color as usize] = muted;
                 Ok(self.history.seq())
@@ -65,6 +70,7 @@ impl Room {
                 };
                 let stored = self
                     .context
+                    .services
                     .store
                     .chat(&self.id, &line, account.clone())
                     .await;

@@ -46,6 +46,7 @@ async fn table_on(config: &Config, store: Store, control: Option<TimeControl>) -
     );
     rooms
         .context()
+        .services
         .store
         .create_room(fresh.stored())
         .await
@@ -237,12 +238,12 @@ async fn a_player_whose_time_runs_out_loses() {
 
 /// The number of storage failures `/metrics` shows.
 fn storage_failures(context: &Context) -> u64 {
-    let page = context.metrics.render(crate::metrics::Gauges {
+    let page = context.services.metrics.render(crate::metrics::Gauges {
         connections: 0,
         max_connections: 0,
         lease_held: true,
         rooms: Vec::new(),
-        computers: context.computers.load(),
+        computers: context.services.computers.load(),
     });
     page.lines()
         .find_map(|line| line.strip_prefix("punct_storage_failures_total "))
@@ -367,6 +368,7 @@ async fn a_seat_given_out_counts_as_away_until_its_player_joins() {
         );
         rooms
             .context()
+            .services
             .store
             .create_room(fresh.stored())
             .await

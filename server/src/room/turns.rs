@@ -44,7 +44,7 @@ impl Room {
             Err(e) => {
                 let error: &dyn std::error::Error = &e;
                 tracing::error!(error, "storing failed");
-                self.context.metrics.storage_failed();
+                self.context.services.metrics.storage_failed();
                 self.retry.failed(Instant::now());
                 Err(Refusal::new(
                     ErrorCode::StorageFailed,
@@ -109,7 +109,7 @@ impl Room {
     /// say in the database whether they take it.
     fn mail(&self, game: &Game, turn: Option<(Turn, usize)>) -> Vec<(Color, Notice)> {
         let correspondence = self.clock.as_ref().and_then(|c| c.control().days);
-        let Some(days) = correspondence.filter(|_| self.context.mail.enabled()) else {
+        let Some(days) = correspondence.filter(|_| self.context.services.mail.enabled()) else {
             return Vec::new();
         };
         let away = |color: Color| self.seats[color as usize].holder.is_none();
@@ -167,6 +167,7 @@ impl Room {
         let mailing = !mail.is_empty();
         let stored = self
             .context
+            .services
             .store
             .turn(
                 &self.id,
@@ -180,7 +181,7 @@ impl Room {
             .await;
         self.stored(stored)?;
         if mailing {
-            self.context.mail.wake();
+            self.context.services.mail.wake();
         }
         self.game = next;
         self.clock = clock;
@@ -419,6 +420,7 @@ impl Room {
         let left = clock.as_ref().map(|c| c.left_ms(now));
         let stored = self
             .context
+            .services
             .store
             .take_back(&self.id, self.incarnation, played, left)
             .await;
@@ -488,7 +490,12 @@ impl Room {
             computer,
             self.rated,
         );
-        let stored = self.context.store.create_room(fresh.stored()).await;
+        let stored = self
+            .context
+            .services
+            .store
+            .create_room(fresh.stored())
+            .await;
         self.stored(stored).map_err(|refusal| Refusal {
             message: "the rematch could not be made; try again".into(),
             ..refusal
@@ -511,12 +518,13 @@ impl Room {
         let mailing = !mail.is_empty();
         let stored = self
             .context
+            .services
             .store
             .finish(&self.id, self.incarnation, outcome, mail)
             .await;
         self.stored(stored)?;
         if mailing {
-            self.context.mail.wake();
+            self.context.services.mail.wake();
         }
         self.ending = Some(outcome);
         self.draw_offer = None;
@@ -538,7 +546,7 @@ impl Room {
     /// results from the store too.
     fn tell_tournament(&self) {
         if let Some(tournament) = &self.tournament {
-            let _ = self.context.game_ends.send(GameEnded {
+            let _ = self.context.services.game_ends.send(GameEnded {
                 room: self.id.clone(),
                 tournament: tournament.clone(),
             });
@@ -552,7 +560,7 @@ impl Room {
         if !self.rated {
             return;
         }
-        match self.context.store.rate_game(&self.id).await {
+        match self.context.services.store.rate_game(&self.id).await {
             Ok(Some(rated)) => {
                 let changes = rating_changes(&rated);
                 self.ratings = Some(changes.clone());
@@ -580,10 +588,11 @@ impl Room {
             && self.game.to_move() == computer.color
             && self.retry.until().is_none()
         {
-            let thinking = self
-                .context
-                .computers
-                .think(computer, &self.game, self.clock.clone());
+            let thinking =
+                self.context
+                    .services
+                    .computers
+                    .think(computer, &self.game, self.clock.clone());
             self.thinking = Some(thinking);
         }
     }
@@ -605,6 +614,7 @@ impl Room {
         );
         let played = self.play_as(computer.color, turn).await;
         self.context
+            .services
             .metrics
             .turn(played.as_ref().err().map(|refusal| refusal.code));
         if let Err(refusal) = played {
