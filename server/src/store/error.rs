@@ -16,8 +16,6 @@ pub(crate) enum StoreError {
     Corrupt(Box<dyn std::error::Error + Send + Sync>),
     /// The transaction that held the request (and others) failed to commit.
     Commit(Arc<dyn std::error::Error + Send + Sync>),
-    /// The schema could not be brought up to date, or is newer than this server.
-    Migration(rusqlite_migration::Error),
     /// The database's schema is not one this server knows.
     Schema(String),
     /// A migration was refused (the source cannot be copied whole, or the target holds
@@ -63,7 +61,6 @@ impl fmt::Display for StoreError {
             StoreError::Corrupt(e) => write!(f, "a stored value does not read back: {e}"),
             StoreError::Schema(why) => write!(f, "database schema: {why}"),
             StoreError::Commit(e) => write!(f, "database commit failed: {e}"),
-            StoreError::Migration(e) => write!(f, "database schema: {e}"),
             StoreError::NotCopied(why) => f.write_str(why),
             StoreError::WalLeft => f.write_str(
                 "the WAL could not be emptied (another connection was reading the file): \
@@ -86,7 +83,6 @@ impl std::error::Error for StoreError {
             StoreError::Postgres(e) => Some(e),
             StoreError::Pool(e) | StoreError::Corrupt(e) => Some(e.as_ref()),
             StoreError::Commit(e) => Some(e.as_ref()),
-            StoreError::Migration(e) => Some(e),
             StoreError::Thread(e) => Some(e),
             StoreError::Schema(_)
             | StoreError::NotCopied(_)

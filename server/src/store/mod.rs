@@ -16,6 +16,7 @@
 //! - this file: [`Store`], which chooses the database from the setting, checks the lease
 //!   before each write, reads the time, and sends each request down one of three paths
 //!   (a room's group-committed write, a statement or two, a rating); and [`StoreError`];
+//! - `schema`: the one list of migrations, in each database's spelling;
 //! - `model`: what is stored, the same in both, and the decisions both make alike;
 //! - `sql`: every statement, the same in both;
 //! - `driver`: the seam between the queries and a database ([`driver::Conn`]), and the
@@ -24,7 +25,8 @@
 //!   it): every query, written once against the seam;
 //! - `tournaments`: tournaments, their entries and their rounds' pairings;
 //! - `migrate`: copying a SQLite database into an empty PostgreSQL one;
-//! - `sqlite/`, `postgres/`: each database's driver, transactions and schema.
+//! - `sqlite/`, `postgres/`: each database's driver, transactions, and how it counts
+//!   the migrations it has run.
 
 mod accounts;
 mod driver;
@@ -36,6 +38,7 @@ mod outbox;
 mod postgres;
 mod ratings;
 mod rooms;
+mod schema;
 mod sql;
 mod sqlite;
 #[cfg(test)]
