@@ -1,20 +1,185 @@
-//! Accounts, their sessions and mail settings, written once for both databases. None of
-//! these belongs to a room, so none needs a room's fence.
+//! Accounts, their names, passwords and sessions, written once for both databases. None
+//! of these belongs to a room, so none needs a room's fence.
 
-use punct_rules::Color;
-
+use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
-use super::model::{
-    Account, AccountId, Block, DELETED_PLAYER, LinkPurpose, MailSettings, NewAccount, Notice,
-    SessionRow, text,
-};
-use super::sql;
-use crate::secret::{TokenHash, uuid_v7};
+use super::model::{Account, AccountId, DELETED_PLAYER, NewAccount, SessionRow};
+use crate::clock::now;
+use crate::secret::TokenHash;
+use punct_rules::Color;
+
+impl Store {
+    /// Stores a new account; false if its username's key or look-alike key is taken.
+    pub(crate) async fn create_account(&self, account: NewAccount) -> Result<bool, StoreError> {
+        let at = now();
+        self.db
+            .run(move |db| Box::pin(async move { create(db, &account, at).await }))
+            .await
+    }
+
+    /// The account whose username has `key` (see `username_key`), and its
+    /// password hash.
+    pub(crate) async fn account_by_key(
+        &self,
+        key: &str,
+    ) -> Result<Option<(Account, String)>, StoreError> {
+        let key = key.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { by_key(db, &key).await }))
+            .await
+    }
+
+    /// Sets the language account `account` reads to `code`.
+    pub(crate) async fn set_language(&self, account: &str, code: &str) -> Result<(), StoreError> {
+        let (account, code) = (account.to_owned(), code.to_owned());
+        self.db
+            .run(move |db| Box::pin(async move { set_language(db, &account, &code).await }))
+            .await
+    }
+
+    /// The language of the account whose username has `key`: `None` without the
+    /// account, `Some(None)` when it chose none.
+    pub(crate) async fn language_by_key(
+        &self,
+        key: &str,
+    ) -> Result<Option<Option<String>>, StoreError> {
+        let key = key.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { language_by_key(db, &key).await }))
+            .await
+    }
+
+    /// Whether an account's username has the look-alike key `lookalike` (see
+    /// `lookalike_key`).
+    pub(crate) async fn lookalike_taken(&self, lookalike: &str) -> Result<bool, StoreError> {
+        let lookalike = lookalike.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { lookalike_taken(db, &lookalike).await }))
+            .await
+    }
+
+    /// Stores a session of `account`, whose secret hashes to `token`, until `expires_at`
+    /// (milliseconds since the Unix epoch), started by `user_agent`.
+    pub(crate) async fn create_session(
+        &self,
+        token: TokenHash,
+        account: &str,
+        expires_at: i64,
+        user_agent: Option<String>,
+    ) -> Result<(), StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .run(move |db| {
+                Box::pin(async move {
+                    let agent = user_agent.as_deref();
+                    create_session(db, token, &account, at, expires_at, agent).await
+                })
+            })
+            .await
+    }
+
+    /// Account `account`'s sessions that have not ended, oldest first.
+    pub(crate) async fn sessions_of(&self, account: &str) -> Result<Vec<SessionRow>, StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { sessions_of(db, &account, at).await }))
+            .await
+    }
+
+    /// Ends every session of account `account`.
+    pub(crate) async fn end_sessions(&self, account: &str) -> Result<(), StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { end_sessions(db, &account).await }))
+            .await
+    }
+
+    /// The account of session `token`, if it has not expired by `at` nor been ended;
+    /// the session is seen at `at` (written at most once a minute).
+    pub(crate) async fn session(
+        &self,
+        token: TokenHash,
+        at: i64,
+    ) -> Result<Option<Account>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(session(db, token, at)))
+            .await
+    }
+
+    /// The account of the seat of room `room` whose token's hash is `token`, if there
+    /// is such a seat and it has one.
+    pub(crate) async fn seat_account(
+        &self,
+        room: &str,
+        token: TokenHash,
+    ) -> Result<Option<AccountId>, StoreError> {
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { seat_account(db, &room, token).await }))
+            .await
+    }
+
+    /// Whether account `account` was banned, and whether deleted; `None` if there is no
+    /// such account.
+    pub(crate) async fn account_ended(
+        &self,
+        account: &str,
+    ) -> Result<Option<(bool, bool)>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { account_ended(db, &account).await }))
+            .await
+    }
+
+    /// Ends session `token`.
+    pub(crate) async fn end_session(&self, token: TokenHash) -> Result<(), StoreError> {
+        self.db
+            .run(move |db| Box::pin(end_session(db, token)))
+            .await
+    }
+
+    /// The password hash of account `account`; `None` if there is no such account (or
+    /// it was deleted).
+    pub(crate) async fn password_of(&self, account: &str) -> Result<Option<String>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { password_of(db, &account).await }))
+            .await
+    }
+
+    /// Sets account `account`'s password hash to `hash`, and ends every session of the
+    /// account but `keep`, in one transaction.
+    pub(crate) async fn set_password(
+        &self,
+        account: &str,
+        hash: String,
+        keep: TokenHash,
+    ) -> Result<(), StoreError> {
+        let account = account.to_owned();
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move { set_password(db, &account, &hash, keep).await })
+            })
+            .await
+    }
+
+    /// Deletes account `account`: its sessions, chat lines, mail address and settings go;
+    /// it and its seats are named "deleted player N" (N one more than the last deleted
+    /// account's); its games, results and ratings stay. Answers that name; `None` if it
+    /// was deleted already. Under the rating lock: no game of the account is rated
+    /// halfway, and two deletions never take one number.
+    pub(crate) async fn delete_account(&self, account: &str) -> Result<Option<String>, StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .exclusive(move |db| Box::pin(async move { delete(db, &account, at).await }))
+            .await
+    }
+}
 
 /// Stores a new account, made at `at`; false if its username's key or look-alike key
 /// is taken.
-pub(super) async fn create(
+async fn create(
     db: &dyn Conn,
     account: &NewAccount,
     at: i64,
@@ -28,7 +193,7 @@ pub(super) async fn create(
         at,
         &account.language
     ];
-    match db.execute(sql::INSERT_ACCOUNT, values).await {
+    match db.execute(INSERT_ACCOUNT, values).await {
         Ok(_) => Ok(true),
         Err(e) if e.is_unique_violation() => Ok(false),
         Err(e) => Err(e),
@@ -36,20 +201,20 @@ pub(super) async fn create(
 }
 
 /// The account whose username has `key`, and its password hash.
-pub(super) async fn by_key(
+async fn by_key(
     db: &dyn Conn,
     key: &str,
 ) -> Result<Option<(Account, String)>, StoreError> {
-    db.query_opt(sql::ACCOUNT_BY_KEY, params![key])
+    db.query_opt(ACCOUNT_BY_KEY, params![key])
         .await?
         .map(|row| Ok((account(&row)?, row.get(2)?)))
         .transpose()
 }
 
 /// Whether an account's username has the look-alike key `lookalike`.
-pub(super) async fn lookalike_taken(db: &dyn Conn, lookalike: &str) -> Result<bool, StoreError> {
+async fn lookalike_taken(db: &dyn Conn, lookalike: &str) -> Result<bool, StoreError> {
     Ok(db
-        .query_opt(sql::LOOKALIKE_TAKEN, params![lookalike])
+        .query_opt(LOOKALIKE_TAKEN, params![lookalike])
         .await?
         .is_some())
 }
@@ -60,7 +225,7 @@ const SEEN_EVERY: i64 = 60_000;
 
 /// Stores a session of `account` from `at` until `expires_at`, started by `user_agent`;
 /// sessions of the account that ended by `at` are swept as new ones start.
-pub(super) async fn create_session(
+async fn create_session(
     db: &dyn Conn,
     token: TokenHash,
     account: &str,
@@ -68,52 +233,46 @@ pub(super) async fn create_session(
     expires_at: i64,
     user_agent: Option<&str>,
 ) -> Result<(), StoreError> {
-    db.execute(sql::SWEEP_SESSIONS, params![account, at])
-        .await?;
+    db.execute(SWEEP_SESSIONS, params![account, at]).await?;
     let values = params![token, account, at, expires_at, user_agent];
-    db.execute(sql::INSERT_SESSION, values).await?;
+    db.execute(INSERT_SESSION, values).await?;
     Ok(())
 }
 
 /// The account of session `token`, if it is still valid at `at`; the session is seen
 /// at `at`, if it was last seen over a minute before.
-pub(super) async fn session(
+async fn session(
     db: &dyn Conn,
     token: TokenHash,
     at: i64,
 ) -> Result<Option<Account>, StoreError> {
-    let Some(row) = db
-        .query_opt(sql::SESSION_ACCOUNT, params![token, at])
-        .await?
-    else {
+    let Some(row) = db.query_opt(SESSION_ACCOUNT, params![token, at]).await? else {
         return Ok(None);
     };
     let seen: Option<i64> = row.get(2)?;
     if seen.is_none_or(|seen| at - seen >= SEEN_EVERY) {
-        db.execute(sql::SEEN_SESSION, params![token, at]).await?;
+        db.execute(SEEN_SESSION, params![token, at]).await?;
     }
     account(&row).map(Some)
 }
 
 /// The account of the seat of room `room` whose token's hash is `token`, if the seat
 /// has one.
-pub(super) async fn seat_account(
+async fn seat_account(
     db: &dyn Conn,
     room: &str,
     token: TokenHash,
 ) -> Result<Option<AccountId>, StoreError> {
-    let row = db
-        .query_opt(sql::SEAT_ACCOUNT, params![room, token])
-        .await?;
+    let row = db.query_opt(SEAT_ACCOUNT, params![room, token]).await?;
     Ok(row.map(|row| row.get(0)).transpose()?.flatten())
 }
 
 /// Whether account `account` was banned, and whether deleted; `None` without it.
-pub(super) async fn account_ended(
+async fn account_ended(
     db: &dyn Conn,
     account: &str,
 ) -> Result<Option<(bool, bool)>, StoreError> {
-    let Some(row) = db.query_opt(sql::ACCOUNT_ENDED, params![account]).await? else {
+    let Some(row) = db.query_opt(ACCOUNT_ENDED, params![account]).await? else {
         return Ok(None);
     };
     let banned: Option<i64> = row.get(0)?;
@@ -122,18 +281,18 @@ pub(super) async fn account_ended(
 }
 
 /// Ends session `token`.
-pub(super) async fn end_session(db: &dyn Conn, token: TokenHash) -> Result<(), StoreError> {
-    db.execute(sql::DELETE_SESSION, params![token]).await?;
+async fn end_session(db: &dyn Conn, token: TokenHash) -> Result<(), StoreError> {
+    db.execute(DELETE_SESSION, params![token]).await?;
     Ok(())
 }
 
 /// Account `account`'s sessions still valid at `at`, oldest first.
-pub(super) async fn sessions_of(
+async fn sessions_of(
     db: &dyn Conn,
     account: &str,
     at: i64,
 ) -> Result<Vec<SessionRow>, StoreError> {
-    let rows = db.query(sql::SESSIONS_OF, params![account, at]).await?;
+    let rows = db.query(SESSIONS_OF, params![account, at]).await?;
     rows.iter()
         .map(|row| {
             Ok(SessionRow {
@@ -148,62 +307,61 @@ pub(super) async fn sessions_of(
 }
 
 /// Ends every session of account `account`.
-pub(super) async fn end_sessions(db: &dyn Conn, account: &str) -> Result<(), StoreError> {
-    db.execute(sql::END_SESSIONS, params![account]).await?;
+async fn end_sessions(db: &dyn Conn, account: &str) -> Result<(), StoreError> {
+    db.execute(END_SESSIONS, params![account]).await?;
     Ok(())
 }
 
 /// Account `account`'s password hash.
-pub(super) async fn password_of(
+async fn password_of(
     db: &dyn Conn,
     account: &str,
 ) -> Result<Option<String>, StoreError> {
-    db.query_opt(sql::PASSWORD_OF, params![account])
+    db.query_opt(PASSWORD_OF, params![account])
         .await?
         .map(|row| row.get(0))
         .transpose()
 }
 
 /// Sets account `account`'s password hash, and ends its sessions but `keep`.
-pub(super) async fn set_password(
+async fn set_password(
     db: &dyn Conn,
     account: &str,
     hash: &str,
     keep: TokenHash,
 ) -> Result<(), StoreError> {
-    db.execute(sql::SET_PASSWORD, params![account, hash])
-        .await?;
-    db.execute(sql::END_OTHER_SESSIONS, params![account, keep])
+    db.execute(SET_PASSWORD, params![account, hash]).await?;
+    db.execute(END_OTHER_SESSIONS, params![account, keep])
         .await?;
     Ok(())
 }
 
-/// Deletes account `account` at `at` (see `sql::DELETE_ACCOUNT`): its sessions, chat
+/// Deletes account `account` at `at` (see `DELETE_ACCOUNT`): its sessions, chat
 /// lines, mail, blocks (made or under) and solved puzzles go, and it and its seats are named "deleted player N" from now on.
 /// Answers that name; `None` if it was deleted already.
-pub(super) async fn delete(
+async fn delete(
     db: &dyn Conn,
     account: &str,
     at: i64,
 ) -> Result<Option<String>, StoreError> {
-    let number: i64 = db.query_one(sql::NEXT_DELETED_NUMBER, &[]).await?.get(0)?;
+    let number: i64 = db.query_one(NEXT_DELETED_NUMBER, &[]).await?.get(0)?;
     let name = format!("{DELETED_PLAYER} {number}");
     let values = params![account, at, number, &name];
-    if db.execute(sql::DELETE_ACCOUNT, values).await? == 0 {
+    if db.execute(DELETE_ACCOUNT, values).await? == 0 {
         return Ok(None);
     }
     for color in [Color::White, Color::Black] {
-        db.execute(&sql::rename_seats(color), params![account, &name])
+        db.execute(&rename_seats_sql(color), params![account, &name])
             .await?;
     }
     let forgotten = [
-        sql::END_SESSIONS,
-        sql::DELETE_CHAT_OF,
-        sql::DELETE_MAIL_OF,
-        sql::DELETE_LINKS_OF,
-        sql::DELETE_BLOCKS_OF,
-        sql::DELETE_SIGN_INS_OF,
-        sql::DELETE_SOLVED_OF,
+        END_SESSIONS,
+        DELETE_CHAT_OF,
+        DELETE_MAIL_OF,
+        DELETE_LINKS_OF,
+        DELETE_BLOCKS_OF,
+        DELETE_SIGN_INS_OF,
+        DELETE_SOLVED_OF,
     ];
     for forget in forgotten {
         db.execute(forget, params![account]).await?;
@@ -211,282 +369,138 @@ pub(super) async fn delete(
     Ok(Some(name))
 }
 
-/// Account `blocker` blocks account `blocked` from `at` (again: nothing changes).
-pub(super) async fn block(
-    db: &dyn Conn,
-    blocker: &str,
-    blocked: &str,
-    at: i64,
-) -> Result<(), StoreError> {
-    db.execute(sql::INSERT_BLOCK, params![blocker, blocked, at])
-        .await?;
-    Ok(())
-}
-
-/// Account `blocker` no longer blocks account `blocked`; false if it did not.
-pub(super) async fn unblock(
-    db: &dyn Conn,
-    blocker: &str,
-    blocked: &str,
-) -> Result<bool, StoreError> {
-    Ok(db
-        .execute(sql::DELETE_BLOCK, params![blocker, blocked])
-        .await?
-        > 0)
-}
-
-/// The accounts `blocker` blocks, oldest block first.
-pub(super) async fn blocks_of(db: &dyn Conn, blocker: &str) -> Result<Vec<Block>, StoreError> {
-    let rows = db.query(sql::BLOCKS_OF, params![blocker]).await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Block {
-                account: Account {
-                    id: row.get(0)?,
-                    username: row.get(1)?,
-                },
-                since: row.get(2)?,
-            })
-        })
-        .collect()
-}
-
-/// Account `account` solved puzzle `puzzle` at `at` (again: nothing changes).
-pub(super) async fn solve(
-    db: &dyn Conn,
-    account: &str,
-    puzzle: &str,
-    at: i64,
-) -> Result<(), StoreError> {
-    db.execute(sql::INSERT_SOLVED, params![account, puzzle, at])
-        .await?;
-    Ok(())
-}
-
-/// The puzzles `account` has solved, by id.
-pub(super) async fn solved_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
-    let rows = db.query(sql::SOLVED_OF, params![account]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
-}
-
-/// The accounts that block `blocked`.
-pub(super) async fn blockers_of(
-    db: &dyn Conn,
-    blocked: &str,
-) -> Result<Vec<AccountId>, StoreError> {
-    let rows = db.query(sql::BLOCKERS_OF, params![blocked]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
-}
-
-/// Stores a link for `purpose` to `account`'s owner at `email`, good until
-/// `expires_at`, and queues the mail that carries it, at `at`.
-pub(super) async fn mail_link(
-    db: &dyn Conn,
-    account: &str,
-    purpose: LinkPurpose,
-    email: &str,
-    at: i64,
-    expires_at: i64,
-) -> Result<(), StoreError> {
-    let id = uuid_v7();
-    let values = params![&id, account, text(&purpose), email, expires_at];
-    db.execute(sql::INSERT_LINK, values).await?;
-    let notice = Notice::Link {
-        purpose,
-        email: email.to_owned(),
-    };
-    let json = serde_json::to_string(&notice).expect("a notice serialises");
-    db.execute(sql::QUEUE_ACCOUNT_MAIL, params![&id, account, json, at])
-        .await?;
-    Ok(())
-}
-
-/// Gives the link of mail `mail` the secret that hashes to `token`, if it is still good
-/// at `at`; false if it is not (used, expired, or its account deleted).
-pub(super) async fn arm_link(
-    db: &dyn Conn,
-    mail: &str,
-    token: TokenHash,
-    at: i64,
-) -> Result<bool, StoreError> {
-    Ok(db.execute(sql::ARM_LINK, params![mail, token, at]).await? > 0)
-}
-
-/// Uses the link whose secret hashes to `token`, if it is for `purpose` and good at
-/// `at`; answers its account and address.
-async fn use_link(
-    db: &dyn Conn,
-    token: TokenHash,
-    purpose: LinkPurpose,
-    at: i64,
-) -> Result<Option<(String, String)>, StoreError> {
-    db.query_opt(sql::USE_LINK, params![token, text(&purpose), at])
-        .await?
-        .map(|row| Ok((row.get(0)?, row.get(1)?)))
-        .transpose()
-}
-
-/// Confirms the address of the `confirm` link whose secret hashes to `token`, if it is
-/// good at `at`; false if it is not.
-pub(super) async fn confirm_email(
-    db: &dyn Conn,
-    token: TokenHash,
-    at: i64,
-) -> Result<bool, StoreError> {
-    let Some((account, email)) = use_link(db, token, LinkPurpose::Confirm, at).await? else {
-        return Ok(false);
-    };
-    Ok(db
-        .execute(sql::CONFIRM_EMAIL, params![account, email])
-        .await?
-        > 0)
-}
-
-/// Sets the password of the `reset` link whose secret hashes to `token`, if it is good
-/// at `at`, to `hash`: every session of the account ends, and its other reset links
-/// go. False if the link is not good.
-pub(super) async fn reset_password(
-    db: &dyn Conn,
-    token: TokenHash,
-    at: i64,
-    hash: &str,
-) -> Result<Option<AccountId>, StoreError> {
-    let Some((account, _)) = use_link(db, token, LinkPurpose::Reset, at).await? else {
-        return Ok(None);
-    };
-    db.execute(sql::SET_PASSWORD, params![&account, hash])
-        .await?;
-    db.execute(sql::END_SESSIONS, params![&account]).await?;
-    let reset = text(&LinkPurpose::Reset);
-    db.execute(sql::DELETE_LINKS, params![&account, reset])
-        .await?;
-    Ok(Some(account))
-}
-
-/// Whether account `account`'s address is confirmed.
-pub(super) async fn email_confirmed(db: &dyn Conn, account: &str) -> Result<bool, StoreError> {
-    Ok(db
-        .query_opt(sql::EMAIL_CONFIRMED, params![account])
-        .await?
-        .map(|row| row.get(0))
-        .transpose()?
-        .unwrap_or(false))
-}
-
-/// The accounts whose confirmed address is `email`, each with the address as confirmed.
-pub(super) async fn confirmed(
-    db: &dyn Conn,
-    email: &str,
-) -> Result<Vec<(Account, String)>, StoreError> {
-    let rows = db.query(sql::CONFIRMED, params![email]).await?;
-    rows.iter()
-        .map(|row| Ok((account(row)?, row.get(2)?)))
-        .collect()
-}
-
-/// Account `account`'s mail settings; `None` if there is no such account.
-pub(super) async fn mail_settings(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Option<MailSettings>, StoreError> {
-    db.query_opt(sql::NOTIFICATIONS, params![account])
-        .await?
-        .map(|row| {
-            Ok(MailSettings {
-                email: row.get(0)?,
-                mode: row.stored(1)?,
-                unsubscribe: row.get(2)?,
-            })
-        })
-        .transpose()
-}
-
-/// Sets account `account`'s mail settings; its unsubscribe secret only if it has none.
-pub(super) async fn set_mail_settings(
-    db: &dyn Conn,
-    account: &str,
-    settings: &MailSettings,
-) -> Result<(), StoreError> {
-    let values = params![
-        settings.email.as_deref(),
-        text(&settings.mode),
-        account,
-        settings.unsubscribe.as_deref(),
-    ];
-    db.execute(sql::SET_NOTIFICATIONS, values).await?;
-    Ok(())
-}
-
-/// Whether an account has unsubscribe secret `secret`.
-pub(super) async fn unsubscribe_known(db: &dyn Conn, secret: &str) -> Result<bool, StoreError> {
-    Ok(db
-        .query_opt(sql::UNSUBSCRIBE_KNOWN, params![secret])
-        .await?
-        .is_some())
-}
-
-/// Turns off the mail of the account whose unsubscribe secret is `secret`; false if no
-/// account has it.
-pub(super) async fn unsubscribe(db: &dyn Conn, secret: &str) -> Result<bool, StoreError> {
-    Ok(db.execute(sql::UNSUBSCRIBE, params![secret]).await? > 0)
-}
-
-/// The accounts that take a daily digest and had none since `since`.
-pub(super) async fn digests_due(db: &dyn Conn, since: i64) -> Result<Vec<Account>, StoreError> {
-    let rows = db.query(sql::DIGESTS_DUE, params![since]).await?;
-    rows.iter().map(account).collect()
-}
-
-/// Queues `account`'s digest at `now` if it had none since `since`; false if it had.
-pub(super) async fn queue_digest(
-    db: &dyn Conn,
-    account: &str,
-    since: i64,
-    now: i64,
-) -> Result<bool, StoreError> {
-    if db
-        .execute(sql::CLAIM_DIGEST, params![now, account, since])
-        .await?
-        == 0
-    {
-        return Ok(false);
-    }
-    let json = serde_json::to_string(&Notice::Digest).expect("a notice serialises");
-    db.execute(
-        sql::QUEUE_ACCOUNT_MAIL,
-        params![uuid_v7(), account, json, now],
-    )
-    .await?;
-    Ok(true)
-}
-
 /// Sets `account`'s language to `code`.
-pub(super) async fn set_language(
+async fn set_language(
     db: &dyn Conn,
     account: &str,
     code: &str,
 ) -> Result<(), StoreError> {
-    db.execute(sql::SET_LANGUAGE, params![account, code])
-        .await?;
+    db.execute(SET_LANGUAGE, params![account, code]).await?;
     Ok(())
 }
 
 /// The language of the account whose username has `key`: `None` without the account,
 /// `Some(None)` when it chose none.
-pub(super) async fn language_by_key(
+async fn language_by_key(
     db: &dyn Conn,
     key: &str,
 ) -> Result<Option<Option<String>>, StoreError> {
-    db.query_opt(sql::LANGUAGE_BY_KEY, params![key])
+    db.query_opt(LANGUAGE_BY_KEY, params![key])
         .await?
         .map(|row| row.get(0))
         .transpose()
 }
 
 /// An account read from its first two columns: id, username.
-fn account(row: &Row) -> Result<Account, StoreError> {
+pub(super) fn account(row: &Row) -> Result<Account, StoreError> {
     Ok(Account {
         id: row.get(0)?,
         username: row.get(1)?,
     })
 }
+
+/// The account of the seat of room `$1` whose token's hash is `$2`: a row whose one
+/// column is null for a seat without one; none without such a seat.
+const SEAT_ACCOUNT: &str =
+    "SELECT CASE WHEN white_token = $2 THEN white_account ELSE black_account END
+     FROM rooms WHERE id = $1 AND (white_token = $2 OR black_token = $2)";
+
+/// When account `$1` was banned and when deleted, each null if it was not.
+const ACCOUNT_ENDED: &str = "SELECT banned_at, deleted_at FROM accounts WHERE id = $1";
+
+/// Sets account `$1`'s language to `$2`.
+const SET_LANGUAGE: &str = "UPDATE accounts SET language = $2 WHERE id = $1";
+
+/// The language of the account whose username has key `$1`, unless deleted: a row
+/// whose one column is null when none was chosen; none without the account.
+const LANGUAGE_BY_KEY: &str =
+    "SELECT language FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
+
+/// A new account: id, username, its key, its look-alike key, password hash, when, its
+/// language.
+const INSERT_ACCOUNT: &str =
+    "INSERT INTO accounts (id, username, username_key, username_lookalike, password, created_at,
+                           language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+/// The account whose username has key `$1`, unless deleted: id, username, password hash.
+const ACCOUNT_BY_KEY: &str =
+    "SELECT id, username, password FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
+
+/// A row if an account's username has look-alike key `$1`.
+const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_lookalike = $1";
+
+/// Forgets account `$1`'s sessions that ended by `$2`.
+const SWEEP_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1 AND expires_at <= $2";
+
+/// A new session: its token's hash, account, when (also last seen), until when, the
+/// `User-Agent` it was started with.
+const INSERT_SESSION: &str =
+    "INSERT INTO sessions (token, account, created_at, last_seen_at, expires_at, user_agent)
+     VALUES ($1, $2, $3, $3, $4, $5)";
+
+/// The account (id, username) of session `$1`, if it has not ended by `$2`, and when the
+/// session was last seen (if ever recorded).
+const SESSION_ACCOUNT: &str =
+    "SELECT a.id, a.username, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account
+     WHERE s.token = $1 AND s.expires_at > $2";
+
+/// Session `$1` was seen at `$2`.
+const SEEN_SESSION: &str = "UPDATE sessions SET last_seen_at = $2 WHERE token = $1";
+
+/// Account `$1`'s sessions that have not ended by `$2`, oldest first: token hash,
+/// `User-Agent`, when started, last seen, until when.
+const SESSIONS_OF: &str =
+    "SELECT token, user_agent, created_at, COALESCE(last_seen_at, created_at), expires_at
+     FROM sessions WHERE account = $1 AND expires_at > $2 ORDER BY created_at, token";
+
+/// Ends every session of account `$1`.
+pub(super) const END_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1";
+
+/// The number the next deleted account takes: one more than the last's.
+const NEXT_DELETED_NUMBER: &str = "SELECT COALESCE(MAX(deleted_number), 0) + 1 FROM accounts";
+
+/// Deletes what account `$1` holds, at `$2`, as "deleted player `$3`" (`$4`, that name):
+/// its password, mail address and settings go; its id stays, so that games, results and
+/// ratings keep their player, and its username's keys stay, so that nobody can take the
+/// name. Changes nothing if it was deleted already.
+const DELETE_ACCOUNT: &str =
+    "UPDATE accounts SET username = $4, password = '', email = NULL, notify = 'off',
+            email_confirmed = FALSE, unsubscribe = NULL, last_digest_at = NULL, language = NULL,
+            deleted_number = $3, deleted_at = $2
+     WHERE id = $1 AND deleted_at IS NULL";
+
+/// The name account `$1`'s seats show is `$2` now.
+fn rename_seats_sql(color: punct_rules::Color) -> String {
+    format!("UPDATE rooms SET {color}_name = $2 WHERE {color}_account = $1")
+}
+
+/// Forgets account `$1`'s lines of chat.
+const DELETE_CHAT_OF: &str = "DELETE FROM chat WHERE account = $1";
+
+/// Forgets every block account `$1` made or is under.
+const DELETE_BLOCKS_OF: &str = "DELETE FROM blocks WHERE blocker = $1 OR blocked = $1";
+
+/// Forgets account `$1`'s mail links.
+const DELETE_LINKS_OF: &str = "DELETE FROM mail_links WHERE account = $1";
+
+/// Forgets account `$1`'s mail, sent or not.
+const DELETE_MAIL_OF: &str = "DELETE FROM mail_outbox WHERE account = $1";
+
+/// Ends session `$1`.
+const DELETE_SESSION: &str = "DELETE FROM sessions WHERE token = $1";
+
+/// Account `$1`'s password hash.
+const PASSWORD_OF: &str = "SELECT password FROM accounts WHERE id = $1";
+
+/// Account `$1`'s password hash is `$2` now.
+pub(super) const SET_PASSWORD: &str = "UPDATE accounts SET password = $2 WHERE id = $1";
+
+/// Ends account `$1`'s sessions but `$2`.
+const END_OTHER_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1 AND token <> $2";
+
+/// Forgets the puzzles account `$1` solved.
+const DELETE_SOLVED_OF: &str = "DELETE FROM puzzles_solved WHERE account = $1";
+
+/// Forgets account `$1`'s sign-in addresses.
+const DELETE_SIGN_INS_OF: &str = "DELETE FROM sign_ins WHERE account = $1";

@@ -234,6 +234,14 @@ impl<T: Column> Column for Option<T> {
     }
 }
 
+/// A write made in a group commit, beside others (a room's: `rooms::Write`). It may run
+/// twice, in the group's transaction and, if that fails, alone, so it runs by
+/// reference. It answers how many rows it changed.
+pub(super) trait Grouped: Send + Sync {
+    /// Makes the change on `db`, inside the open transaction.
+    fn run<'a>(&'a self, db: &'a dyn Conn) -> Answer<'a, usize>;
+}
+
 /// A connection (or a transaction on one) that the queries run on.
 pub(super) trait Conn: Send + Sync {
     /// Runs `sql` with `params`; answers how many rows it changed.

@@ -1,21 +1,150 @@
 //! Moderation's rows: roles and sanctions on accounts, reports, the audit log, and the
 //! hashed addresses accounts signed in from.
 
+use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
 use super::model::{
     AccountState, Entry, NewEntry, NewReport, Report, Role, Sanction, SignIn, StoredLine,
 };
-use super::sql;
+use crate::clock::now;
 use crate::secret::{self, TokenHash};
 
+impl Store {
+    /// The key of the hashes of sign-in addresses, made on first use.
+    pub(crate) async fn address_key(&self) -> Result<TokenHash, StoreError> {
+        self.db.atomic(|db| Box::pin(address_key(db))).await
+    }
+
+    /// Account `account` signed in now from the address hashed to `address`.
+    pub(crate) async fn signed_in_from(
+        &self,
+        account: &str,
+        address: TokenHash,
+    ) -> Result<(), StoreError> {
+        let (account, at) = (account.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { signed_in_from(db, &account, address, at).await }))
+            .await
+    }
+
+    /// The addresses `account` signed in from (hashed), most recent first.
+    pub(crate) async fn sign_ins_of(&self, account: &str) -> Result<Vec<SignIn>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { sign_ins_of(db, &account).await }))
+            .await
+    }
+
+    /// `account`'s role and sanctions; `None` if there is no such account.
+    pub(crate) async fn account_state(
+        &self,
+        account: &str,
+    ) -> Result<Option<AccountState>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { state_of(db, &account).await }))
+            .await
+    }
+
+    /// Makes `sanction`, resolves the report `entry` answers and writes `entry` in the
+    /// audit log, in one transaction.
+    pub(crate) async fn act(&self, sanction: Sanction, entry: NewEntry) -> Result<(), StoreError> {
+        let at = now();
+        self.db
+            .atomic(move |db| Box::pin(act(db, sanction, entry, at)))
+            .await
+    }
+
+    /// Stores `report`; answers its id.
+    pub(crate) async fn report(&self, report: NewReport) -> Result<String, StoreError> {
+        let (id, at) = (crate::secret::uuid_v7(), now());
+        let stored = id.clone();
+        self.db
+            .run(move |db| Box::pin(async move { self::report(db, &stored, report, at).await }))
+            .await?;
+        Ok(id)
+    }
+
+    /// How many reports `reporter` made that no moderator resolved yet.
+    pub(crate) async fn open_reports_by(&self, reporter: &str) -> Result<usize, StoreError> {
+        let reporter = reporter.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { open_reports_by(db, &reporter).await }))
+            .await
+    }
+
+    /// The open reports, oldest first, at most `limit`.
+    pub(crate) async fn open_reports(&self, limit: usize) -> Result<Vec<Report>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(open_reports(db, limit)))
+            .await
+    }
+
+    /// The reports made by or about `account`, newest first.
+    pub(crate) async fn reports_about(&self, account: &str) -> Result<Vec<Report>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { reports_about(db, &account).await }))
+            .await
+    }
+
+    /// Report `id`, if there is one.
+    pub(crate) async fn report_by_id(&self, id: &str) -> Result<Option<Report>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { report_by_id(db, &id).await }))
+            .await
+    }
+
+    /// The audit log, newest first: entries numbered below `before`, at most `limit`.
+    pub(crate) async fn audit_log(
+        &self,
+        before: i64,
+        limit: usize,
+    ) -> Result<Vec<Entry>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(audit_log(db, before, limit)))
+            .await
+    }
+
+    /// The entries of the audit log about `account`, newest first.
+    pub(crate) async fn audit_of(&self, account: &str) -> Result<Vec<Entry>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { audit_of(db, &account).await }))
+            .await
+    }
+
+    /// Line `line` of chat, if it is kept.
+    pub(crate) async fn chat_line(&self, line: u64) -> Result<Option<StoredLine>, StoreError> {
+        self.db.run(move |db| Box::pin(chat_line(db, line))).await
+    }
+
+    /// The unfinished rooms in which `account` holds a seat.
+    pub(crate) async fn running_rooms_of(&self, account: &str) -> Result<Vec<String>, StoreError> {
+        let account = account.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { running_rooms_of(db, &account).await }))
+            .await
+    }
+
+    /// Room `room`'s game will not be rated (a moderator closes it).
+    pub(crate) async fn unrate(&self, room: &str) -> Result<(), StoreError> {
+        self.leased()?;
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { unrate(db, &room).await }))
+            .await
+    }
+}
+
 /// The key that hashes sign-in addresses, made by the first node that needs it.
-pub(super) async fn address_key(db: &dyn Conn) -> Result<TokenHash, StoreError> {
+async fn address_key(db: &dyn Conn) -> Result<TokenHash, StoreError> {
     const NAME: &str = "sign-in-addresses";
     let made = secret::random_key();
-    db.execute(sql::INSERT_SERVER_KEY, params![NAME, made])
-        .await?;
-    let rows = db.query(sql::SERVER_KEY, params![NAME]).await?;
+    db.execute(INSERT_SERVER_KEY, params![NAME, made]).await?;
+    let rows = db.query(SERVER_KEY, params![NAME]).await?;
     match rows.first() {
         Some(row) => row.get(0),
         None => Err(super::driver::corrupt("the address key was not kept")),
@@ -23,20 +152,20 @@ pub(super) async fn address_key(db: &dyn Conn) -> Result<TokenHash, StoreError> 
 }
 
 /// Account `account` signed in from the address hashed to `address` at `at`.
-pub(super) async fn signed_in_from(
+async fn signed_in_from(
     db: &dyn Conn,
     account: &str,
     address: TokenHash,
     at: i64,
 ) -> Result<(), StoreError> {
-    db.execute(sql::SIGNED_IN_FROM, params![account, address, at])
+    db.execute(SIGNED_IN_FROM, params![account, address, at])
         .await?;
     Ok(())
 }
 
 /// The addresses `account` signed in from, most recent first.
-pub(super) async fn sign_ins_of(db: &dyn Conn, account: &str) -> Result<Vec<SignIn>, StoreError> {
-    let rows = db.query(sql::SIGN_INS_OF, params![account]).await?;
+async fn sign_ins_of(db: &dyn Conn, account: &str) -> Result<Vec<SignIn>, StoreError> {
+    let rows = db.query(SIGN_INS_OF, params![account]).await?;
     rows.iter()
         .map(|row| {
             Ok(SignIn {
@@ -49,11 +178,11 @@ pub(super) async fn sign_ins_of(db: &dyn Conn, account: &str) -> Result<Vec<Sign
 }
 
 /// `account`'s role and sanctions; `None` if no account has that id.
-pub(super) async fn state_of(
+async fn state_of(
     db: &dyn Conn,
     account: &str,
 ) -> Result<Option<AccountState>, StoreError> {
-    let rows = db.query(sql::STANDING_OF, params![account]).await?;
+    let rows = db.query(STANDING_OF, params![account]).await?;
     let Some(row) = rows.first() else {
         return Ok(None);
     };
@@ -68,7 +197,7 @@ pub(super) async fn state_of(
 
 /// Makes `sanction` on `entry`'s account (or line), resolves the report `entry` answers,
 /// and writes `entry` at `at`: all or nothing, in the caller's transaction.
-pub(super) async fn act(
+async fn act(
     db: &dyn Conn,
     sanction: Sanction,
     entry: NewEntry,
@@ -79,29 +208,29 @@ pub(super) async fn act(
         Sanction::None => {}
         Sanction::Role(role) => {
             let role = role.map(Role::as_str);
-            db.execute(sql::SET_ROLE, params![account, role]).await?;
+            db.execute(SET_ROLE, params![account, role]).await?;
         }
         Sanction::Ban(at) => {
-            db.execute(sql::SET_BANNED, params![account, at]).await?;
+            db.execute(SET_BANNED, params![account, at]).await?;
             if at.is_some() {
-                db.execute(sql::END_SESSIONS, params![account]).await?;
+                db.execute(super::accounts::END_SESSIONS, params![account])
+                    .await?;
             }
         }
         Sanction::Mute(until) => {
-            db.execute(sql::SET_MUTED, params![account, until]).await?;
+            db.execute(SET_MUTED, params![account, until]).await?;
         }
         Sanction::BarFromRated(barred) => {
-            db.execute(sql::SET_BARRED, params![account, barred])
-                .await?;
+            db.execute(SET_BARRED, params![account, barred]).await?;
         }
         Sanction::RemoveLine(line) => {
-            db.execute(sql::REMOVE_CHAT_LINE, params![line_value(line)])
+            db.execute(REMOVE_CHAT_LINE, params![line_value(line)])
                 .await?;
         }
     }
     if let Some(report) = &entry.report {
         db.execute(
-            sql::RESOLVE_REPORT,
+            RESOLVE_REPORT,
             params![report, at, entry.moderator.as_deref()],
         )
         .await?;
@@ -118,7 +247,7 @@ pub(super) async fn act(
         entry.until,
         entry.role.map(Role::as_str),
     ];
-    db.execute(sql::INSERT_AUDIT, values).await?;
+    db.execute(INSERT_AUDIT, values).await?;
     Ok(())
 }
 
@@ -128,7 +257,7 @@ fn line_value(line: u64) -> i64 {
 }
 
 /// Stores `report` as `id` at `at`.
-pub(super) async fn report(
+async fn report(
     db: &dyn Conn,
     id: &str,
     report: NewReport,
@@ -143,35 +272,35 @@ pub(super) async fn report(
         at,
         report.room.as_deref(),
     ];
-    db.execute(sql::INSERT_REPORT, values).await?;
+    db.execute(INSERT_REPORT, values).await?;
     Ok(())
 }
 
 /// How many reports `reporter` made that are still open.
-pub(super) async fn open_reports_by(db: &dyn Conn, reporter: &str) -> Result<usize, StoreError> {
-    let rows = db.query(sql::OPEN_REPORTS_BY, params![reporter]).await?;
+async fn open_reports_by(db: &dyn Conn, reporter: &str) -> Result<usize, StoreError> {
+    let rows = db.query(OPEN_REPORTS_BY, params![reporter]).await?;
     rows.first().map_or(Ok(0), |row| row.get(0))
 }
 
 /// The open reports, oldest first, at most `limit`.
-pub(super) async fn open_reports(db: &dyn Conn, limit: usize) -> Result<Vec<Report>, StoreError> {
-    let rows = db.query(&sql::open_reports(), params![limit]).await?;
+async fn open_reports(db: &dyn Conn, limit: usize) -> Result<Vec<Report>, StoreError> {
+    let rows = db.query(&open_reports_sql(), params![limit]).await?;
     rows.iter().map(report_row).collect()
 }
 
 /// The reports made by or about `account`, newest first.
-pub(super) async fn reports_about(db: &dyn Conn, account: &str) -> Result<Vec<Report>, StoreError> {
-    let rows = db.query(&sql::reports_about(), params![account]).await?;
+async fn reports_about(db: &dyn Conn, account: &str) -> Result<Vec<Report>, StoreError> {
+    let rows = db.query(&reports_about_sql(), params![account]).await?;
     rows.iter().map(report_row).collect()
 }
 
 /// Report `id`, if there is one.
-pub(super) async fn report_by_id(db: &dyn Conn, id: &str) -> Result<Option<Report>, StoreError> {
-    let rows = db.query(&sql::report(), params![id]).await?;
+async fn report_by_id(db: &dyn Conn, id: &str) -> Result<Option<Report>, StoreError> {
+    let rows = db.query(&report_sql(), params![id]).await?;
     rows.first().map(report_row).transpose()
 }
 
-/// A report read from [`sql::open_reports`]'s columns.
+/// A report read from [`open_reports_sql`]'s columns.
 fn report_row(row: &Row) -> Result<Report, StoreError> {
     Ok(Report {
         id: row.get(0)?,
@@ -190,22 +319,22 @@ fn report_row(row: &Row) -> Result<Report, StoreError> {
 }
 
 /// The audit log, newest first: entries before `before`, at most `limit`.
-pub(super) async fn audit_log(
+async fn audit_log(
     db: &dyn Conn,
     before: i64,
     limit: usize,
 ) -> Result<Vec<Entry>, StoreError> {
-    let rows = db.query(&sql::audit_log(), params![before, limit]).await?;
+    let rows = db.query(&audit_log_sql(), params![before, limit]).await?;
     rows.iter().map(entry_row).collect()
 }
 
 /// The entries of the audit log about `account`, newest first.
-pub(super) async fn audit_of(db: &dyn Conn, account: &str) -> Result<Vec<Entry>, StoreError> {
-    let rows = db.query(&sql::audit_of(), params![account]).await?;
+async fn audit_of(db: &dyn Conn, account: &str) -> Result<Vec<Entry>, StoreError> {
+    let rows = db.query(&audit_of_sql(), params![account]).await?;
     rows.iter().map(entry_row).collect()
 }
 
-/// An entry read from [`sql::audit_log`]'s columns.
+/// An entry read from [`audit_log_sql`]'s columns.
 fn entry_row(row: &Row) -> Result<Entry, StoreError> {
     Ok(Entry {
         id: row.get(0)?,
@@ -225,8 +354,8 @@ fn entry_row(row: &Row) -> Result<Entry, StoreError> {
 }
 
 /// Line `line` of chat, if it was kept.
-pub(super) async fn chat_line(db: &dyn Conn, line: u64) -> Result<Option<StoredLine>, StoreError> {
-    let rows = db.query(sql::CHAT_LINE, params![line_value(line)]).await?;
+async fn chat_line(db: &dyn Conn, line: u64) -> Result<Option<StoredLine>, StoreError> {
+    let rows = db.query(CHAT_LINE, params![line_value(line)]).await?;
     rows.first()
         .map(|row| {
             Ok(StoredLine {
@@ -239,16 +368,129 @@ pub(super) async fn chat_line(db: &dyn Conn, line: u64) -> Result<Option<StoredL
 }
 
 /// The unfinished rooms in which `account` holds a seat.
-pub(super) async fn running_rooms_of(
+async fn running_rooms_of(
     db: &dyn Conn,
     account: &str,
 ) -> Result<Vec<String>, StoreError> {
-    let rows = db.query(sql::RUNNING_ROOMS_OF, params![account]).await?;
+    let rows = db.query(RUNNING_ROOMS_OF, params![account]).await?;
     rows.iter().map(|row| row.get(0)).collect()
 }
 
 /// Room `room`'s game will not be rated.
-pub(super) async fn unrate(db: &dyn Conn, room: &str) -> Result<(), StoreError> {
-    db.execute(sql::UNRATE_ROOM, params![room]).await?;
+async fn unrate(db: &dyn Conn, room: &str) -> Result<(), StoreError> {
+    db.execute(UNRATE_ROOM, params![room]).await?;
     Ok(())
 }
+
+/// The key named `$1`.
+const SERVER_KEY: &str = "SELECT key FROM server_keys WHERE name = $1";
+
+/// Keeps key `$2` as `$1`, unless a key of that name exists (another node made it).
+const INSERT_SERVER_KEY: &str =
+    "INSERT INTO server_keys (name, key) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING";
+
+/// Account `$1` signed in from address hash `$2` at `$3`.
+const SIGNED_IN_FROM: &str =
+    "INSERT INTO sign_ins (account, address, first_at, last_at) VALUES ($1, $2, $3, $3)
+     ON CONFLICT (account, address) DO UPDATE SET last_at = excluded.last_at";
+
+/// Account `$1`'s sign-in addresses (hashed), most recent first: hash, first, last.
+const SIGN_INS_OF: &str =
+    "SELECT address, first_at, last_at FROM sign_ins WHERE account = $1 ORDER BY last_at DESC";
+
+/// Account `$1`'s role and sanctions: role, banned at, muted until, barred from rated.
+const STANDING_OF: &str =
+    "SELECT role, banned_at, muted_until, barred_from_rated FROM accounts WHERE id = $1";
+
+/// Gives account `$1` role `$2` (NULL: none).
+const SET_ROLE: &str = "UPDATE accounts SET role = $2 WHERE id = $1";
+
+/// Bans account `$1` at `$2` (NULL: lifts the ban).
+const SET_BANNED: &str = "UPDATE accounts SET banned_at = $2 WHERE id = $1";
+
+/// Mutes account `$1` until `$2` (NULL: lifts the mute).
+const SET_MUTED: &str = "UPDATE accounts SET muted_until = $2 WHERE id = $1";
+
+/// Bars account `$1` from rated games, or lifts the bar (`$2`).
+const SET_BARRED: &str = "UPDATE accounts SET barred_from_rated = $2 WHERE id = $1";
+
+/// A report: id, reporter, reported, line, reason, when.
+const INSERT_REPORT: &str =
+    "INSERT INTO reports (id, reporter, reported, chat_line, reason, created_at, room)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Reports made by account `$1` still open.
+const OPEN_REPORTS_BY: &str =
+    "SELECT COUNT(*) FROM reports WHERE reporter = $1 AND resolved_at IS NULL";
+
+/// The columns of a report as moderators read it, and the joins they need: id,
+/// reporter's and reported's usernames, line, its room (kept with the report), its text
+/// (for a line only: empty once removed or gone with its speaker), reason, when,
+/// resolved when, resolved by whom.
+const REPORT_COLUMNS: &str = "SELECT p.id, ra.username, da.username, p.chat_line, p.room,
+            CASE WHEN p.chat_line IS NULL THEN NULL WHEN c.removed THEN ''
+                 ELSE COALESCE(c.text, '') END, p.reason,
+            p.created_at, p.resolved_at, ma.username
+     FROM reports p
+     JOIN accounts ra ON ra.id = p.reporter
+     LEFT JOIN accounts da ON da.id = p.reported
+     LEFT JOIN accounts ma ON ma.id = p.resolved_by
+     LEFT JOIN chat c ON c.id = p.chat_line";
+
+/// The open reports, oldest first, at most `$1`.
+fn open_reports_sql() -> String {
+    format!("{REPORT_COLUMNS} WHERE p.resolved_at IS NULL ORDER BY p.created_at, p.id LIMIT $1")
+}
+
+/// The reports made by or about account `$1`, newest first.
+fn reports_about_sql() -> String {
+    format!(
+        "{REPORT_COLUMNS} WHERE p.reporter = $1 OR p.reported = $1
+         ORDER BY p.created_at DESC, p.id LIMIT 200"
+    )
+}
+
+/// Report `$1`.
+fn report_sql() -> String {
+    format!("{REPORT_COLUMNS} WHERE p.id = $1")
+}
+
+/// Resolves report `$1` at `$2` by moderator `$3` (NULL: the console), if still open.
+const RESOLVE_REPORT: &str =
+    "UPDATE reports SET resolved_at = $2, resolved_by = $3 WHERE id = $1 AND resolved_at IS NULL";
+
+/// An entry of the audit log: when, who, what, whom, room, line, report, why, until, role.
+const INSERT_AUDIT: &str = "INSERT INTO audit_log
+     (at, moderator, action, account, room, chat_line, report, reason, until, role)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+/// The columns of an audit entry as read: id, when, moderator's username, action, the
+/// account's username, room, line, report, reason, until, role.
+const AUDIT_COLUMNS: &str = "SELECT l.id, l.at, ma.username, l.action, aa.username, l.room,
+            l.chat_line, l.report, l.reason, l.until, l.role
+     FROM audit_log l
+     LEFT JOIN accounts ma ON ma.id = l.moderator
+     LEFT JOIN accounts aa ON aa.id = l.account";
+
+/// The audit log, newest first, before entry `$1`, at most `$2` entries.
+fn audit_log_sql() -> String {
+    format!("{AUDIT_COLUMNS} WHERE l.id < $1 ORDER BY l.id DESC LIMIT $2")
+}
+
+/// The entries of the audit log about account `$1`, newest first.
+fn audit_of_sql() -> String {
+    format!("{AUDIT_COLUMNS} WHERE l.account = $1 ORDER BY l.id DESC LIMIT 200")
+}
+
+/// Line `$1` of chat: its room, its speaker's account, whether removed.
+const CHAT_LINE: &str = "SELECT room, account, removed FROM chat WHERE id = $1";
+
+/// Removes line `$1` of chat.
+const REMOVE_CHAT_LINE: &str = "UPDATE chat SET removed = TRUE WHERE id = $1";
+
+/// The unfinished rooms in which account `$1` holds a seat.
+const RUNNING_ROOMS_OF: &str = "SELECT id FROM rooms
+     WHERE outcome IS NULL AND (white_account = $1 OR black_account = $1)";
+
+/// A closed room's game is not rated: room `$1`.
+const UNRATE_ROOM: &str = "UPDATE rooms SET rated = FALSE WHERE id = $1";

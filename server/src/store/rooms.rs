@@ -1,5 +1,5 @@
-//! Rooms, turns and chat: every question asked of them and every change made to them,
-//! written once for both databases.
+//! Rooms and their turns: a room's own writes, and loading a room to run it, written
+//! once for both databases.
 //!
 //! A room's own writes ([`Write`]: seats, turns, results) first check, in the database,
 //! the incarnation that made them ([`fence`]), and are refused ([`StoreError::Fenced`])
@@ -9,20 +9,144 @@
 //! the incarnation before it, and no turn of that incarnation can be stored after it.
 //! (SQLite has one writer: a load never runs beside a write.)
 
-use punct_protocol::{ArchivedGame, ChatLine, Visibility};
-use punct_rules::{Color, Outcome, Turn};
-
-use super::driver::{Conn, Row, Value, corrupt, params};
+use super::chat::room_chat;
+use super::db::Store;
+use super::driver::{Answer, Conn, Grouped, Row, Value, corrupt, params};
 use super::error::StoreError;
 use super::model::{
-    AccountId, Activity, ArchiveCursor, NewRoom, Notice, Player, RoomRow, RunningOut, Stale,
-    StaleEnd, StoredRecord, StoredRoom, both, outcome_text, sql_ms, text, time_control, to_move,
+    NewRoom, Notice, Player, Stale, StaleEnd, StoredRoom, both, outcome_text, sql_ms, text,
 };
 use super::outbox;
 use super::ratings::game_ratings;
-use super::sql;
-use crate::rating;
+use crate::clock::now;
 use crate::secret::TokenHash;
+use punct_rules::{Color, Outcome, Turn};
+
+impl Store {
+    /// Makes a room's `write` in the next group commit, if the node holds its lease;
+    /// answers once it is committed.
+    pub(super) async fn write(&self, write: Write) -> Result<Written, StoreError> {
+        self.leased()?;
+        self.db.write(Box::new(write)).await
+    }
+
+    /// Records a new room, its seats given out and its computer, in one transaction.
+    pub(crate) async fn create_room(&self, room: NewRoom) -> Result<(), StoreError> {
+        self.write(Write::CreateRoom { room, at: now() })
+            .await
+            .map(drop)
+    }
+
+    /// Records that the seat of `color` in `room` (run as `incarnation`) was given out to
+    /// `player`; false if it was taken already.
+    pub(crate) async fn take_seat(
+        &self,
+        room: &str,
+        incarnation: u32,
+        color: Color,
+        token: TokenHash,
+        player: Player,
+    ) -> Result<bool, StoreError> {
+        let write = Write::TakeSeat {
+            room: room.to_owned(),
+            incarnation,
+            color,
+            token,
+            player,
+        };
+        Ok(self.write(write).await? == 1)
+    }
+
+    /// Records turn `number` of `room` (run as `incarnation`), the clocks after it
+    /// (White's and Black's time left, in a timed game), the result if it ended the
+    /// game, and queues the `mail` it causes, in one transaction.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a turn's parts, written as one row; a struct would only name them again"
+    )]
+    pub(crate) async fn turn(
+        &self,
+        room: &str,
+        incarnation: u32,
+        number: usize,
+        turn: Turn,
+        clocks: Option<[u64; 2]>,
+        outcome: Option<Outcome>,
+        mail: Vec<(Color, Notice)>,
+    ) -> Result<(), StoreError> {
+        let write = Write::Turn {
+            room: room.to_owned(),
+            incarnation,
+            number,
+            turn,
+            clocks,
+            outcome,
+            mail,
+            at: now(),
+        };
+        self.write(write).await.map(drop)
+    }
+
+    /// Takes back the turns of `room` (run as `incarnation`) after the first `played`;
+    /// `clocks` (White's and Black's time left now, in a timed game) are stored as those
+    /// after turn `played`, as if it had just been played, so that a room loaded later
+    /// starts from them.
+    pub(crate) async fn take_back(
+        &self,
+        room: &str,
+        incarnation: u32,
+        played: usize,
+        clocks: Option<[u64; 2]>,
+    ) -> Result<(), StoreError> {
+        let write = Write::TakeBack {
+            room: room.to_owned(),
+            incarnation,
+            played,
+            clocks,
+            at: now(),
+        };
+        self.write(write).await.map(drop)
+    }
+
+    /// Deletes `room` (run as `incarnation`), its turns and chat, if its game is not over
+    /// and a seat is free; false otherwise.
+    pub(crate) async fn cancel(&self, room: &str, incarnation: u32) -> Result<bool, StoreError> {
+        let write = Write::Cancel {
+            room: room.to_owned(),
+            incarnation,
+        };
+        Ok(self.write(write).await? == 1)
+    }
+
+    /// Records that `room` (run as `incarnation`) ended off the board, and queues the
+    /// `mail` that causes, in one transaction.
+    pub(crate) async fn finish(
+        &self,
+        room: &str,
+        incarnation: u32,
+        outcome: Outcome,
+        mail: Vec<(Color, Notice)>,
+    ) -> Result<(), StoreError> {
+        let write = Write::Finish {
+            room: room.to_owned(),
+            incarnation,
+            outcome,
+            mail,
+            at: now(),
+        };
+        self.write(write).await.map(drop)
+    }
+
+    /// Loads `room` to run it, counting one more incarnation (which fences the writes of
+    /// any earlier one); `None` if there is no such room.
+    pub(crate) async fn load(&self, room: &str) -> Result<Option<StoredRoom>, StoreError> {
+        self.leased()?;
+        let room = room.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { load(db, &room).await }))
+            .await
+    }
+}
 
 /// A room's change that is group-committed: it runs in the next transaction with
 /// whatever others are waiting, and is answered once that is committed. (Kept as data,
@@ -114,7 +238,7 @@ pub(super) enum Write {
 
 /// What a write answers: how many rooms it changed (a seat given out or not, a room
 /// cancelled or not, the stale rooms expired or finished).
-pub(super) type Written = usize;
+type Written = usize;
 
 /// Both clocks as stored: White's and Black's milliseconds, or two `NULL`s.
 fn clock_values(clocks: Option<[u64; 2]>) -> [Value; 2] {
@@ -123,9 +247,15 @@ fn clock_values(clocks: Option<[u64; 2]>) -> [Value; 2] {
     })
 }
 
+impl Grouped for Write {
+    fn run<'a>(&'a self, db: &'a dyn Conn) -> Answer<'a, Written> {
+        Box::pin(self.make(db))
+    }
+}
+
 impl Write {
     /// Makes the change on `db`, inside the open transaction.
-    pub(super) async fn run(&self, db: &dyn Conn) -> Result<Written, StoreError> {
+    pub(super) async fn make(&self, db: &dyn Conn) -> Result<Written, StoreError> {
         match self {
             Write::CreateRoom { room, at } => {
                 let [base, increment] = clock_values(room.clock);
@@ -153,7 +283,7 @@ impl Write {
                     room.rated.into(),
                     room.days.into(),
                 ];
-                db.execute(sql::INSERT_ROOM, &values).await?;
+                db.execute(INSERT_ROOM, &values).await?;
                 Ok(1)
             }
             Write::TakeSeat {
@@ -165,7 +295,7 @@ impl Write {
             } => {
                 fence(db, room, *incarnation).await?;
                 let seated = params![room, *token, player.name.as_deref(), player.account_id()];
-                Ok(count(db.execute(&sql::take_seat(*color), seated).await?))
+                Ok(count(db.execute(&take_seat_sql(*color), seated).await?))
             }
             Write::Turn {
                 room,
@@ -187,7 +317,7 @@ impl Write {
                     white,
                     black,
                 ];
-                db.execute(sql::INSERT_TURN, &values).await?;
+                db.execute(INSERT_TURN, &values).await?;
                 if let Some(outcome) = outcome {
                     finish(db, room, *outcome, *at).await?;
                 }
@@ -214,20 +344,16 @@ impl Write {
                 at,
             } => {
                 fence(db, room, *incarnation).await?;
-                db.execute(sql::DELETE_TURNS_AFTER, params![room, *played])
+                db.execute(DELETE_TURNS_AFTER, params![room, *played])
                     .await?;
                 let [white, black] = clock_values(*clocks);
                 let values = [room.into(), (*played).into(), white, black, (*at).into()];
-                db.execute(sql::RESET_CLOCKS, &values).await?;
+                db.execute(RESET_CLOCKS, &values).await?;
                 Ok(1)
             }
             Write::Cancel { room, incarnation } => {
                 fence(db, room, *incarnation).await?;
-                if db
-                    .query_opt(sql::CANCELLABLE, params![room])
-                    .await?
-                    .is_none()
-                {
+                if db.query_opt(CANCELLABLE, params![room]).await?.is_none() {
                     return Ok(0);
                 }
                 delete(db, room).await?;
@@ -238,7 +364,7 @@ impl Write {
                 for room in stale {
                     let finishing = matches!(room.end, StaleEnd::Finish(_));
                     let unchanged = params![&room.id, room.incarnation, finishing];
-                    if db.query_opt(sql::UNCHANGED, unchanged).await?.is_none() {
+                    if db.query_opt(UNCHANGED, unchanged).await?.is_none() {
                         continue;
                     }
                     match room.end {
@@ -270,7 +396,7 @@ fn count(changed: u64) -> Written {
 /// incarnation it was loaded as is no longer the stored one. On PostgreSQL, holds the
 /// room's row in share mode until the transaction ends (see the module's comment).
 async fn fence(db: &dyn Conn, room: &str, incarnation: u32) -> Result<(), StoreError> {
-    match db.query_opt(sql::FENCE, params![room, incarnation]).await? {
+    match db.query_opt(FENCE, params![room, incarnation]).await? {
         Some(_) => Ok(()),
         None => Err(StoreError::Fenced),
     }
@@ -278,7 +404,7 @@ async fn fence(db: &dyn Conn, room: &str, incarnation: u32) -> Result<(), StoreE
 
 /// Records that `room`'s game ended with `outcome` at `at`.
 async fn finish(db: &dyn Conn, room: &str, outcome: Outcome, at: i64) -> Result<(), StoreError> {
-    db.execute(sql::FINISH, params![room, outcome_text(outcome), at])
+    db.execute(FINISH, params![room, outcome_text(outcome), at])
         .await?;
     Ok(())
 }
@@ -298,7 +424,7 @@ async fn queue(
 
 /// Deletes `room`, its turns and chat.
 async fn delete(db: &dyn Conn, room: &str) -> Result<(), StoreError> {
-    for statement in [sql::DELETE_CHAT, sql::DELETE_TURNS, sql::DELETE_ROOM] {
+    for statement in [DELETE_CHAT, DELETE_TURNS, DELETE_ROOM] {
         db.execute(statement, params![room]).await?;
     }
     Ok(())
@@ -306,16 +432,16 @@ async fn delete(db: &dyn Conn, room: &str) -> Result<(), StoreError> {
 
 /// Loads `room` to run it, counting one more incarnation; `None` if there is no such
 /// room.
-pub(super) async fn load(db: &dyn Conn, room: &str) -> Result<Option<StoredRoom>, StoreError> {
-    let Some(loaded) = db.query_opt(sql::LOAD, params![room]).await? else {
+async fn load(db: &dyn Conn, room: &str) -> Result<Option<StoredRoom>, StoreError> {
+    let Some(loaded) = db.query_opt(LOAD, params![room]).await? else {
         return Ok(None);
     };
-    let head = db.query_one(&sql::room(), params![room]).await?;
+    let head = db.query_one(&room_sql(), params![room]).await?;
     let rated: bool = head.get(10)?;
     let mut clocks_left = None;
     let mut last_turn_at = None;
     let mut turns = Vec::new();
-    for row in db.query(sql::TURNS, params![room]).await? {
+    for row in db.query(TURNS, params![room]).await? {
         turns.push(parse_turn(&row.get::<String>(0)?)?);
         clocks_left = both(row.get(1)?, row.get(2)?);
         last_turn_at = Some(row.get(3)?);
@@ -341,266 +467,15 @@ pub(super) async fn load(db: &dyn Conn, room: &str) -> Result<Option<StoredRoom>
         last_turn_at,
         outcome: head.stored_opt(4)?,
         computer: computer(head.stored_opt(7)?, head.get(8)?),
-        tournament: match db.query_opt(sql::TOURNAMENT_OF_ROOM, params![room]).await? {
+        tournament: match db.query_opt(TOURNAMENT_OF_ROOM, params![room]).await? {
             Some(row) => row.get(0)?,
             None => None,
         },
     }))
 }
 
-/// `room` as the lobby would show it.
-pub(super) async fn summary(db: &dyn Conn, room: &str) -> Result<Option<RoomRow>, StoreError> {
-    let statement = format!("{} WHERE r.id = $1", sql::room_rows());
-    db.query_opt(&statement, params![room])
-        .await?
-        .map(|row| room_row(&row))
-        .transpose()
-}
-
-/// The record of `room`.
-pub(super) async fn record(db: &dyn Conn, room: &str) -> Result<Option<StoredRecord>, StoreError> {
-    let Some(head) = db.query_opt(&sql::room(), params![room]).await? else {
-        return Ok(None);
-    };
-    let turns = db
-        .query(sql::TURNS, params![room])
-        .await?
-        .iter()
-        .map(|row| parse_turn(&row.get::<String>(0)?))
-        .collect::<Result<_, _>>()?;
-    Ok(Some(StoredRecord {
-        variant: head.stored(0)?,
-        players: players(&head, 13)?,
-        rated: head.get(10)?,
-        turns,
-        outcome: head.stored_opt(4)?,
-    }))
-}
-
-/// Up to `limit` public rooms whose game is not over, oldest first.
-pub(super) async fn lobby(db: &dyn Conn, limit: usize) -> Result<Vec<RoomRow>, StoreError> {
-    let statement = format!(
-        "{} WHERE r.outcome IS NULL AND r.visibility = $1 ORDER BY r.created_at, r.id LIMIT $2",
-        sql::room_rows()
-    );
-    let rows = db
-        .query(&statement, params![text(&Visibility::Public), limit])
-        .await?;
-    rows.iter().map(room_row).collect()
-}
-
-/// The unfinished games in which `account` holds a seat, oldest first.
-pub(super) async fn games_of(db: &dyn Conn, account: &str) -> Result<Vec<RoomRow>, StoreError> {
-    let rows = db.query(&sql::games_of(), params![account]).await?;
-    rows.iter().map(room_row).collect()
-}
-
-/// The rooms whose game is not over and that need a timer running: a timed game whose
-/// clock runs (the first turn is played), or a game where the computer is to move.
-pub(super) async fn with_timers(db: &dyn Conn) -> Result<Vec<String>, StoreError> {
-    let mut ids = Vec::new();
-    for row in db.query(sql::WITH_TIMERS, &[]).await? {
-        let timed: bool = row.get(1)?;
-        let computer: Option<Color> = row.stored_opt(2)?;
-        let turns: usize = row.get(3)?;
-        if (timed && turns > 0) || computer == Some(to_move(turns)) {
-            ids.push(row.get(0)?);
-        }
-    }
-    Ok(ids)
-}
-
-/// The unfinished rooms gone stale by [`Activity::stale`].
-pub(super) async fn stale(
-    db: &dyn Conn,
-    open_before: i64,
-    abandoned_before: i64,
-    now: i64,
-) -> Result<Vec<Stale>, StoreError> {
-    let rows = db
-        .query(sql::STALE, params![open_before.max(abandoned_before)])
-        .await?;
-    let mut stale = Vec::new();
-    for row in rows {
-        if let Some(end) = activity(&row)?.stale(open_before, abandoned_before, now) {
-            stale.push(Stale {
-                id: row.get(0)?,
-                incarnation: row.get(1)?,
-                end,
-            });
-        }
-    }
-    Ok(stale)
-}
-
-/// The correspondence games whose player to move runs out of time at `now`, by
-/// [`Activity::running_out`].
-pub(super) async fn running_out(db: &dyn Conn, now: i64) -> Result<Vec<RunningOut>, StoreError> {
-    // No room is created before the first millisecond: only correspondence games.
-    let rows = db.query(sql::STALE, params![i64::MIN]).await?;
-    let mut due = Vec::new();
-    for row in rows {
-        if let Some((color, notice)) = activity(&row)?.running_out(now) {
-            due.push(RunningOut {
-                room: row.get(0)?,
-                color,
-                notice,
-            });
-        }
-    }
-    Ok(due)
-}
-
-/// A row of [`sql::STALE`] as what it tells of its room.
-fn activity(row: &Row) -> Result<Activity, StoreError> {
-    Ok(Activity {
-        created_at: row.get(2)?,
-        seated: row.get(3)?,
-        computer: row.stored_opt(4)?,
-        turns: row.get(5)?,
-        last_turn_at: row.get(6)?,
-        clocks_left: both(row.get(7)?, row.get(8)?),
-        days: row.get(9)?,
-    })
-}
-
-/// Up to `limit` finished public games, the one that ended last first, starting after
-/// `after`; only those `player`'s account played, if given.
-pub(super) async fn archive(
-    db: &dyn Conn,
-    after: Option<ArchiveCursor>,
-    limit: usize,
-    player: Option<AccountId>,
-) -> Result<Vec<ArchivedGame>, StoreError> {
-    let (finished_at, room) = after.map_or((None, None), |c| (Some(c.finished_at), Some(c.room)));
-    let values = params![text(&Visibility::Public), finished_at, room, limit, player];
-    let rows = db.query(&sql::archive(), values).await?;
-    rows.iter()
-        .map(|row| {
-            let [white, black] = players(row, 6)?;
-            Ok(ArchivedGame {
-                room: row.get(0)?,
-                variant: row.stored(1)?,
-                outcome: row.stored(2)?,
-                finished_at: u64::try_from(row.get::<i64>(3)?).unwrap_or(0),
-                turns: row.get(4)?,
-                rated: row.get(5)?,
-                white: white.view(),
-                black: black.view(),
-                tournament: row.get(12)?,
-            })
-        })
-        .collect()
-}
-
-/// Stores a line of `room`'s chat, said by `account`'s player if signed in; answers
-/// its id.
-pub(super) async fn chat(
-    db: &dyn Conn,
-    room: &str,
-    line: &ChatLine,
-    account: Option<&str>,
-) -> Result<u64, StoreError> {
-    let values = params![
-        room,
-        text(&line.channel),
-        line.color.map(|color| text(&color)),
-        line.name.as_deref(),
-        &line.text,
-        sql_ms(line.at),
-        account,
-    ];
-    let rows = db.query(sql::INSERT_CHAT, values).await?;
-    let row = rows
-        .first()
-        .ok_or_else(|| corrupt("no id for a line of chat"))?;
-    Ok(u64::try_from(row.get::<i64>(0)?).unwrap_or(0))
-}
-
-/// Records whether `color`'s player in `room` mutes the opponent.
-pub(super) async fn mute(
-    db: &dyn Conn,
-    room: &str,
-    color: Color,
-    muted: bool,
-) -> Result<(), StoreError> {
-    db.execute(&sql::set_mute(color), params![muted, room])
-        .await?;
-    Ok(())
-}
-
-/// Every room in which `account` took a seat, oldest first.
-pub(super) async fn rooms_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
-    let rows = db.query(sql::ROOMS_OF, params![account]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
-}
-
-/// Every line of chat `account` said, oldest first, each with its room.
-pub(super) async fn chat_of(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Vec<(String, ChatLine)>, StoreError> {
-    let rows = db.query(sql::CHAT_OF, params![account]).await?;
-    rows.iter()
-        .map(|row| Ok((row.get(0)?, chat_line(row, 1)?)))
-        .collect()
-}
-
-/// A line of chat read from its columns from `at`: channel, colour, name, text, when,
-/// id, removed.
-pub(super) fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
-    Ok(ChatLine {
-        channel: row.stored(at)?,
-        color: row.stored_opt(at + 1)?,
-        name: row.get(at + 2)?,
-        text: row.get(at + 3)?,
-        at: u64::try_from(row.get::<i64>(at + 4)?).unwrap_or(0),
-        line: u64::try_from(row.get::<i64>(at + 5)?).ok(),
-        removed: row.get(at + 6)?,
-    })
-}
-
-/// `room`'s last lines of chat, oldest first, each with its speaker's account.
-async fn room_chat(
-    db: &dyn Conn,
-    room: &str,
-) -> Result<Vec<(ChatLine, Option<AccountId>)>, StoreError> {
-    let mut lines = db
-        .query(sql::ROOM_CHAT, params![room])
-        .await?
-        .iter()
-        .map(|row| Ok((chat_line(row, 0)?, row.get(7)?)))
-        .collect::<Result<Vec<_>, StoreError>>()?;
-    lines.reverse();
-    Ok(lines)
-}
-
-/// A room's row as the lobby shows it, read from [`sql::room_rows`].
-fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
-    Ok(RoomRow {
-        id: row.get(0)?,
-        variant: row.stored(1)?,
-        visibility: row.stored(2)?,
-        taken: [row.get(3)?, row.get(4)?],
-        computer: computer(row.stored_opt(5)?, row.get(6)?),
-        turns: row.get(7)?,
-        outcome: row.stored_opt(8)?,
-        rated: row.get(9)?,
-        players: players(row, 10)?,
-        clock: time_control(both(row.get(16)?, row.get(17)?), row.get(18)?),
-        last_turn: row
-            .get::<Option<i64>>(19)?
-            .zip(both(row.get(20)?, row.get(21)?)),
-        tournament: row.get(22)?,
-        ratings: [
-            row.get::<Option<f64>>(23)?.map(rating::shown),
-            row.get::<Option<f64>>(24)?.map(rating::shown),
-        ],
-    })
-}
-
-/// Both seats' players, read from the [`sql::PLAYERS_COLUMNS`] starting at column `first`.
-fn players(row: &Row, first: usize) -> Result<[Player; 2], StoreError> {
+/// Both seats' players, read from the [`PLAYERS_COLUMNS`] starting at column `first`.
+pub(super) fn players(row: &Row, first: usize) -> Result<[Player; 2], StoreError> {
     let seat = |at: usize| -> Result<Player, StoreError> {
         Ok(Player::read(
             row.get(at)?,
@@ -612,11 +487,104 @@ fn players(row: &Row, first: usize) -> Result<[Player; 2], StoreError> {
 }
 
 /// The computer's seat and level, when both are stored.
-fn computer(color: Option<Color>, level: Option<u8>) -> Option<(Color, u8)> {
+pub(super) fn computer(color: Option<Color>, level: Option<u8>) -> Option<(Color, u8)> {
     color.zip(level)
 }
 
 /// A stored turn in notation.
-fn parse_turn(text: &str) -> Result<Turn, StoreError> {
+pub(super) fn parse_turn(text: &str) -> Result<Turn, StoreError> {
     text.parse().map_err(corrupt)
+}
+
+/// Room `$1`, if its creator may still cancel it: its game is not over and a seat is
+/// free.
+const CANCELLABLE: &str = "SELECT 1 FROM rooms
+     WHERE id = $1 AND outcome IS NULL AND (white_token IS NULL OR black_token IS NULL)";
+
+/// Forgets room `$1`'s chat (the room is being deleted).
+const DELETE_CHAT: &str = "DELETE FROM chat WHERE room = $1";
+
+/// A new room: id, variant, visibility, when, both token hashes, the clock (base and
+/// increment), the computer (colour, level), both players (name, account), whether it is
+/// rated, days per move.
+const INSERT_ROOM: &str =
+    "INSERT INTO rooms (id, variant, visibility, created_at, white_token, black_token,
+                        clock_base_ms, clock_increment_ms, computer_color, computer_level,
+                        white_name, white_account, black_name, black_account, rated,
+                        clock_days)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+
+/// Gives room `$1`'s seat of `color` to token hash `$2`, name `$3` and account `$4`, if
+/// it is free.
+fn take_seat_sql(color: punct_rules::Color) -> String {
+    format!(
+        "UPDATE rooms SET {color}_token = $2, {color}_name = $3, {color}_account = $4
+         WHERE id = $1 AND {color}_token IS NULL"
+    )
+}
+
+/// Room `$1` at incarnation `$2`, its row held in share mode until the transaction ends:
+/// a load, which raises the incarnation, waits for the writes of the one before.
+const FENCE: &str = "SELECT 1 FROM rooms WHERE id = $1 AND incarnation = $2 FOR SHARE";
+
+/// Turn `$2` of room `$1`: the turn, when, White's and Black's time left after it.
+const INSERT_TURN: &str = "INSERT INTO turns (room, number, turn, played_at, white_ms, black_ms)
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Room `$1` ended with outcome `$2` at `$3`.
+const FINISH: &str = "UPDATE rooms SET outcome = $2, finished_at = $3 WHERE id = $1";
+
+/// Takes back room `$1`'s turns after the first `$2`.
+const DELETE_TURNS_AFTER: &str = "DELETE FROM turns WHERE room = $1 AND number > $2";
+
+/// Turn `$2` of room `$1` is the last again: White's and Black's time left (`$3`, `$4`)
+/// and when (`$5`) are now's, so that the clocks run on from them.
+const RESET_CLOCKS: &str = "UPDATE turns SET white_ms = $3, black_ms = $4, played_at = $5
+     WHERE room = $1 AND number = $2";
+
+/// Forgets room `$1`'s turns (the room is being deleted).
+const DELETE_TURNS: &str = "DELETE FROM turns WHERE room = $1";
+
+/// Forgets room `$1` (its turns and chat first).
+const DELETE_ROOM: &str = "DELETE FROM rooms WHERE id = $1";
+
+/// Stale room `$1`, if it is as it was found: still at incarnation `$2`, not over, and
+/// (unless it is to be finished, `$3`) with a seat free. Its row is held until the end
+/// of the transaction.
+const UNCHANGED: &str = "SELECT 1 FROM rooms
+     WHERE id = $1 AND incarnation = $2 AND outcome IS NULL
+       AND ($3 OR white_token IS NULL OR black_token IS NULL)
+     FOR UPDATE";
+
+/// Counts one more incarnation of room `$1`; answers it.
+const LOAD: &str =
+    "UPDATE rooms SET incarnation = incarnation + 1 WHERE id = $1 RETURNING incarnation";
+
+/// Room `$1`'s turns in order: the turn, White's and Black's time left after it, when.
+pub(super) const TURNS: &str =
+    "SELECT turn, white_ms, black_ms, played_at FROM turns WHERE room = $1 ORDER BY number";
+
+/// The tournament whose game is played in room `$1`.
+const TOURNAMENT_OF_ROOM: &str = "SELECT tournament FROM tournament_pairings WHERE room = $1";
+
+/// The columns that read both seats' players, in `Player::read`'s order (White's, then
+/// Black's), from rooms `r` joined as [`PLAYERS_JOIN`] does.
+pub(super) const PLAYERS_COLUMNS: &str =
+    "r.white_name, r.white_account, wa.username, r.black_name, r.black_account, ba.username";
+
+/// Joins rooms `r` to the accounts of its seats, for [`PLAYERS_COLUMNS`].
+pub(super) const PLAYERS_JOIN: &str = "LEFT JOIN accounts wa ON wa.id = r.white_account
+     LEFT JOIN accounts ba ON ba.id = r.black_account";
+
+/// Room `$1` as a load or a record reads it: variant, visibility, both token hashes, the
+/// outcome, the clock (base and increment), the computer (colour, level), days per move,
+/// whether it is rated, whether White and Black mute their opponent, then both players
+/// (see [`PLAYERS_COLUMNS`]).
+pub(super) fn room_sql() -> String {
+    format!(
+        "SELECT r.variant, r.visibility, r.white_token, r.black_token, r.outcome,
+                r.clock_base_ms, r.clock_increment_ms, r.computer_color, r.computer_level,
+                r.clock_days, r.rated, r.white_mutes, r.black_mutes, {PLAYERS_COLUMNS}
+         FROM rooms r {PLAYERS_JOIN} WHERE r.id = $1"
+    )
 }

@@ -1,11 +1,13 @@
 //! The store's behaviour, the same whichever database keeps it.
 
-use punct_protocol::Visibility;
+use punct_protocol::{ChatLine, TournamentState, Visibility};
 use punct_rules::{Color, DrawReason, Outcome, Turn, Variant, WinReason};
 
-use super::model::StaleEnd;
+use super::model::{RunningOut, StaleEnd};
 use super::*;
-use crate::secret::hash_token;
+use crate::clock::now;
+use crate::lease::Lease;
+use crate::secret::{TokenHash, hash_token};
 
 fn new_room(id: &str, seats: [Option<TokenHash>; 2]) -> NewRoom {
     NewRoom {

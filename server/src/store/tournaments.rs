@@ -1,19 +1,137 @@
 //! Tournaments' rows: the tournaments, who entered each, and each round's pairings
 //! (stored with their games' rooms, in one transaction).
 
-use punct_protocol::{TournamentState, TournamentSummary};
-
+use super::db::Store;
 use super::driver::{Conn, Row, Value, params};
 use super::error::StoreError;
 use super::model::{
     Account, NewPairing, NewTournament, StoredEntry, StoredPairing, text, time_control,
 };
 use super::rooms::Write;
-use super::sql;
-use crate::clock::Clock;
+use crate::clock::{Clock, now};
+use punct_protocol::{TournamentState, TournamentSummary};
+
+impl Store {
+    /// Stores `tournament`, not started.
+    pub(crate) async fn create_tournament(
+        &self,
+        tournament: NewTournament,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        let at = now();
+        self.db
+            .run(move |db| Box::pin(async move { create(db, &tournament, at).await }))
+            .await
+    }
+
+    /// Tournament `id`, as lists show it.
+    pub(crate) async fn tournament(
+        &self,
+        id: &str,
+    ) -> Result<Option<TournamentSummary>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { tournament(db, &id).await }))
+            .await
+    }
+
+    /// Up to `limit` tournaments in `state`: those not over the soonest to start first,
+    /// the others the latest over first.
+    pub(crate) async fn tournaments_in(
+        &self,
+        state: TournamentState,
+        limit: usize,
+    ) -> Result<Vec<TournamentSummary>, StoreError> {
+        self.db
+            .run(move |db| Box::pin(tournaments_in(db, state, limit)))
+            .await
+    }
+
+    /// The tournaments not over that are running or due to start by `at`.
+    pub(crate) async fn tournaments_due(&self, at: i64) -> Result<Vec<String>, StoreError> {
+        self.db.run(move |db| Box::pin(due(db, at))).await
+    }
+
+    /// Tournament `id` moves to `state` now (a finished or cancelled one is over now).
+    pub(crate) async fn set_tournament_state(
+        &self,
+        id: &str,
+        state: TournamentState,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        let (id, at) = (id.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { set_state(db, &id, state, at).await }))
+            .await
+    }
+
+    /// Account `account` enters tournament `id` now (again, if it had withdrawn).
+    pub(crate) async fn enter(&self, id: &str, account: &str) -> Result<(), StoreError> {
+        self.leased()?;
+        let (id, account, at) = (id.to_owned(), account.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { enter(db, &id, &account, at).await }))
+            .await
+    }
+
+    /// Account `account` leaves tournament `id` before its start: its entry goes, so
+    /// that the entries of a started tournament are the players it started with. False
+    /// if it was not in it.
+    pub(crate) async fn leave(&self, id: &str, account: &str) -> Result<bool, StoreError> {
+        self.leased()?;
+        let (id, account) = (id.to_owned(), account.to_owned());
+        self.db
+            .run(move |db| Box::pin(async move { leave(db, &id, &account).await }))
+            .await
+    }
+
+    /// Account `account` withdraws from tournament `id` (started) now: it is paired no
+    /// more, and stays in the standings. False if it was not in it, or had withdrawn.
+    pub(crate) async fn withdraw(&self, id: &str, account: &str) -> Result<bool, StoreError> {
+        self.leased()?;
+        let (id, account, at) = (id.to_owned(), account.to_owned(), now());
+        self.db
+            .run(move |db| Box::pin(async move { withdraw(db, &id, &account, at).await }))
+            .await
+    }
+
+    /// Tournament `id`'s entries, in the order they joined.
+    pub(crate) async fn entries(&self, id: &str) -> Result<Vec<StoredEntry>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { entries(db, &id).await }))
+            .await
+    }
+
+    /// Stores round `round` of tournament `id`, each game with its room, in one
+    /// transaction: all of it or, if any of it fails (the round was stored already),
+    /// nothing.
+    pub(crate) async fn pair_round(
+        &self,
+        id: &str,
+        round: u32,
+        pairings: Vec<NewPairing>,
+    ) -> Result<(), StoreError> {
+        self.leased()?;
+        let (id, at) = (id.to_owned(), now());
+        self.db
+            .atomic(move |db| {
+                Box::pin(async move { pair_round(db, &id, round, pairings, at).await })
+            })
+            .await
+    }
+
+    /// Tournament `id`'s pairings round by round, each with its game's result.
+    pub(crate) async fn pairings(&self, id: &str) -> Result<Vec<StoredPairing>, StoreError> {
+        let id = id.to_owned();
+        self.db
+            .run(move |db| Box::pin(async move { pairings(db, &id).await }))
+            .await
+    }
+}
 
 /// Stores `tournament`, made at `at`, not started.
-pub(super) async fn create(
+async fn create(
     db: &dyn Conn,
     tournament: &NewTournament,
     at: i64,
@@ -41,7 +159,7 @@ pub(super) async fn create(
         at.into(),
         text(&TournamentState::Upcoming).into(),
     ];
-    db.execute(sql::INSERT_TOURNAMENT, &values).await?;
+    db.execute(INSERT_TOURNAMENT, &values).await?;
     Ok(())
 }
 
@@ -50,7 +168,7 @@ fn ms_i64(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
 }
 
-/// A tournament as [`sql::TOURNAMENT_COLUMNS`] reads it.
+/// A tournament as [`TOURNAMENT_COLUMNS`] reads it.
 fn summary(row: &Row) -> Result<TournamentSummary, StoreError> {
     let base: Option<i64> = row.get(4)?;
     let increment: Option<i64> = row.get(5)?;
@@ -81,36 +199,36 @@ fn summary(row: &Row) -> Result<TournamentSummary, StoreError> {
 }
 
 /// Tournament `id`.
-pub(super) async fn tournament(
+async fn tournament(
     db: &dyn Conn,
     id: &str,
 ) -> Result<Option<TournamentSummary>, StoreError> {
-    db.query_opt(&sql::tournament(), params![id])
+    db.query_opt(&tournament_sql(), params![id])
         .await?
         .map(|row| summary(&row))
         .transpose()
 }
 
 /// Up to `limit` tournaments in `state`.
-pub(super) async fn tournaments_in(
+async fn tournaments_in(
     db: &dyn Conn,
     state: TournamentState,
     limit: usize,
 ) -> Result<Vec<TournamentSummary>, StoreError> {
     let rows = db
-        .query(&sql::tournaments_in(), params![text(&state), limit])
+        .query(&tournaments_in_sql(), params![text(&state), limit])
         .await?;
     rows.iter().map(summary).collect()
 }
 
 /// The tournaments not finished that have started by `at` or are running.
-pub(super) async fn due(db: &dyn Conn, at: i64) -> Result<Vec<String>, StoreError> {
-    let rows = db.query(sql::TOURNAMENTS_DUE, params![at]).await?;
+async fn due(db: &dyn Conn, at: i64) -> Result<Vec<String>, StoreError> {
+    let rows = db.query(TOURNAMENTS_DUE, params![at]).await?;
     rows.iter().map(|row| row.get(0)).collect()
 }
 
 /// Tournament `id` moves to `state`, at `at`.
-pub(super) async fn set_state(
+async fn set_state(
     db: &dyn Conn,
     id: &str,
     state: TournamentState,
@@ -121,43 +239,40 @@ pub(super) async fn set_state(
         TournamentState::Finished | TournamentState::Cancelled
     );
     let finished_at = over.then_some(at);
-    db.execute(
-        sql::SET_TOURNAMENT_STATE,
-        params![id, text(&state), finished_at],
-    )
-    .await?;
+    db.execute(SET_TOURNAMENT_STATE, params![id, text(&state), finished_at])
+        .await?;
     Ok(())
 }
 
 /// Account `account` enters tournament `id` at `at`.
-pub(super) async fn enter(
+async fn enter(
     db: &dyn Conn,
     id: &str,
     account: &str,
     at: i64,
 ) -> Result<(), StoreError> {
-    db.execute(sql::ENTER, params![id, account, at]).await?;
+    db.execute(ENTER, params![id, account, at]).await?;
     Ok(())
 }
 
 /// Account `account` leaves tournament `id`, not started; false if it was not in it.
-pub(super) async fn leave(db: &dyn Conn, id: &str, account: &str) -> Result<bool, StoreError> {
-    Ok(db.execute(sql::LEAVE, params![id, account]).await? > 0)
+async fn leave(db: &dyn Conn, id: &str, account: &str) -> Result<bool, StoreError> {
+    Ok(db.execute(LEAVE, params![id, account]).await? > 0)
 }
 
 /// Account `account` withdraws from tournament `id` at `at`; false if it was not in it.
-pub(super) async fn withdraw(
+async fn withdraw(
     db: &dyn Conn,
     id: &str,
     account: &str,
     at: i64,
 ) -> Result<bool, StoreError> {
-    Ok(db.execute(sql::WITHDRAW, params![id, account, at]).await? > 0)
+    Ok(db.execute(WITHDRAW, params![id, account, at]).await? > 0)
 }
 
 /// Tournament `id`'s entries, in the order they joined.
-pub(super) async fn entries(db: &dyn Conn, id: &str) -> Result<Vec<StoredEntry>, StoreError> {
-    let rows = db.query(sql::ENTRIES, params![id]).await?;
+async fn entries(db: &dyn Conn, id: &str) -> Result<Vec<StoredEntry>, StoreError> {
+    let rows = db.query(ENTRIES, params![id]).await?;
     rows.iter()
         .map(|row| {
             Ok(StoredEntry {
@@ -175,7 +290,7 @@ pub(super) async fn entries(db: &dyn Conn, id: &str) -> Result<Vec<StoredEntry>,
 /// Stores round `round` of tournament `id`: each game's room, then its pairing, boards
 /// numbered from 1, in the caller's transaction. A round stored already is refused by
 /// the pairings' key, and the transaction with it.
-pub(super) async fn pair_round(
+async fn pair_round(
     db: &dyn Conn,
     id: &str,
     round: u32,
@@ -185,7 +300,7 @@ pub(super) async fn pair_round(
     for (board, pairing) in (1u32..).zip(pairings) {
         let room = pairing.room.as_ref().map(|room| room.id.clone());
         if let Some(room) = pairing.room {
-            Write::CreateRoom { room, at }.run(db).await?;
+            Write::CreateRoom { room, at }.make(db).await?;
         }
         let values = [
             Value::from(id),
@@ -196,14 +311,14 @@ pub(super) async fn pair_round(
             pairing.black.into(),
             at.into(),
         ];
-        db.execute(sql::INSERT_PAIRING, &values).await?;
+        db.execute(INSERT_PAIRING, &values).await?;
     }
     Ok(())
 }
 
 /// Tournament `id`'s pairings, round by round, each with its game's result.
-pub(super) async fn pairings(db: &dyn Conn, id: &str) -> Result<Vec<StoredPairing>, StoreError> {
-    let rows = db.query(sql::PAIRINGS, params![id]).await?;
+async fn pairings(db: &dyn Conn, id: &str) -> Result<Vec<StoredPairing>, StoreError> {
+    let rows = db.query(PAIRINGS, params![id]).await?;
     rows.iter()
         .map(|row| {
             let black: Option<String> = row.get(5)?;
@@ -225,3 +340,84 @@ pub(super) async fn pairings(db: &dyn Conn, id: &str) -> Result<Vec<StoredPairin
         })
         .collect()
 }
+
+/// A new tournament: id, name, format, variant, the clock (base, increment, days),
+/// rated, starts, ends, rounds, fewest and most players, creator, when, state.
+const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments
+        (id, name, format, variant, clock_base_ms, clock_increment_ms, clock_days, rated,
+         starts_at, ends_at, rounds, min_players, max_players, creator, created_at, state)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+
+/// The columns of a tournament `t` as [`TOURNAMENT_FROM`] reads it: id, name, format,
+/// variant, clock (base, increment, days), rated, starts, ends, rounds, fewest and most
+/// players, the creator's username, state, the players entered and not withdrawn, the
+/// rounds paired.
+const TOURNAMENT_COLUMNS: &str = "t.id, t.name, t.format, t.variant,
+        t.clock_base_ms, t.clock_increment_ms, t.clock_days, t.rated, t.starts_at, t.ends_at,
+        t.rounds, t.min_players, t.max_players, c.username, t.state,
+        (SELECT COUNT(*) FROM tournament_entries e
+         WHERE e.tournament = t.id AND e.withdrawn_at IS NULL),
+        (SELECT COALESCE(MAX(p.round), 0) FROM tournament_pairings p
+         WHERE p.tournament = t.id)";
+
+/// Tournaments `t` with their creators `c`, for [`TOURNAMENT_COLUMNS`].
+const TOURNAMENT_FROM: &str = "FROM tournaments t JOIN accounts c ON c.id = t.creator";
+
+/// Tournament `$1`.
+fn tournament_sql() -> String {
+    format!("SELECT {TOURNAMENT_COLUMNS} {TOURNAMENT_FROM} WHERE t.id = $1")
+}
+
+/// The tournaments in state `$1`, at most `$2`: those not finished the soonest to start
+/// first, the others the latest finished first.
+fn tournaments_in_sql() -> String {
+    format!(
+        "SELECT {TOURNAMENT_COLUMNS} {TOURNAMENT_FROM} WHERE t.state = $1
+         ORDER BY CASE WHEN t.finished_at IS NULL THEN t.starts_at ELSE -t.finished_at END,
+                  t.id
+         LIMIT $2"
+    )
+}
+
+/// The tournaments not finished whose start is at `$1` or before, or that are running.
+const TOURNAMENTS_DUE: &str = "SELECT id FROM tournaments
+     WHERE finished_at IS NULL AND (starts_at <= $1 OR state = 'running')
+     ORDER BY starts_at, id";
+
+/// Tournament `$1` moves to state `$2`; finished at `$3` (if given).
+const SET_TOURNAMENT_STATE: &str =
+    "UPDATE tournaments SET state = $2, finished_at = $3 WHERE id = $1";
+
+/// Account `$2` enters tournament `$1` at `$3` (or again, after withdrawing).
+const ENTER: &str = "INSERT INTO tournament_entries (tournament, account, joined_at)
+     VALUES ($1, $2, $3)
+     ON CONFLICT (tournament, account) DO UPDATE SET withdrawn_at = NULL, joined_at = $3";
+
+/// Account `$2` leaves tournament `$1` before its start: its entry goes.
+const LEAVE: &str = "DELETE FROM tournament_entries WHERE tournament = $1 AND account = $2";
+
+/// Account `$2` withdraws from tournament `$1` at `$3`.
+const WITHDRAW: &str = "UPDATE tournament_entries SET withdrawn_at = $3
+     WHERE tournament = $1 AND account = $2 AND withdrawn_at IS NULL";
+
+/// Tournament `$1`'s entries in the order they joined: account, username, joined,
+/// withdrawn.
+const ENTRIES: &str = "SELECT e.account, a.username, e.joined_at, e.withdrawn_at
+     FROM tournament_entries e JOIN accounts a ON a.id = e.account
+     WHERE e.tournament = $1 ORDER BY e.joined_at, e.account";
+
+/// A pairing of tournament `$1`, round `$2`, board `$3`: room, white, black, when.
+const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings
+        (tournament, round, board, room, white, black, paired_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Tournament `$1`'s pairings, round by round and board by board: round, board, room,
+/// white (account, username), black (account, username), the room's outcome and when it
+/// ended.
+const PAIRINGS: &str = "SELECT p.round, p.board, p.room, p.white, wa.username,
+            p.black, ba.username, r.outcome, r.finished_at
+     FROM tournament_pairings p
+     JOIN accounts wa ON wa.id = p.white
+     LEFT JOIN accounts ba ON ba.id = p.black
+     LEFT JOIN rooms r ON r.id = p.room
+     WHERE p.tournament = $1 ORDER BY p.round, p.board";

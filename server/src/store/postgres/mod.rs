@@ -31,9 +31,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Config, NoTls};
 
-use super::driver::{Answer, Conn, Row, Value};
+use super::driver::{Answer, Conn, Grouped, Row, Value};
 use super::error::StoreError;
-use super::rooms::{Write, Written};
 
 /// Most writes in one transaction.
 const MAX_BATCH: usize = 512;
@@ -49,7 +48,7 @@ const RECONNECT_WAIT: Duration = Duration::from_millis(500);
 const RATING_LOCK: i64 = 0x7261_7469_6e67;
 
 /// A write, and where its answer goes.
-type Queued = (Write, oneshot::Sender<Result<Written, StoreError>>);
+type Queued = (Box<dyn Grouped>, oneshot::Sender<Result<usize, StoreError>>);
 
 /// A cheap handle on the database.
 #[derive(Clone, Debug)]
@@ -86,7 +85,7 @@ impl Postgres {
     }
 
     /// Runs `write` in the next transaction; answers once that is committed.
-    pub(super) async fn write(&self, write: Write) -> Result<Written, StoreError> {
+    pub(super) async fn write(&self, write: Box<dyn Grouped>) -> Result<usize, StoreError> {
         let (answer, answered) = oneshot::channel();
         self.writes
             .send((write, answer))
@@ -133,7 +132,7 @@ async fn write(pool: Pool, mut inbox: mpsc::UnboundedReceiver<Queued>, commits: 
                 Err(_) => break,
             }
         }
-        let (writes, answers): (Vec<Write>, Vec<_>) = batch.into_iter().unzip();
+        let (writes, answers): (Vec<Box<dyn Grouped>>, Vec<_>) = batch.into_iter().unzip();
         let mut client = match pool.get().await {
             Ok(client) => client,
             Err(e) => {
@@ -158,8 +157,8 @@ async fn write(pool: Pool, mut inbox: mpsc::UnboundedReceiver<Queued>, commits: 
 /// transaction is rolled back and each is run alone, so that one undoes only itself.
 async fn commit(
     client: &mut deadpool_postgres::Client,
-    writes: &[Write],
-) -> Vec<Result<Written, StoreError>> {
+    writes: &[Box<dyn Grouped>],
+) -> Vec<Result<usize, StoreError>> {
     if let Ok(results) = together(client, writes).await {
         return results;
     }
@@ -175,8 +174,8 @@ async fn commit(
 /// commit did; a write refused as fenced is its own answer, and fails nothing else.
 async fn together(
     client: &mut deadpool_postgres::Client,
-    writes: &[Write],
-) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+    writes: &[Box<dyn Grouped>],
+) -> Result<Vec<Result<usize, StoreError>>, StoreError> {
     let tx = client.transaction().await?;
     // Polled together, the writes' statements go out back to back on the connection.
     let mut results = join_all(writes.iter().map(|write| write.run(&tx))).await;
