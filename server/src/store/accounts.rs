@@ -179,11 +179,7 @@ impl Store {
 
 /// Stores a new account, made at `at`; false if its username's key or look-alike key
 /// is taken.
-async fn create(
-    db: &dyn Conn,
-    account: &NewAccount,
-    at: i64,
-) -> Result<bool, StoreError> {
+async fn create(db: &dyn Conn, account: &NewAccount, at: i64) -> Result<bool, StoreError> {
     let values = params![
         &account.id,
         &account.username,
@@ -201,10 +197,7 @@ async fn create(
 }
 
 /// The account whose username has `key`, and its password hash.
-async fn by_key(
-    db: &dyn Conn,
-    key: &str,
-) -> Result<Option<(Account, String)>, StoreError> {
+async fn by_key(db: &dyn Conn, key: &str) -> Result<Option<(Account, String)>, StoreError> {
     db.query_opt(ACCOUNT_BY_KEY, params![key])
         .await?
         .map(|row| Ok((account(&row)?, row.get(2)?)))
@@ -241,11 +234,7 @@ async fn create_session(
 
 /// The account of session `token`, if it is still valid at `at`; the session is seen
 /// at `at`, if it was last seen over a minute before.
-async fn session(
-    db: &dyn Conn,
-    token: TokenHash,
-    at: i64,
-) -> Result<Option<Account>, StoreError> {
+async fn session(db: &dyn Conn, token: TokenHash, at: i64) -> Result<Option<Account>, StoreError> {
     let Some(row) = db.query_opt(SESSION_ACCOUNT, params![token, at]).await? else {
         return Ok(None);
     };
@@ -268,10 +257,7 @@ async fn seat_account(
 }
 
 /// Whether account `account` was banned, and whether deleted; `None` without it.
-async fn account_ended(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Option<(bool, bool)>, StoreError> {
+async fn account_ended(db: &dyn Conn, account: &str) -> Result<Option<(bool, bool)>, StoreError> {
     let Some(row) = db.query_opt(ACCOUNT_ENDED, params![account]).await? else {
         return Ok(None);
     };
@@ -287,11 +273,7 @@ async fn end_session(db: &dyn Conn, token: TokenHash) -> Result<(), StoreError> 
 }
 
 /// Account `account`'s sessions still valid at `at`, oldest first.
-async fn sessions_of(
-    db: &dyn Conn,
-    account: &str,
-    at: i64,
-) -> Result<Vec<SessionRow>, StoreError> {
+async fn sessions_of(db: &dyn Conn, account: &str, at: i64) -> Result<Vec<SessionRow>, StoreError> {
     let rows = db.query(SESSIONS_OF, params![account, at]).await?;
     rows.iter()
         .map(|row| {
@@ -313,10 +295,7 @@ async fn end_sessions(db: &dyn Conn, account: &str) -> Result<(), StoreError> {
 }
 
 /// Account `account`'s password hash.
-async fn password_of(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Option<String>, StoreError> {
+async fn password_of(db: &dyn Conn, account: &str) -> Result<Option<String>, StoreError> {
     db.query_opt(PASSWORD_OF, params![account])
         .await?
         .map(|row| row.get(0))
@@ -339,11 +318,7 @@ async fn set_password(
 /// Deletes account `account` at `at` (see `DELETE_ACCOUNT`): its sessions, chat
 /// lines, mail, blocks (made or under) and solved puzzles go, and it and its seats are named "deleted player N" from now on.
 /// Answers that name; `None` if it was deleted already.
-async fn delete(
-    db: &dyn Conn,
-    account: &str,
-    at: i64,
-) -> Result<Option<String>, StoreError> {
+async fn delete(db: &dyn Conn, account: &str, at: i64) -> Result<Option<String>, StoreError> {
     let number: i64 = db.query_one(NEXT_DELETED_NUMBER, &[]).await?.get(0)?;
     let name = format!("{DELETED_PLAYER} {number}");
     let values = params![account, at, number, &name];
@@ -370,21 +345,14 @@ async fn delete(
 }
 
 /// Sets `account`'s language to `code`.
-async fn set_language(
-    db: &dyn Conn,
-    account: &str,
-    code: &str,
-) -> Result<(), StoreError> {
+async fn set_language(db: &dyn Conn, account: &str, code: &str) -> Result<(), StoreError> {
     db.execute(SET_LANGUAGE, params![account, code]).await?;
     Ok(())
 }
 
 /// The language of the account whose username has `key`: `None` without the account,
 /// `Some(None)` when it chose none.
-async fn language_by_key(
-    db: &dyn Conn,
-    key: &str,
-) -> Result<Option<Option<String>>, StoreError> {
+async fn language_by_key(db: &dyn Conn, key: &str) -> Result<Option<Option<String>>, StoreError> {
     db.query_opt(LANGUAGE_BY_KEY, params![key])
         .await?
         .map(|row| row.get(0))

@@ -197,11 +197,7 @@ async fn use_link(
 
 /// Confirms the address of the `confirm` link whose secret hashes to `token`, if it is
 /// good at `at`; false if it is not.
-async fn confirm_email(
-    db: &dyn Conn,
-    token: TokenHash,
-    at: i64,
-) -> Result<bool, StoreError> {
+async fn confirm_email(db: &dyn Conn, token: TokenHash, at: i64) -> Result<bool, StoreError> {
     let Some((account, email)) = use_link(db, token, LinkPurpose::Confirm, at).await? else {
         return Ok(false);
     };
@@ -238,10 +234,7 @@ async fn email_confirmed(db: &dyn Conn, account: &str) -> Result<bool, StoreErro
 }
 
 /// The accounts whose confirmed address is `email`, each with the address as confirmed.
-async fn confirmed(
-    db: &dyn Conn,
-    email: &str,
-) -> Result<Vec<(Account, String)>, StoreError> {
+async fn confirmed(db: &dyn Conn, email: &str) -> Result<Vec<(Account, String)>, StoreError> {
     let rows = db.query(CONFIRMED, params![email]).await?;
     rows.iter()
         .map(|row| Ok((account(row)?, row.get(2)?)))
@@ -249,10 +242,7 @@ async fn confirmed(
 }
 
 /// Account `account`'s mail settings; `None` if there is no such account.
-async fn mail_settings(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Option<MailSettings>, StoreError> {
+async fn mail_settings(db: &dyn Conn, account: &str) -> Result<Option<MailSettings>, StoreError> {
     db.query_opt(NOTIFICATIONS, params![account])
         .await?
         .map(|row| {

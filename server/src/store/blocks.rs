@@ -41,23 +41,14 @@ impl Store {
 }
 
 /// Account `blocker` blocks account `blocked` from `at` (again: nothing changes).
-async fn block(
-    db: &dyn Conn,
-    blocker: &str,
-    blocked: &str,
-    at: i64,
-) -> Result<(), StoreError> {
+async fn block(db: &dyn Conn, blocker: &str, blocked: &str, at: i64) -> Result<(), StoreError> {
     db.execute(INSERT_BLOCK, params![blocker, blocked, at])
         .await?;
     Ok(())
 }
 
 /// Account `blocker` no longer blocks account `blocked`; false if it did not.
-async fn unblock(
-    db: &dyn Conn,
-    blocker: &str,
-    blocked: &str,
-) -> Result<bool, StoreError> {
+async fn unblock(db: &dyn Conn, blocker: &str, blocked: &str) -> Result<bool, StoreError> {
     Ok(db.execute(DELETE_BLOCK, params![blocker, blocked]).await? > 0)
 }
 
@@ -78,10 +69,7 @@ async fn blocks_of(db: &dyn Conn, blocker: &str) -> Result<Vec<Block>, StoreErro
 }
 
 /// The accounts that block `blocked`.
-async fn blockers_of(
-    db: &dyn Conn,
-    blocked: &str,
-) -> Result<Vec<AccountId>, StoreError> {
+async fn blockers_of(db: &dyn Conn, blocked: &str) -> Result<Vec<AccountId>, StoreError> {
     let rows = db.query(BLOCKERS_OF, params![blocked]).await?;
     rows.iter().map(|row| row.get(0)).collect()
 }

@@ -83,12 +83,7 @@ async fn chat(
 }
 
 /// Records whether `color`'s player in `room` mutes the opponent.
-async fn mute(
-    db: &dyn Conn,
-    room: &str,
-    color: Color,
-    muted: bool,
-) -> Result<(), StoreError> {
+async fn mute(db: &dyn Conn, room: &str, color: Color, muted: bool) -> Result<(), StoreError> {
     db.execute(&set_mute_sql(color), params![muted, room])
         .await?;
     Ok(())
@@ -101,10 +96,7 @@ async fn rooms_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreErro
 }
 
 /// Every line of chat `account` said, oldest first, each with its room.
-async fn chat_of(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Vec<(String, ChatLine)>, StoreError> {
+async fn chat_of(db: &dyn Conn, account: &str) -> Result<Vec<(String, ChatLine)>, StoreError> {
     let rows = db.query(CHAT_OF, params![account]).await?;
     rows.iter()
         .map(|row| Ok((row.get(0)?, chat_line(row, 1)?)))

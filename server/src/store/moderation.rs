@@ -178,10 +178,7 @@ async fn sign_ins_of(db: &dyn Conn, account: &str) -> Result<Vec<SignIn>, StoreE
 }
 
 /// `account`'s role and sanctions; `None` if no account has that id.
-async fn state_of(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Option<AccountState>, StoreError> {
+async fn state_of(db: &dyn Conn, account: &str) -> Result<Option<AccountState>, StoreError> {
     let rows = db.query(STANDING_OF, params![account]).await?;
     let Some(row) = rows.first() else {
         return Ok(None);
@@ -257,12 +254,7 @@ fn line_value(line: u64) -> i64 {
 }
 
 /// Stores `report` as `id` at `at`.
-async fn report(
-    db: &dyn Conn,
-    id: &str,
-    report: NewReport,
-    at: i64,
-) -> Result<(), StoreError> {
+async fn report(db: &dyn Conn, id: &str, report: NewReport, at: i64) -> Result<(), StoreError> {
     let values = params![
         id,
         &report.reporter,
@@ -319,11 +311,7 @@ fn report_row(row: &Row) -> Result<Report, StoreError> {
 }
 
 /// The audit log, newest first: entries before `before`, at most `limit`.
-async fn audit_log(
-    db: &dyn Conn,
-    before: i64,
-    limit: usize,
-) -> Result<Vec<Entry>, StoreError> {
+async fn audit_log(db: &dyn Conn, before: i64, limit: usize) -> Result<Vec<Entry>, StoreError> {
     let rows = db.query(&audit_log_sql(), params![before, limit]).await?;
     rows.iter().map(entry_row).collect()
 }
@@ -368,10 +356,7 @@ async fn chat_line(db: &dyn Conn, line: u64) -> Result<Option<StoredLine>, Store
 }
 
 /// The unfinished rooms in which `account` holds a seat.
-async fn running_rooms_of(
-    db: &dyn Conn,
-    account: &str,
-) -> Result<Vec<String>, StoreError> {
+async fn running_rooms_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
     let rows = db.query(RUNNING_ROOMS_OF, params![account]).await?;
     rows.iter().map(|row| row.get(0)).collect()
 }

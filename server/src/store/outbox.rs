@@ -160,23 +160,13 @@ async fn claim(
 }
 
 /// Marks mail `id` done at `at`: sent, or given up for `error`.
-async fn done(
-    db: &dyn Conn,
-    id: &str,
-    at: i64,
-    error: Option<&str>,
-) -> Result<(), StoreError> {
+async fn done(db: &dyn Conn, id: &str, at: i64, error: Option<&str>) -> Result<(), StoreError> {
     db.execute(MAIL_DONE, params![id, at, error]).await?;
     Ok(())
 }
 
 /// Counts a failed try of mail `id` (for `error`), to be tried again at `due_at`.
-async fn failed(
-    db: &dyn Conn,
-    id: &str,
-    error: &str,
-    due_at: i64,
-) -> Result<(), StoreError> {
+async fn failed(db: &dyn Conn, id: &str, error: &str, due_at: i64) -> Result<(), StoreError> {
     db.execute(MAIL_FAILED, params![id, error, due_at]).await?;
     Ok(())
 }

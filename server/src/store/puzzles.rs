@@ -24,12 +24,7 @@ impl Store {
 }
 
 /// Account `account` solved puzzle `puzzle` at `at` (again: nothing changes).
-async fn solve(
-    db: &dyn Conn,
-    account: &str,
-    puzzle: &str,
-    at: i64,
-) -> Result<(), StoreError> {
+async fn solve(db: &dyn Conn, account: &str, puzzle: &str, at: i64) -> Result<(), StoreError> {
     db.execute(INSERT_SOLVED, params![account, puzzle, at])
         .await?;
     Ok(())

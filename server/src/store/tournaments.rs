@@ -131,11 +131,7 @@ impl Store {
 }
 
 /// Stores `tournament`, made at `at`, not started.
-async fn create(
-    db: &dyn Conn,
-    tournament: &NewTournament,
-    at: i64,
-) -> Result<(), StoreError> {
+async fn create(db: &dyn Conn, tournament: &NewTournament, at: i64) -> Result<(), StoreError> {
     let [base, increment] = match tournament.clock {
         Some(control) => Clock::control_ms(control).map(|ms| Value::from(ms_i64(ms))),
         None => [Value::Null, Value::Null],
@@ -199,10 +195,7 @@ fn summary(row: &Row) -> Result<TournamentSummary, StoreError> {
 }
 
 /// Tournament `id`.
-async fn tournament(
-    db: &dyn Conn,
-    id: &str,
-) -> Result<Option<TournamentSummary>, StoreError> {
+async fn tournament(db: &dyn Conn, id: &str) -> Result<Option<TournamentSummary>, StoreError> {
     db.query_opt(&tournament_sql(), params![id])
         .await?
         .map(|row| summary(&row))
@@ -245,12 +238,7 @@ async fn set_state(
 }
 
 /// Account `account` enters tournament `id` at `at`.
-async fn enter(
-    db: &dyn Conn,
-    id: &str,
-    account: &str,
-    at: i64,
-) -> Result<(), StoreError> {
+async fn enter(db: &dyn Conn, id: &str, account: &str, at: i64) -> Result<(), StoreError> {
     db.execute(ENTER, params![id, account, at]).await?;
     Ok(())
 }
@@ -261,12 +249,7 @@ async fn leave(db: &dyn Conn, id: &str, account: &str) -> Result<bool, StoreErro
 }
 
 /// Account `account` withdraws from tournament `id` at `at`; false if it was not in it.
-async fn withdraw(
-    db: &dyn Conn,
-    id: &str,
-    account: &str,
-    at: i64,
-) -> Result<bool, StoreError> {
+async fn withdraw(db: &dyn Conn, id: &str, account: &str, at: i64) -> Result<bool, StoreError> {
     Ok(db.execute(WITHDRAW, params![id, account, at]).await? > 0)
 }
 

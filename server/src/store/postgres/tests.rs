@@ -1,6 +1,6 @@
 //! What only PostgreSQL does: migrations shared by nodes, connections lost and made
 //! again, values converted to each column's own type, and ratings serialised across
-//! nodes. (The behaviour both databases share is checked in `store/tests.rs`, which runs
+//! nodes. (The behaviour both databases share is checked in `store/tests/`, which runs
 //! on PostgreSQL too with `PUNCT_TEST_DATABASE=postgres`.) Each needs a PostgreSQL
 //! server on the machine, so they are ignored unless asked for (`--include-ignored`).
 

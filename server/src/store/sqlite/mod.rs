@@ -263,7 +263,7 @@ impl Conn for Local {
     }
 }
 
-/// A statement written for PostgreSQL (see `store/sql.rs`) as SQLite reads it: `?1` for
+/// A statement written for PostgreSQL (see `store/mod.rs`) as SQLite reads it: `?1` for
 /// `$1`, and no row locks (one thread writes, so there is nothing to lock against, nor
 /// locked rows to skip).
 fn dialect(sql: &str) -> Cow<'_, str> {
