@@ -1,13 +1,49 @@
 //! Accounts, their names, passwords and sessions, written once for both databases. None
 //! of these belongs to a room, so none needs a room's fence.
 
+use punct_rules::Color;
+
 use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
-use super::model::{Account, AccountId, DELETED_PLAYER, NewAccount, SessionRow};
+use super::model::{Account, AccountId};
 use crate::clock::now;
 use crate::secret::TokenHash;
-use punct_rules::Color;
+
+/// An account to create.
+#[derive(Debug)]
+pub(crate) struct NewAccount {
+    /// Its id.
+    pub(crate) id: AccountId,
+    /// Its username, as registered.
+    pub(crate) username: String,
+    /// What no two usernames may share: see `accounts::username_key`.
+    pub(crate) key: String,
+    /// What no two usernames may share either: see `accounts::lookalike_key`.
+    pub(crate) lookalike: String,
+    /// Its password, hashed (a PHC string).
+    pub(crate) password: String,
+    /// The language its owner reads (`en`, `de`…), as their pages were when registering.
+    pub(crate) language: String,
+}
+
+/// What a deleted account is named, before its number: "deleted player 7".
+pub(crate) const DELETED_PLAYER: &str = "deleted player";
+
+/// A session of an account, as the account's list of sessions shows it.
+#[derive(Clone, Debug)]
+pub(crate) struct SessionRow {
+    /// Its secret's hash: which one the request asking holds.
+    pub(crate) token: TokenHash,
+    /// The `User-Agent` that started it, if one was sent.
+    pub(crate) user_agent: Option<String>,
+    /// When it started.
+    pub(crate) created_at: i64,
+    /// When it was last used (to the minute).
+    pub(crate) last_seen_at: i64,
+    /// When it ends.
+    pub(crate) expires_at: i64,
+}
 
 impl Store {
     /// Stores a new account; false if its username's key or look-alike key is taken.

@@ -5,7 +5,8 @@ use super::accounts::{END_SESSIONS, SET_PASSWORD, account};
 use super::db::Store;
 use super::driver::{Conn, params};
 use super::error::StoreError;
-use super::model::{Account, AccountId, LinkPurpose, MailSettings, Notice, text};
+use super::model::{Account, AccountId, text};
+use super::outbox::{LinkPurpose, MailSettings, Notice};
 use crate::clock::now;
 use crate::secret::{TokenHash, uuid_v7};
 

@@ -3,8 +3,17 @@
 use super::db::Store;
 use super::driver::{Conn, params};
 use super::error::StoreError;
-use super::model::{Account, AccountId, Block};
+use super::model::{Account, AccountId};
 use crate::clock::now;
+
+/// An account another blocks, as the blocker's list shows it.
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    /// The account blocked.
+    pub(crate) account: Account,
+    /// When the block was made.
+    pub(crate) since: i64,
+}
 
 impl Store {
     /// Account `blocker` blocks account `blocked` from now on, until lifted.

@@ -1,11 +1,12 @@
 //! Each room's chat and who muted whom, written once for both databases.
 
+use punct_protocol::ChatLine;
+use punct_rules::Color;
+
 use super::db::Store;
 use super::driver::{Conn, Row, corrupt, params};
 use super::error::StoreError;
 use super::model::{AccountId, sql_ms, text};
-use punct_protocol::ChatLine;
-use punct_rules::Color;
 
 impl Store {
     /// Stores a line of `room`'s chat, said by `account`'s player if signed in.

@@ -1,13 +1,86 @@
 //! Rooms read as games, without loading them: a room's summary and record, the lobby,
 //! a player's games and the archive of finished ones.
 
+use punct_protocol::{ArchivedGame, TimeControl, Visibility};
+use punct_rules::{Color, Outcome, Turn, Variant};
+
 use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
-use super::model::{AccountId, ArchiveCursor, RoomRow, StoredRecord, both, text, time_control};
-use super::rooms::{PLAYERS_COLUMNS, PLAYERS_JOIN, TURNS, computer, parse_turn, players, room_sql};
+use super::model::{AccountId, Player, both, running_left, text, time_control};
+use super::rooms::{
+    PLAYERS_COLUMNS, PLAYERS_JOIN, TURNS, computer, parse_turn, players, room_sql, to_move,
+};
 use crate::rating;
-use punct_protocol::{ArchivedGame, Visibility};
+
+/// A room as the lobby lists it, read without replaying its game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RoomRow {
+    /// Its id.
+    pub(crate) id: String,
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// Whether the lobby lists it.
+    pub(crate) visibility: Visibility,
+    /// Whether White's and Black's seats are given out.
+    pub(crate) taken: [bool; 2],
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
+    /// The seat the computer plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
+    /// Turns played.
+    pub(crate) turns: usize,
+    /// The result, once the game is over.
+    pub(crate) outcome: Option<Outcome>,
+    /// The time control, as the room was created with it.
+    pub(crate) clock: Option<TimeControl>,
+    /// When the last turn was played and both clocks after it, if it was timed.
+    pub(crate) last_turn: Option<(i64, [u64; 2])>,
+    /// The tournament whose game this is, if any.
+    pub(crate) tournament: Option<String>,
+    /// White's and Black's accounts' ratings in its variant, rounded, for those that
+    /// have one.
+    pub(crate) ratings: [Option<u32>; 2],
+}
+
+impl RoomRow {
+    /// The time the player to move has left at `now` (milliseconds since the Unix
+    /// epoch), once their clock runs.
+    pub(crate) fn time_left(&self, now: i64) -> Option<u64> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let (at, left) = self.last_turn?;
+        Some(running_left(left, to_move(self.turns), at, now))
+    }
+}
+
+/// A game's record as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredRecord {
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
+    /// Every accepted turn, in order.
+    pub(crate) turns: Vec<Turn>,
+    /// The result, once the game is over.
+    pub(crate) outcome: Option<Outcome>,
+}
+
+/// Where a page of the archive starts: just after the game that ended at `finished_at`
+/// (milliseconds since the Unix epoch) in room `room`, the last of the page before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ArchiveCursor {
+    /// When that game ended.
+    pub(crate) finished_at: i64,
+    /// Its room: tells apart games that ended in the same millisecond.
+    pub(crate) room: String,
+}
 
 impl Store {
     /// `room` as the lobby would show it, read only.

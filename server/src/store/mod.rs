@@ -17,13 +17,13 @@
 //!   the lease before each write, and sends each request down one of three paths (a
 //!   room's group-committed write, a statement or two, a rating);
 //! - one file an aggregate, each holding its requests (an `impl Store` block), the
-//!   queries they run, written once against the seam, and their SQL: `rooms` (a room's
+//!   models, the queries they run, written once against the seam, and their SQL: `rooms` (a room's
 //!   own writes and its load), `games` (rooms read as games: summaries, records, the
 //!   lobby, the archive), `timers`, `chat`, `accounts`, `addresses`, `blocks`,
 //!   `puzzles`, `moderation`, `tournaments`, `ratings`, `outbox` (mail queued with the
 //!   change that causes it);
 //! - `schema`: the one list of migrations, in each database's spelling;
-//! - `model`: what is stored, the same in both, and the decisions both make alike;
+//! - `model`: what several aggregates store alike, and how values go into columns;
 //! - `driver`: the seam between the queries and a database ([`driver::Conn`]), and the
 //!   values that cross it; `error`: why a request failed;
 //! - `migrate`: copying a SQLite database into an empty PostgreSQL one;
@@ -58,12 +58,16 @@ mod tests;
 mod timers;
 mod tournaments;
 
-pub(crate) use model::{
-    Account, AccountId, AccountState, ArchiveCursor, Block, DELETED_PLAYER, Entry, LinkPurpose,
-    MailSettings, NewAccount, NewEntry, NewPairing, NewReport, NewRoom, NewTournament, Notice,
-    Outbound, Player, Rated, Report, Role, RoomRow, Sanction, SessionRow, StoredEntry,
-    StoredPairing, StoredRecord, StoredRoom, time_control, to_move,
-};
+pub(crate) use accounts::{DELETED_PLAYER, NewAccount, SessionRow};
+pub(crate) use blocks::Block;
+pub(crate) use games::{ArchiveCursor, RoomRow, StoredRecord};
+pub(crate) use model::{Account, AccountId, Player, time_control};
+pub(crate) use moderation::{AccountState, Entry, NewEntry, NewReport, Report, Role, Sanction};
+pub(crate) use outbox::LinkPurpose;
+pub(crate) use outbox::{MailSettings, Notice, Outbound};
+pub(crate) use ratings::Rated;
+pub(crate) use rooms::{NewRoom, StoredRoom, to_move};
+pub(crate) use tournaments::{NewPairing, NewTournament, StoredEntry, StoredPairing};
 
 pub(crate) use db::{Store, is_postgres};
 pub(crate) use error::StoreError;

@@ -4,11 +4,197 @@
 use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
-use super::model::{
-    AccountState, Entry, NewEntry, NewReport, Report, Role, Sanction, SignIn, StoredLine,
-};
+use super::model::AccountId;
 use crate::clock::now;
 use crate::secret::{self, TokenHash};
+
+/// A role above a player's.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Role {
+    /// Acts on players: reports, warnings, mutes, bars, bans, chat, rooms.
+    Moderator,
+    /// A moderator who may also act on moderators.
+    Admin,
+}
+
+impl Role {
+    /// The role as stored and shown.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Role::Moderator => "moderator",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// The role named `name`.
+    pub(crate) fn parse(name: &str) -> Option<Role> {
+        match name {
+            "moderator" => Some(Role::Moderator),
+            "admin" => Some(Role::Admin),
+            _ => None,
+        }
+    }
+}
+
+/// An account's role and the sanctions on it, as stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct AccountState {
+    /// Its role, if above a player's.
+    pub(crate) role: Option<Role>,
+    /// When it was banned, if it is.
+    pub(crate) banned_at: Option<i64>,
+    /// Until when it is muted, if it was (the mute may have ended).
+    pub(crate) muted_until: Option<i64>,
+    /// Whether it is barred from rated games.
+    pub(crate) barred_from_rated: bool,
+}
+
+/// What a moderator's action changes in the database, beside its entry in the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Sanction {
+    /// Nothing but the entry (a warning, a dismissed report, a room closed).
+    None,
+    /// The account's role becomes this.
+    Role(Option<Role>),
+    /// Banned from this time (its sessions end), or the ban lifted.
+    Ban(Option<i64>),
+    /// Muted until this time, or the mute lifted.
+    Mute(Option<i64>),
+    /// Barred from rated games, or the bar lifted.
+    BarFromRated(bool),
+    /// This line of chat is removed.
+    RemoveLine(u64),
+}
+
+/// An entry of the audit log, to be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct NewEntry {
+    /// Who acts: a moderator's account, or `None` for the operator's console.
+    pub(crate) moderator: Option<AccountId>,
+    /// What they do (`warn`, `mute`, `ban`, …).
+    pub(crate) action: &'static str,
+    /// The account acted on.
+    pub(crate) account: Option<AccountId>,
+    /// The room acted on.
+    pub(crate) room: Option<String>,
+    /// The line of chat acted on.
+    pub(crate) chat_line: Option<u64>,
+    /// The report this answers, resolved by it.
+    pub(crate) report: Option<String>,
+    /// Why, in the moderator's words.
+    pub(crate) reason: String,
+    /// When a mute ends.
+    pub(crate) until: Option<i64>,
+    /// A role granted.
+    pub(crate) role: Option<Role>,
+}
+
+/// An entry of the audit log, as read.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Entry {
+    /// Its number: entries are numbered in the order written.
+    pub(crate) id: i64,
+    /// When, in milliseconds since the Unix epoch.
+    pub(crate) at: i64,
+    /// The moderator's username; absent for the operator's console.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) moderator: Option<String>,
+    /// What was done.
+    pub(crate) action: String,
+    /// The username of the account acted on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) account: Option<String>,
+    /// The room acted on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) room: Option<String>,
+    /// The line of chat acted on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) line: Option<u64>,
+    /// The report answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) report: Option<String>,
+    /// Why.
+    pub(crate) reason: String,
+    /// When a mute ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) until: Option<i64>,
+    /// The role granted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) role: Option<String>,
+}
+
+/// A report, to be stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct NewReport {
+    /// Who reports.
+    pub(crate) reporter: AccountId,
+    /// The player reported, if it has an account.
+    pub(crate) reported: Option<AccountId>,
+    /// The line of chat reported.
+    pub(crate) chat_line: Option<u64>,
+    /// The line's room: kept with the report, as the line may go with its speaker.
+    pub(crate) room: Option<String>,
+    /// Why.
+    pub(crate) reason: String,
+}
+
+/// A report, as moderators read it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Report {
+    /// Its id.
+    pub(crate) id: String,
+    /// The reporter's username.
+    pub(crate) reporter: String,
+    /// The reported player's username; absent for a line said without an account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reported: Option<String>,
+    /// The line of chat reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) line: Option<u64>,
+    /// The line's room.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) room: Option<String>,
+    /// The line's text, for a report of a line: empty once removed, or gone with its
+    /// speaker's account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) text: Option<String>,
+    /// Why it was reported.
+    pub(crate) reason: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub(crate) at: i64,
+    /// When a moderator resolved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resolved_at: Option<i64>,
+    /// Who resolved it; absent for the console or while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resolved_by: Option<String>,
+}
+
+/// An address an account signed in from, as its keyed hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SignIn {
+    /// The hash.
+    pub(crate) address: TokenHash,
+    /// The first and last sign-in from it, in milliseconds since the Unix epoch.
+    pub(crate) first_at: i64,
+    /// The last.
+    pub(crate) last_at: i64,
+}
+
+/// A line of chat as a moderator acts on it: its room, its speaker's account, whether
+/// removed already.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredLine {
+    /// The room it was said in.
+    pub(crate) room: String,
+    /// The speaker's account, if signed in.
+    pub(crate) account: Option<AccountId>,
+    /// Whether a moderator removed it.
+    pub(crate) removed: bool,
+}
 
 impl Store {
     /// The key of the hashes of sign-in addresses, made on first use.

@@ -2,13 +2,105 @@
 //! causes it, in its transaction (`rooms`), and claimed, sent and marked done by the
 //! mailer of whichever node claims it first.
 
+use punct_rules::Color;
+
 use super::db::{Db, Store};
 use super::driver::{Conn, params};
 use super::error::StoreError;
-use super::model::{Account, MailSettings, Notice, Outbound};
+use super::model::Account;
 use crate::clock::now;
 use crate::secret::uuid_v7;
-use punct_rules::Color;
+
+/// What a mailed link does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LinkPurpose {
+    /// Confirms the address it was sent to as the account's.
+    Confirm,
+    /// Sets a new password ("forgot password").
+    Reset,
+}
+
+/// An account's mail settings, as stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MailSettings {
+    /// Where mail goes.
+    pub(crate) email: Option<String>,
+    /// How often.
+    pub(crate) mode: punct_protocol::NotifyMode,
+    /// The secret of the link that turns mail off, set with the first address and kept.
+    pub(crate) unsubscribe: Option<String>,
+}
+
+/// What a queued mail says, as stored (JSON): what the mailer needs to write it that the
+/// database does not keep elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Notice {
+    /// A correspondence game waits for the player's move.
+    YourMove {
+        /// Who played, as shown.
+        opponent: String,
+        /// What they played, in notation.
+        turn: String,
+        /// The turn's number.
+        number: usize,
+        /// The days the player has for the reply.
+        days: u8,
+    },
+    /// The game is over: its record says how.
+    GameOver,
+    /// A quarter of the move's days is left to the player, who has not moved: once a
+    /// move (the outbox holds one such notice per move, `number` and `deadline` tell
+    /// them apart).
+    TimeRunningOut {
+        /// The turn awaited.
+        number: usize,
+        /// When the player's time runs out, in milliseconds since the Unix epoch.
+        deadline: i64,
+    },
+    /// The day's digest: the games that wait for the player's move when it is written
+    /// (nothing is sent if none does by then).
+    Digest,
+    /// A link for the account's owner, sent to `email` whatever the mail settings; it
+    /// works once and for an hour. Its secret is made as the mail is written, and only
+    /// its hash is kept (the link's row in `mail_links` has the mail's id): the database
+    /// never holds a secret that works.
+    Link {
+        /// What the link does.
+        purpose: LinkPurpose,
+        /// Where it goes: for `confirm`, the address to confirm.
+        email: String,
+    },
+}
+
+impl Notice {
+    /// Whether only players who take a mail for each move are sent it (not those who
+    /// take a digest).
+    pub(crate) fn each_only(&self) -> bool {
+        matches!(self, Notice::YourMove { .. })
+    }
+}
+
+/// A mail claimed from the outbox for sending, with its player's settings as they are
+/// now (a player who turned mail off since is sent nothing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Outbound {
+    /// The mail's id: its Message-ID is made of it, the same on every try.
+    pub(crate) id: String,
+    /// The room it is about.
+    pub(crate) room: String,
+    /// What it says.
+    pub(crate) notice: Notice,
+    /// Tries that failed before.
+    pub(crate) attempts: u32,
+    /// The player.
+    pub(crate) account: Account,
+    /// The player's mail settings.
+    pub(crate) settings: MailSettings,
+    /// The language the player reads (`en`, `de`…), if they chose one.
+    pub(crate) language: Option<String>,
+}
 
 impl Store {
     /// Claims for `claim` (a node's, for `lease`) up to `limit` mails of the outbox that

@@ -5,12 +5,38 @@
 //! one thread; PostgreSQL's advisory lock, taken by every node). `rated_games.seq` is
 //! therefore the order games were rated in, which a rebuild replays.
 
+use punct_rules::{Color, Outcome, Variant};
+
 use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
-use super::model::{Account, PlayerRecord, Rated, text};
+use super::model::{Account, text};
 use crate::rating::{Change, Ledger, Rating, Standing};
-use punct_rules::{Color, Outcome, Variant};
+
+/// One player's side of a rated game: who, and what the game did to their rating.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Rated {
+    /// The player's username.
+    pub(crate) username: String,
+    /// Their rating before and after.
+    pub(crate) change: Change,
+}
+
+/// What a player's page shows, as stored.
+#[derive(Debug)]
+pub(crate) struct PlayerRecord {
+    /// The account.
+    pub(crate) account: Account,
+    /// When it was made.
+    pub(crate) created_at: i64,
+    /// Each variant's standing and rated games.
+    pub(crate) ratings: Vec<(Variant, Standing, u32)>,
+    /// Each rated game's result for the player, oldest first: variant, room, when, and
+    /// the rating after it.
+    pub(crate) history: Vec<(Variant, String, i64, Rating)>,
+    /// Every finished game's outcome, with the player's colour.
+    pub(crate) results: Vec<(Color, Outcome)>,
+}
 
 impl Store {
     /// Rates `room` if it is a finished rated game between two accounts, both of whom

@@ -9,18 +9,113 @@
 //! the incarnation before it, and no turn of that incarnation can be stored after it.
 //! (SQLite has one writer: a load never runs beside a write.)
 
+use punct_protocol::{ChatLine, Visibility};
+use punct_rules::{Color, Outcome, Turn, Variant};
+
 use super::chat::room_chat;
 use super::db::Store;
 use super::driver::{Answer, Conn, Grouped, Row, Value, corrupt, params};
 use super::error::StoreError;
-use super::model::{
-    NewRoom, Notice, Player, Stale, StaleEnd, StoredRoom, both, outcome_text, sql_ms, text,
-};
+use super::model::{AccountId, Player, both, outcome_text, sql_ms, text};
 use super::outbox;
-use super::ratings::game_ratings;
+use super::outbox::Notice;
+use super::ratings::{Rated, game_ratings};
 use crate::clock::now;
 use crate::secret::TokenHash;
-use punct_rules::{Color, Outcome, Turn};
+
+/// A room to create: everything about it is written in one transaction, so a room is
+/// never half made.
+#[derive(Debug)]
+pub(crate) struct NewRoom {
+    /// Its id.
+    pub(crate) id: String,
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// Whether the lobby lists it.
+    pub(crate) visibility: Visibility,
+    /// The time control in milliseconds, base and increment.
+    pub(crate) clock: Option<[u64; 2]>,
+    /// In a correspondence game, the days each move may take (the clock's base).
+    pub(crate) days: Option<u8>,
+    /// White's and Black's token hashes, for the seats given out (at least one).
+    pub(crate) seats: [Option<TokenHash>; 2],
+    /// White's and Black's players, for the seats given out.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
+    /// The seat the server's engine plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
+}
+
+/// A room as the database has it: enough to rebuild it exactly.
+#[derive(Debug)]
+pub(crate) struct StoredRoom {
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// Whether the lobby lists it.
+    pub(crate) visibility: Visibility,
+    /// White's and Black's token hashes.
+    pub(crate) seats: [Option<TokenHash>; 2],
+    /// White's and Black's players.
+    pub(crate) players: [Player; 2],
+    /// Whether the game changes its players' ratings.
+    pub(crate) rated: bool,
+    /// What the game did to the ratings, once it was rated.
+    pub(crate) ratings: Option<[Rated; 2]>,
+    /// The chat's last lines (at most a hundred), oldest first, each with its
+    /// speaker's account if signed in.
+    pub(crate) chat: Vec<(ChatLine, Option<AccountId>)>,
+    /// Whether White's and Black's players muted their opponent.
+    pub(crate) muted: [bool; 2],
+    /// Times the room was loaded, this time included: the fence of this load's writes.
+    pub(crate) incarnation: u32,
+    /// Every accepted turn, in order.
+    pub(crate) turns: Vec<Turn>,
+    /// The time control, in milliseconds: base and increment.
+    pub(crate) clock: Option<[u64; 2]>,
+    /// In a correspondence game, the days each move may take.
+    pub(crate) days: Option<u8>,
+    /// White's and Black's time left after the last turn, if it was timed.
+    pub(crate) clocks_left: Option<[u64; 2]>,
+    /// When the last turn was played, in milliseconds since the Unix epoch.
+    pub(crate) last_turn_at: Option<i64>,
+    /// The result, if the game is over (including ends decided off the board).
+    pub(crate) outcome: Option<Outcome>,
+    /// The seat the computer plays, and its level.
+    pub(crate) computer: Option<(Color, u8)>,
+    /// The tournament whose game this is, if any.
+    pub(crate) tournament: Option<String>,
+}
+
+/// A room nobody has come back to for too long, as it was when found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stale {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its incarnation when found: if it has been loaded since, it is left alone.
+    pub(crate) incarnation: u32,
+    /// What becomes of it.
+    pub(crate) end: StaleEnd,
+}
+
+/// What becomes of a stale room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StaleEnd {
+    /// Nobody took its free seat: it is deleted.
+    Expire,
+    /// Nobody played in it: the game ends so.
+    Finish(Outcome),
+}
+
+/// Whose turn it is after `turns` turns: the players alternate strictly (a pass is a
+/// turn), so the count alone tells.
+pub(crate) fn to_move(turns: usize) -> Color {
+    if turns.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
 
 impl Store {
     /// Makes a room's `write` in the next group commit, if the node holds its lease;

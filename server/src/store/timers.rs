@@ -1,13 +1,101 @@
 //! The rooms that time acts on: those with a running clock, those left so long they
 //! expire, and correspondence games whose mover is running out of days.
 
+use punct_rules::{Color, Outcome, WinReason};
+
 use super::db::Store;
 use super::driver::{Conn, Row, params};
 use super::error::StoreError;
-use super::model::{Activity, RunningOut, Stale, both, to_move};
-use super::rooms::Write;
+use super::model::{both, running_left};
+use super::outbox::Notice;
+use super::rooms::{Stale, StaleEnd, Write, to_move};
 use crate::clock::now;
-use punct_rules::Color;
+
+/// A correspondence game whose player to move has a quarter of the move's days left or
+/// less.
+#[derive(Clone, Debug)]
+pub(crate) struct RunningOut {
+    /// Its room.
+    pub(crate) room: String,
+    /// The player to move.
+    pub(crate) color: Color,
+    /// What they are told.
+    pub(crate) notice: Notice,
+}
+
+/// What a database tells of an unfinished room for judging whether it went stale.
+#[derive(Debug)]
+pub(crate) struct Activity {
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub(crate) created_at: i64,
+    /// When its last turn was played, if one was.
+    pub(crate) last_turn_at: Option<i64>,
+    /// Whether both seats are given out.
+    pub(crate) seated: bool,
+    /// The seat the computer plays.
+    pub(crate) computer: Option<Color>,
+    /// Turns played.
+    pub(crate) turns: usize,
+    /// In a correspondence game, the days each move may take.
+    pub(crate) days: Option<u8>,
+    /// Both clocks after the last turn, if it was timed.
+    pub(crate) clocks_left: Option<[u64; 2]>,
+}
+
+impl Activity {
+    /// In a correspondence game whose clock runs, the player to move, the turn awaited
+    /// and when their time runs out, if no more than a quarter of the move's days (and
+    /// some time) is left at `now`.
+    pub(crate) fn running_out(&self, now: i64) -> Option<(Color, Notice)> {
+        let (days, left, at) = (self.days?, self.clocks_left?, self.last_turn_at?);
+        let mover = to_move(self.turns);
+        let remaining = running_left(left, mover, at, now);
+        let quarter = u64::from(days) * 86_400_000 / 4;
+        let deadline = at.saturating_add(i64::try_from(left[mover as usize]).ok()?);
+        (remaining > 0 && remaining <= quarter).then_some((
+            mover,
+            Notice::TimeRunningOut {
+                number: self.turns + 1,
+                deadline,
+            },
+        ))
+    }
+
+    /// What becomes of the room, if it went stale: one created before `open_before`
+    /// whose seat nobody took is deleted; a game with both seats taken in which nobody
+    /// played since `abandoned_before` ends as if the player waited for had been claimed
+    /// against (the player to move loses by abandonment). A game where the computer is
+    /// to move is never stale: the computer plays on. A correspondence game whose clock
+    /// runs ends by it instead: the player to move loses on time once out of days at
+    /// `now` (the room is not in memory, so no timer of its own sees it).
+    pub(crate) fn stale(
+        &self,
+        open_before: i64,
+        abandoned_before: i64,
+        now: i64,
+    ) -> Option<StaleEnd> {
+        let waited_for = to_move(self.turns);
+        let active = self.last_turn_at.unwrap_or(self.created_at);
+        if let (Some(_), Some(left), Some(at)) = (self.days, self.clocks_left, self.last_turn_at) {
+            return (running_left(left, waited_for, at, now) == 0).then_some(StaleEnd::Finish(
+                Outcome::Win {
+                    winner: waited_for.opponent(),
+                    reason: WinReason::Time,
+                },
+            ));
+        }
+        if !self.seated && self.created_at < open_before {
+            Some(StaleEnd::Expire)
+        } else if self.seated && active < abandoned_before && self.computer != Some(waited_for) {
+            Some(StaleEnd::Finish(Outcome::Win {
+                winner: waited_for.opponent(),
+                reason: WinReason::Abandonment,
+            }))
+        } else {
+            None
+        }
+    }
+}
 
 impl Store {
     /// The rooms whose game is not over and that need a timer running: a timed game whose
@@ -16,7 +104,7 @@ impl Store {
         self.db.run(|db| Box::pin(with_timers(db))).await
     }
 
-    /// The unfinished rooms gone stale (see `model::Activity::stale`), given the times of
+    /// The unfinished rooms gone stale (see [`Activity::stale`]), given the times of
     /// `open_before`, `abandoned_before` and `now` (milliseconds since the Unix epoch).
     pub(crate) async fn stale(
         &self,
@@ -30,7 +118,7 @@ impl Store {
     }
 
     /// The correspondence games whose player to move has a quarter of the move's days
-    /// left or less at `now` (see `model::Activity::running_out`).
+    /// left or less at `now` (see [`Activity::running_out`]).
     pub(crate) async fn running_out(&self, now: i64) -> Result<Vec<RunningOut>, StoreError> {
         self.db.run(move |db| Box::pin(running_out(db, now))).await
     }
@@ -155,3 +243,40 @@ const STALE: &str = "SELECT r.id, r.incarnation, r.created_at,
          AND lt.number = (SELECT MAX(t.number) FROM turns t WHERE t.room = r.id)
      WHERE r.outcome IS NULL AND (r.created_at < $1 OR r.clock_days IS NOT NULL)
      ORDER BY r.created_at, r.id";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_runs_out_with_a_quarter_of_the_move_s_days_left() {
+        const DAY: i64 = 86_400_000;
+        // White played the first turn at 0: Black has a day for the second, until DAY.
+        let game = Activity {
+            created_at: 0,
+            last_turn_at: Some(0),
+            seated: true,
+            computer: None,
+            turns: 1,
+            days: Some(1),
+            clocks_left: Some([DAY as u64; 2]),
+        };
+        assert_eq!(game.running_out(DAY * 3 / 4 - 1), None);
+        let told = Some((
+            Color::Black,
+            Notice::TimeRunningOut {
+                number: 2,
+                deadline: DAY,
+            },
+        ));
+        assert_eq!(game.running_out(DAY * 3 / 4), told);
+        assert_eq!(game.running_out(DAY - 1), told);
+        assert_eq!(
+            game.running_out(DAY),
+            None,
+            "out of time: the sweep ends it"
+        );
+        let timed = Activity { days: None, ..game };
+        assert_eq!(timed.running_out(DAY * 3 / 4), None, "not correspondence");
+    }
+}

@@ -1,15 +1,85 @@
 //! Tournaments' rows: the tournaments, who entered each, and each round's pairings
 //! (stored with their games' rooms, in one transaction).
 
+use punct_protocol::{TimeControl, TournamentState, TournamentSummary};
+use punct_rules::{Outcome, Variant};
+
 use super::db::Store;
 use super::driver::{Conn, Row, Value, params};
 use super::error::StoreError;
-use super::model::{
-    Account, NewPairing, NewTournament, StoredEntry, StoredPairing, text, time_control,
-};
-use super::rooms::Write;
+use super::model::{Account, AccountId, text, time_control};
+use super::rooms::{NewRoom, Write};
 use crate::clock::{Clock, now};
-use punct_protocol::{TournamentState, TournamentSummary};
+
+/// A tournament to create.
+#[derive(Clone, Debug)]
+pub(crate) struct NewTournament {
+    /// Its id (a UUIDv7).
+    pub(crate) id: String,
+    /// Its name.
+    pub(crate) name: String,
+    /// How players are paired.
+    pub(crate) format: punct_protocol::TournamentFormat,
+    /// The game played.
+    pub(crate) variant: Variant,
+    /// Every game's time control.
+    pub(crate) clock: Option<TimeControl>,
+    /// Whether its games are rated.
+    pub(crate) rated: bool,
+    /// When it starts, in milliseconds since the Unix epoch.
+    pub(crate) starts_at: i64,
+    /// An arena's end.
+    pub(crate) ends_at: Option<i64>,
+    /// A Swiss's number of rounds.
+    pub(crate) rounds: Option<u32>,
+    /// The fewest players it starts with.
+    pub(crate) min_players: u32,
+    /// The most who may join.
+    pub(crate) max_players: u32,
+    /// The account that creates it.
+    pub(crate) creator: AccountId,
+}
+
+/// An account entered in a tournament.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredEntry {
+    /// The account.
+    pub(crate) account: Account,
+    /// When it joined (last).
+    pub(crate) joined_at: i64,
+    /// When it withdrew, if it has.
+    pub(crate) withdrawn_at: Option<i64>,
+}
+
+/// A pairing about to be stored: a game (its room with it) or a bye.
+#[derive(Debug)]
+pub(crate) struct NewPairing {
+    /// The game's room; none for a bye.
+    pub(crate) room: Option<NewRoom>,
+    /// White's account (the bye's player's).
+    pub(crate) white: AccountId,
+    /// Black's account; none for a bye.
+    pub(crate) black: Option<AccountId>,
+}
+
+/// A stored pairing, with its game's result as the room has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredPairing {
+    /// Its round, from 1.
+    pub(crate) round: u32,
+    /// Its board in the round, from 1.
+    pub(crate) board: u32,
+    /// The game's room; none for a bye.
+    pub(crate) room: Option<String>,
+    /// White (the bye's player).
+    pub(crate) white: Account,
+    /// Black; none for a bye.
+    pub(crate) black: Option<Account>,
+    /// The game's result, once over.
+    pub(crate) outcome: Option<Outcome>,
+    /// When it ended, in milliseconds since the Unix epoch.
+    pub(crate) finished_at: Option<i64>,
+}
 
 impl Store {
     /// Stores `tournament`, not started.

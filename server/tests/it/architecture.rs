@@ -118,7 +118,9 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
                     file.with_extension("")
                 };
                 tests.insert(dir.join(format!("{name}.rs")));
-                tests.insert(dir.join(name).join("mod.rs"));
+                // A test module's own modules are test code too.
+                let under = dir.join(name);
+                tests.extend(files.iter().filter(|f| f.starts_with(&under)).cloned());
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The store's behaviour, the same whichever database keeps it.
 
-use super::model::{RunningOut, StaleEnd};
+use super::rooms::StaleEnd;
+use super::timers::RunningOut;
 use super::*;
 use crate::clock::now;
 use crate::lease::Lease;
