@@ -16,12 +16,12 @@
 //! - `db`: [`Store`], the one handle: it chooses the database from the setting, checks
 //!   the lease before each write, and sends each request down one of three paths (a
 //!   room's group-committed write, a statement or two, a rating);
-//! - one file an aggregate, each holding its requests (an `impl Store` block), the
-//!   models, the queries they run, written once against the seam, and their SQL: `rooms` (a room's
-//!   own writes and its load), `games` (rooms read as games: summaries, records, the
-//!   lobby, the archive), `timers`, `chat`, `accounts`, `addresses`, `blocks`,
-//!   `puzzles`, `moderation`, `tournaments`, `ratings`, `outbox` (mail queued with the
-//!   change that causes it);
+//! - one file an aggregate, each holding its models, its requests (an `impl Store`
+//!   block), the queries they run, written once against the seam, and their SQL:
+//!   `rooms` (a room's own writes and its load), `games` (rooms read as games:
+//!   summaries, records, the lobby, the archive), `timers`, `chat`, `accounts`,
+//!   `addresses`, `blocks`, `puzzles`, `moderation`, `tournaments`, `ratings`, `outbox`
+//!   (mail queued with the change that causes it);
 //! - `schema`: the one list of migrations, in each database's spelling;
 //! - `model`: what several aggregates store alike, and how values go into columns;
 //! - `driver`: the seam between the queries and a database ([`driver::Conn`]), and the
