@@ -1,6 +1,6 @@
 //! Correspondence games through the real server: days per move, each player's list of
 //! their games, and mail to the player to move (through an SMTP server the test starts). (The days running out, a restart in between, is tested with paused
-//! time in `registry.rs`.)
+//! time in `registry/`.)
 
 use std::time::Duration;
 

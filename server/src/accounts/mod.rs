@@ -32,6 +32,14 @@
 //!
 //! `api::accounts` has the routes, `api::auth` how a request is signed in.
 
+mod device;
+mod names;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use device::device;
+pub(crate) use names::{lookalike_key, username_key};
+
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -568,111 +576,6 @@ impl Accounts {
     }
 }
 
-/// The device a `User-Agent` names, for people: the browser (or program) and the
-/// system, as far as they can be told (`Firefox on Linux`).
-pub(crate) fn device(user_agent: Option<&str>) -> String {
-    let Some(agent) = user_agent.filter(|agent| !agent.trim().is_empty()) else {
-        return "an unknown device".to_owned();
-    };
-    // Order matters: Edge and Opera say Chrome, Chrome says Safari, Android says Linux.
-    let browsers = [
-        ("Edg/", "Edge"),
-        ("OPR/", "Opera"),
-        ("Firefox/", "Firefox"),
-        ("Chrome/", "Chrome"),
-        ("Safari/", "Safari"),
-    ];
-    let systems = [
-        ("Android", "Android"),
-        ("iPhone", "iOS"),
-        ("iPad", "iPadOS"),
-        ("CrOS", "ChromeOS"),
-        ("Windows", "Windows"),
-        ("Mac OS X", "macOS"),
-        ("Linux", "Linux"),
-    ];
-    let find = |known: &[(&str, &'static str)]| {
-        known
-            .iter()
-            .find(|(mark, _)| agent.contains(mark))
-            .map(|&(_, name)| name)
-    };
-    // A program names itself first: `punct/0.9`, `curl/8.5`.
-    let program = || agent.split(['/', ' ']).next().unwrap_or(agent).to_owned();
-    let browser = find(&browsers).map_or_else(program, str::to_owned);
-    match find(&systems) {
-        Some(system) => format!("{browser} on {system}"),
-        None => browser,
-    }
-}
-
-/// What no two usernames may share, and what a name is compared with them by: its
-/// letters and digits in lower case, each character from outside ASCII first read as the
-/// one it is mistaken for (its confusable skeleton, UTS #39: Cyrillic `а` is `a`, Greek
-/// `Κ` is `K`). ASCII is left as it is, where the skeleton would make `I` an `l`.
-pub(crate) fn username_key(text: &str) -> String {
-    let mut key = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii() {
-            key.push(c);
-        } else {
-            key.extend(unicode_security::skeleton(c.encode_utf8(&mut [0; 4])));
-        }
-    }
-    key.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// What no two usernames may share either, and what a name may not share with any
-/// username: its [`username_key`] with every character that passes for a letter read as
-/// that letter ([`LOOKALIKES`]).
-pub(crate) fn lookalike_key(text: &str) -> String {
-    username_key(text)
-        .chars()
-        .map(|c| {
-            LOOKALIKES
-                .iter()
-                .find(|(like, _)| *like == c)
-                .map_or(c, |&(_, letter)| letter)
-        })
-        .collect()
-}
-
-/// Characters read as the Latin letter they pass for, after the confusable skeleton and
-/// lower case of [`username_key`]. Conservative: only a character that stands in for
-/// one letter and no other, so `2`, `4`, `6`, `7` and `9` (each read as more than one
-/// letter, or as none) stay digits.
-/// - The digits of leetspeak that read as one letter only.
-/// - The small capitals (IPA's and the phonetic extensions), which the skeleton leaves
-///   as they are and which Cyrillic lower case maps onto (`в` is `ʙ`, `н` is `ʜ`).
-/// - `ƅ` (tone six), the skeleton of Cyrillic `ь`.
-const LOOKALIKES: [(char, char); 22] = [
-    ('0', 'o'),
-    ('1', 'l'),
-    ('3', 'e'),
-    ('5', 's'),
-    ('8', 'b'),
-    ('ᴀ', 'a'),
-    ('ʙ', 'b'),
-    ('ᴅ', 'd'),
-    ('ᴇ', 'e'),
-    ('ꜰ', 'f'),
-    ('ɢ', 'g'),
-    ('ʜ', 'h'),
-    ('ᴊ', 'j'),
-    ('ĸ', 'k'),
-    ('ʟ', 'l'),
-    ('ʍ', 'm'),
-    ('ɴ', 'n'),
-    ('ᴘ', 'p'),
-    ('ꞯ', 'q'),
-    ('ʀ', 'r'),
-    ('ᴛ', 't'),
-    ('ƅ', 'b'),
-];
-
 /// Characters a name may not hold: controls, and the invisible ones that could make two
 /// names look alike or reorder the text around them (zero-width, bidirectional).
 fn hidden(c: char) -> bool {
@@ -742,127 +645,4 @@ async fn hash_password(password: String) -> Result<String, Refused> {
             "the password could not be hashed; try again",
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn look_alike_usernames_share_a_key() {
-        assert_eq!(username_key("Kris_Burm"), username_key("krisburm"));
-        assert_eq!(username_key("kris-burm"), username_key("krisburm"));
-        assert_ne!(username_key("kris"), username_key("krisb"));
-        // Letters from other scripts that look Latin.
-        assert_eq!(
-            username_key("\u{430}nna"),
-            username_key("anna"),
-            "Cyrillic а"
-        );
-        assert_eq!(username_key("\u{39a}ris"), username_key("kris"), "Greek Κ");
-        assert_ne!(username_key("anna"), username_key("anne"));
-    }
-
-    #[test]
-    fn names_that_pass_for_others_share_a_look_alike_key() {
-        let bob = lookalike_key("bob");
-        assert_eq!(lookalike_key("b0b"), bob, "a digit for a letter");
-        assert_eq!(lookalike_key("B-0_8"), bob, "and case, - and _ as before");
-        assert_eq!(lookalike_key("\u{299}o\u{299}"), bob, "small capitals");
-        assert_eq!(
-            lookalike_key("\u{44c}\u{43e}\u{44c}"),
-            bob,
-            "Cyrillic soft signs"
-        );
-        assert_eq!(lookalike_key("\u{432}o\u{432}"), bob, "Cyrillic ve");
-        assert_eq!(
-            lookalike_key("\u{1d0b}\u{280}\u{26a}\u{a731}"),
-            lookalike_key("kris"),
-            "small capitals the skeleton reads as other letters first"
-        );
-        assert_eq!(lookalike_key("l33t"), lookalike_key("leet"));
-        // Digits that could be more than one letter stay digits.
-        for (one, other) in [("anna2", "annaz"), ("al4n", "alan"), ("r6b", "rbb")] {
-            assert_ne!(lookalike_key(one), lookalike_key(other), "{one}");
-        }
-        assert_ne!(lookalike_key("bob"), lookalike_key("rob"));
-        assert_ne!(lookalike_key("anna"), lookalike_key("anne"));
-    }
-
-    #[test]
-    fn usernames_and_passwords_are_checked() {
-        for good in ["abc", "Kris_Burm-2", "a2345678901234567890"] {
-            assert!(check_username(good).is_ok(), "{good}");
-        }
-        for bad in [
-            "ab",
-            "2abc",
-            "_abc",
-            "a b c",
-            "kr\u{00ef}s",
-            "a23456789012345678901",
-        ] {
-            assert!(check_username(bad).is_err(), "{bad}");
-        }
-        assert!(check_password("12345678").is_ok());
-        assert!(check_password("1234567").is_err());
-        assert!(check_password(&"x".repeat(129)).is_err());
-    }
-
-    #[test]
-    fn a_device_is_told_from_its_user_agent() {
-        for (agent, named) in [
-            (
-                "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
-                "Firefox on Linux",
-            ),
-            (
-                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0",
-                "Edge on Windows",
-            ),
-            (
-                "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36",
-                "Chrome on Android",
-            ),
-            (
-                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
-                "Safari on iOS",
-            ),
-            ("curl/8.5.0", "curl"),
-        ] {
-            assert_eq!(device(Some(agent)), named, "{agent}");
-        }
-        assert_eq!(device(None), "an unknown device");
-    }
-
-    #[tokio::test]
-    async fn names_are_checked_against_usernames_and_the_computer() {
-        let accounts = Accounts::new(Store::empty().await, Duration::from_secs(60), 0, 0);
-        let from = IpAddr::from([127, 0, 0, 1]);
-        accounts
-            .register("Kris_Burm", "a fine password", Lang::En, from, None)
-            .await
-            .unwrap();
-        assert_eq!(accounts.check_name("  Anna  ").await.unwrap(), "Anna");
-        assert_eq!(accounts.check_name("Jürgen").await.unwrap(), "Jürgen");
-        for bad in [
-            "",
-            "   ",
-            "krisburm",
-            "KRIS BURM",
-            "kris.burm!",
-            "Kr\u{456}s Burm",
-            "\u{39a}ris_\u{412}urm",
-            "Computer (level 4)",
-            "Deleted Player 3",
-            "C\u{43e}mputer",
-            "a\u{200B}b",
-            "tab\there",
-            "---",
-            "abcdefghijklmnopqrstuvwxy",
-        ] {
-            let refused = accounts.check_name(bad).await.unwrap_err();
-            assert_eq!(refused.0, ErrorCode::BadName, "{bad:?}");
-        }
-    }
 }
