@@ -18,9 +18,9 @@ use punct_protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use crate::accounts::Refused;
 use crate::clock::now;
 use crate::cluster::{ConnId, NodeTag};
+use crate::errors::Refused;
 use crate::registry::Registry;
 use crate::secret::{TokenHash, hash_token};
 use crate::services::Services;
@@ -258,11 +258,11 @@ impl Ticket {
             return Ok(());
         };
         match store.account_ended(&account).await? {
-            Some((true, _)) => Err(Refused(
+            Some((true, _)) => Err(Refused::new(
                 ErrorCode::Banned,
                 "a moderator banned the account that holds this seat".to_owned(),
             )),
-            Some((_, true)) => Err(Refused(
+            Some((_, true)) => Err(Refused::new(
                 ErrorCode::BadToken,
                 "the account that held this seat was deleted".to_owned(),
             )),

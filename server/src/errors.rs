@@ -1,7 +1,9 @@
 //! What each error code means: its HTTP status and the message a person reads when
-//! nothing more particular is said, in their language (the catalogues of `i18n`). One table, for the HTTP edge and the WebSocket
-//! connections alike (`protocol/PROTOCOL.md` lists the codes, `server/API.md` the
-//! statuses).
+//! nothing more particular is said, in their language (the catalogues of `i18n`). One
+//! table, for the HTTP edge and the WebSocket connections alike (`protocol/PROTOCOL.md`
+//! lists the codes, `server/API.md` the statuses). And [`Refused`], the one type of a
+//! request refused, whoever refused it: a room, the accounts, the moderators, the
+//! tournaments or the seek pool.
 //!
 //! Must not import: anything of the server but `i18n`; it is a leaf.
 
@@ -9,6 +11,7 @@ use std::collections::BTreeMap;
 
 use axum::http::StatusCode;
 use punct_protocol::ErrorCode;
+use punct_rules::IllegalTurn;
 
 use crate::i18n::Lang;
 
@@ -120,6 +123,51 @@ pub(crate) fn illegal(
 
 /// The message of a code no catalogue knows.
 const UNKNOWN: &str = "refused";
+
+/// Why a request was refused: by a room, over the protocol, or by the accounts, the
+/// moderators, the tournaments and the seek pool, over HTTP.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Refused {
+    /// What went wrong, for programs.
+    pub(crate) code: ErrorCode,
+    /// The rules engine's reason, for an illegal turn.
+    pub(crate) rule: Option<String>,
+    /// With `rule`: the values its reason names (`IllegalTurn::args`), for the words of
+    /// each reader's language. Absent from a node of a release before it, during a
+    /// rolling upgrade of a cluster.
+    #[serde(default)]
+    pub(crate) args: Option<BTreeMap<String, String>>,
+    /// What went wrong, for people.
+    pub(crate) message: String,
+}
+
+impl Refused {
+    /// A refusal with `code`, told as `message`.
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
+        Refused {
+            code,
+            rule: None,
+            args: None,
+            message: message.into(),
+        }
+    }
+
+    /// The refusal of a turn the rules do not allow.
+    pub(crate) fn illegal(illegal: IllegalTurn) -> Refused {
+        Refused {
+            code: ErrorCode::IllegalTurn,
+            rule: Some(illegal.code().to_owned()),
+            args: Some(
+                illegal
+                    .args()
+                    .into_iter()
+                    .map(|(name, value)| (name.to_owned(), value))
+                    .collect(),
+            ),
+            message: illegal.to_string(),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

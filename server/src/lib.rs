@@ -76,7 +76,7 @@ pub async fn admin(
     let store = Store::open(config.database.as_deref()).await?;
     let done = moderation::console(&store, username, action, reason)
         .await
-        .map_err(|refused| refused.1)?;
+        .map_err(|refused| refused.message)?;
     close(&store).await;
     Ok(done)
 }

@@ -30,9 +30,10 @@
 use punct_protocol::ErrorCode;
 use serde::Deserialize;
 
-use crate::accounts::{Accounts, Refused};
+use crate::accounts::Accounts;
 use crate::clock::now;
 use crate::endings::{Ended, Endings};
+use crate::errors::Refused;
 use crate::limits::Throttle;
 use crate::registry::Registry;
 use crate::room::Moderate;
@@ -169,7 +170,7 @@ impl Moderation {
     pub(crate) async fn role_of(&self, account: &Account) -> Result<Role, Refused> {
         let state = self.state_of(account).await?;
         state.role.ok_or_else(|| {
-            Refused(
+            Refused::new(
                 ErrorCode::NotAModerator,
                 "only a moderator may do this".to_owned(),
             )
@@ -189,7 +190,7 @@ impl Moderation {
     pub(crate) async fn may_chat(&self, account: &str) -> Result<(), Refused> {
         let state = self.store.account_state(account).await?.unwrap_or_default();
         match state.muted_until {
-            Some(until) if until > now() => Err(Refused(
+            Some(until) if until > now() => Err(Refused::new(
                 ErrorCode::Muted,
                 format!(
                     "a moderator muted you for {} more minutes",
@@ -203,7 +204,7 @@ impl Moderation {
     /// Whether `account` may play a rated game: not while barred from them.
     pub(crate) async fn may_play_rated(&self, account: &Account) -> Result<(), Refused> {
         if self.state_of(account).await?.barred_from_rated {
-            Err(Refused(
+            Err(Refused::new(
                 ErrorCode::BarredFromRated,
                 "a moderator barred you from rated games".to_owned(),
             ))
@@ -237,7 +238,7 @@ impl Moderation {
         if !self.reports.allow(reporter.id.clone())
             || self.store.open_reports_by(&reporter.id).await? >= MAX_OPEN_REPORTS
         {
-            return Err(Refused(
+            return Err(Refused::new(
                 ErrorCode::RateLimited,
                 "you have reported enough for now; a moderator will read your reports".to_owned(),
             ));
@@ -290,7 +291,10 @@ impl Moderation {
         if let Some(report) = &ask.report
             && self.store.report_by_id(report).await?.is_none()
         {
-            return Err(Refused(ErrorCode::NotFound, "no such report".to_owned()));
+            return Err(Refused::new(
+                ErrorCode::NotFound,
+                "no such report".to_owned(),
+            ));
         }
         let mut entry = NewEntry {
             moderator: Some(moderator.id.clone()),
@@ -328,7 +332,7 @@ impl Moderation {
                 self.rooms
                     .moderate(&room, Moderate::Close)
                     .await
-                    .map_err(|refusal| Refused(refusal.code, refusal.message))?;
+                    .map_err(|refusal| Refused::new(refusal.code, refusal.message))?;
                 entry.room = Some(room);
                 Sanction::None
             }
@@ -343,7 +347,7 @@ impl Moderation {
                 }
                 let target_state = self.state_of(&target).await?;
                 if target_state.role.is_some() && role != Role::Admin {
-                    return Err(Refused(
+                    return Err(Refused::new(
                         ErrorCode::NotAModerator,
                         "only an admin acts on a moderator".to_owned(),
                     ));
@@ -430,7 +434,7 @@ pub(crate) async fn console(
     let account = match store.account_by_key(&key).await? {
         Some((account, password)) if !password.is_empty() => account,
         _ => {
-            return Err(Refused(
+            return Err(Refused::new(
                 ErrorCode::NoSuchPlayer,
                 format!("no account is named {username}"),
             ));
@@ -524,10 +528,10 @@ fn checked_reason(reason: &str) -> Result<String, Refused> {
 
 /// A `bad-request` refusal saying `why`.
 fn bad(why: &str) -> Refused {
-    Refused(ErrorCode::BadRequest, why.to_owned())
+    Refused::new(ErrorCode::BadRequest, why.to_owned())
 }
 
 /// The refusal of a line of chat that is not kept.
 fn no_such_line() -> Refused {
-    Refused(ErrorCode::NotFound, "no such line of chat".to_owned())
+    Refused::new(ErrorCode::NotFound, "no such line of chat".to_owned())
 }

@@ -47,6 +47,7 @@ use std::time::Duration;
 use punct_protocol::{ErrorCode, Session};
 
 use crate::clock::now;
+use crate::errors::Refused;
 use crate::i18n::Lang;
 use crate::limits::Throttle;
 use crate::password;
@@ -81,16 +82,6 @@ const MAX_EMAIL: usize = 254;
 const EXPORTS_PER_MINUTE: u32 = 2;
 /// Most characters of a `User-Agent` kept: enough to tell the device.
 const MAX_USER_AGENT: usize = 256;
-
-/// Why an account request was refused: its code and a message for people.
-#[derive(Debug)]
-pub(crate) struct Refused(pub(crate) ErrorCode, pub(crate) String);
-
-impl Refused {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
-        Refused(code, message.into())
-    }
-}
 
 impl From<StoreError> for Refused {
     fn from(e: StoreError) -> Refused {

@@ -116,6 +116,6 @@ async fn names_are_checked_against_usernames_and_the_computer() {
         "abcdefghijklmnopqrstuvwxy",
     ] {
         let refused = accounts.check_name(bad).await.unwrap_err();
-        assert_eq!(refused.0, ErrorCode::BadName, "{bad:?}");
+        assert_eq!(refused.code, ErrorCode::BadName, "{bad:?}");
     }
 }

@@ -8,8 +8,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use punct_protocol::ErrorCode;
 
-use crate::accounts::Refused;
 use crate::errors;
+use crate::errors::Refused;
 use crate::i18n::Lang;
 use crate::store::StoreError;
 
@@ -55,7 +55,7 @@ impl ApiError {
 
 /// Marks an answer that is an `ApiError` of this code, for `language::localize`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Refusal(pub(crate) ErrorCode);
+pub(crate) struct AnswerCode(pub(crate) ErrorCode);
 
 impl From<ErrorCode> for ApiError {
     /// `code`, with its status and its message.
@@ -65,7 +65,7 @@ impl From<ErrorCode> for ApiError {
 }
 
 impl From<Refused> for ApiError {
-    fn from(Refused(code, message): Refused) -> ApiError {
+    fn from(Refused { code, message, .. }: Refused) -> ApiError {
         ApiError::new(code, message)
     }
 }
@@ -79,7 +79,7 @@ impl IntoResponse for ApiError {
         } = self;
         let mut response =
             (status, Json(punct_protocol::ApiError { code, message })).into_response();
-        response.extensions_mut().insert(Refusal(code));
+        response.extensions_mut().insert(AnswerCode(code));
         response
     }
 }

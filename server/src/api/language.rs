@@ -15,7 +15,7 @@ use axum::routing::put;
 use serde::Deserialize;
 
 use super::auth::{self, SignedIn};
-use super::error::{ApiError, Refusal};
+use super::error::{AnswerCode, ApiError};
 use crate::errors;
 use crate::i18n::Lang;
 use crate::state::AppState;
@@ -91,7 +91,7 @@ async fn choose(
 pub(crate) async fn localize(request: Request, next: Next) -> Response {
     let lang = of(request.headers());
     let response = next.run(request).await;
-    let Some(&Refusal(code)) = response.extensions().get::<Refusal>() else {
+    let Some(&AnswerCode(code)) = response.extensions().get::<AnswerCode>() else {
         return response;
     };
     if lang == Lang::En {

@@ -10,9 +10,9 @@ use tokio::sync::broadcast;
 
 use super::end::{End, shutting_down};
 use super::state::{Connection, Entry, Membership};
-use crate::accounts::Refused;
 use crate::cluster::Closed;
 use crate::errors;
+use crate::errors::Refused;
 use crate::room::{Entered, Event, Mismatch, Request, Start};
 
 impl Connection {
@@ -33,7 +33,7 @@ impl Connection {
         let blocks = match &self.account {
             Some(account) => match self.state.accounts.blocks(account).await {
                 Ok(blocks) => blocks.into_iter().map(|block| block.account.id).collect(),
-                Err(Refused(code, _)) => return self.not_entered(id, code),
+                Err(Refused { code, .. }) => return self.not_entered(id, code),
             },
             None => Vec::new(),
         };

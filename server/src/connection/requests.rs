@@ -17,11 +17,11 @@ use super::following::from_tournament;
 use super::membership::from_room;
 use super::seeking::{self, Told, from_pool};
 use super::state::{Connection, Entry};
-use crate::accounts::Refused;
 use crate::cluster::{Closed, Reply};
 use crate::errors;
+use crate::errors::Refused;
 use crate::limits::{Kind, Verdict};
-use crate::room::{Key, Mismatch, Refusal, Request, Rooms, Talk};
+use crate::room::{Key, Mismatch, Request, Rooms, Talk};
 use crate::seek::{self, Ask};
 
 impl Connection {
@@ -207,7 +207,7 @@ impl Connection {
                     (Some(token), _) => {
                         // A seat belongs to its account: the connection ends with it,
                         // and a banned or deleted account's seat is no longer played.
-                        if let Err(Refused(code, message)) =
+                        if let Err(Refused { code, message, .. }) =
                             self.ticket.join_seat(&room, &token).await
                         {
                             return self.error(Some(id), code, message);
@@ -237,7 +237,7 @@ impl Connection {
                     .seat()
                     .filter(|seat| Some(seat) != signed_in.as_ref());
                 for account in signed_in.iter().chain(&seat) {
-                    if let Err(Refused(code, message)) =
+                    if let Err(Refused { code, message, .. }) =
                         self.state.moderation.may_chat(account).await
                     {
                         let message = errors::told(code, message, self.lang);
@@ -334,7 +334,7 @@ impl Connection {
     fn answer(
         &mut self,
         id: RequestId,
-        answer: Result<Result<Seq, Refusal>, Closed>,
+        answer: Result<Result<Seq, Refused>, Closed>,
     ) -> Result<(), End> {
         match answer {
             Ok(Ok(seq)) => self.send(&ServerMessage::Ack { id, seq }),
@@ -369,7 +369,7 @@ impl Connection {
             .await;
         let (seek, token) = match prepared {
             Ok(prepared) => prepared,
-            Err(Refused(code, message)) => return self.error(Some(id), code, message),
+            Err(Refused { code, message, .. }) => return self.error(Some(id), code, message),
         };
         self.seeking = None;
         let told = seeking::ask(&seeks, Some(id), seek, token, self.lang).await;
@@ -407,11 +407,11 @@ impl Connection {
 }
 
 /// What the room answered an `Act` or a `Talk`.
-fn done(reply: Result<Reply<Rooms>, Closed>) -> Result<Result<Seq, Refusal>, Closed> {
+fn done(reply: Result<Reply<Rooms>, Closed>) -> Result<Result<Seq, Refused>, Closed> {
     // A room answering another request's answer is a bug (logged): the client tries again.
     reply.map(|reply| {
         reply.answer.done().unwrap_or_else(|Mismatch| {
-            Err(Refusal::new(
+            Err(Refused::new(
                 ErrorCode::StorageFailed,
                 "the server failed; try again",
             ))

@@ -21,11 +21,11 @@ use crate::clock;
 use crate::cluster::{Limits, Nodes, PlaceError, Placement, Reply, Unavailable, Whereabouts};
 use crate::config::Config;
 use crate::errors;
+use crate::errors::Refused;
 use crate::i18n::Lang;
 use crate::mail::Mailer;
 use crate::room::{
-    Answer, Context, Fresh, Key, LIVE_EVENTS, Mismatch, Moderate, Refusal, Request, RoomHandle,
-    Rooms,
+    Answer, Context, Fresh, Key, LIVE_EVENTS, Mismatch, Moderate, Request, RoomHandle, Rooms,
 };
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
@@ -252,9 +252,9 @@ impl Registry {
 
     /// Asks room `id`, wherever it runs (loaded if need be), to carry out a moderator's
     /// `moderate`.
-    pub(crate) async fn moderate(&self, id: &str, moderate: Moderate) -> Result<(), Refusal> {
+    pub(crate) async fn moderate(&self, id: &str, moderate: Moderate) -> Result<(), Refused> {
         let answer = self.answer(id, Request::Moderate(moderate)).await;
-        let refused = |code| Refusal::new(code, errors::message(code, Lang::En));
+        let refused = |code| Refused::new(code, errors::message(code, Lang::En));
         let done = answer.and_then(|answer| answer.done().map_err(mismatch));
         done.map_err(refused)?.map(|_| ())
     }

@@ -55,9 +55,7 @@ mod view;
 pub(crate) use context::Context;
 pub(crate) use history::LIVE_EVENTS;
 pub(crate) use kind::Rooms;
-pub(crate) use protocol::{
-    Answer, Entered, Event, Key, Mismatch, Moderate, Refusal, Request, Start, Talk,
-};
+pub(crate) use protocol::{Answer, Entered, Event, Key, Mismatch, Moderate, Request, Start, Talk};
 pub(crate) use setup::Fresh;
 
 /// A cheap handle on a running room, run here or relayed from its node.

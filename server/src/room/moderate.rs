@@ -5,12 +5,13 @@
 use punct_protocol::{ErrorCode, Seq, ServerMessage};
 use punct_rules::{DrawReason, Outcome, WinReason};
 
-use super::protocol::{Hearers, Moderate, Refusal};
+use super::protocol::{Hearers, Moderate};
 use super::state::Room;
+use crate::errors::Refused;
 
 impl Room {
     /// Carries out `moderate`: answers the room's sequence number after it.
-    pub(super) async fn moderate(&mut self, moderate: Moderate) -> Result<Seq, Refusal> {
+    pub(super) async fn moderate(&mut self, moderate: Moderate) -> Result<Seq, Refused> {
         match moderate {
             Moderate::RemoveLine { line } => {
                 self.chat.remove(line);
@@ -26,7 +27,7 @@ impl Room {
                     .position(|seat| seat.player.account_id() == Some(account.as_str()))
                     .and_then(|seat| punct_rules::Color::ALL.get(seat).copied())
                     .ok_or_else(|| {
-                        Refusal::new(ErrorCode::NotAPlayer, "the account holds no seat here")
+                        Refused::new(ErrorCode::NotAPlayer, "the account holds no seat here")
                     })?;
                 if self.waiting_for_opponent() {
                     return self.delete_unplayed().await;
@@ -54,9 +55,9 @@ impl Room {
     }
 
     /// Refuses once the game is over: nothing is left to end.
-    fn still_running(&self) -> Result<(), Refusal> {
+    fn still_running(&self) -> Result<(), Refused> {
         match self.outcome() {
-            Some(_) => Err(Refusal::new(
+            Some(_) => Err(Refused::new(
                 ErrorCode::GameOver,
                 "the game is over already",
             )),
@@ -70,7 +71,7 @@ impl Room {
     }
 
     /// Deletes a room whose game never started, as its creator's cancelling does.
-    async fn delete_unplayed(&mut self) -> Result<Seq, Refusal> {
+    async fn delete_unplayed(&mut self) -> Result<Seq, Refused> {
         let stored = self
             .context
             .services
@@ -78,7 +79,7 @@ impl Room {
             .cancel(&self.id, self.incarnation)
             .await;
         if !self.stored(stored)? {
-            return Err(Refusal::new(
+            return Err(Refused::new(
                 ErrorCode::NotCancellable,
                 "the room changed meanwhile; try again",
             ));

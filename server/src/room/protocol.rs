@@ -3,7 +3,6 @@
 //! a connection on this node or, forwarded unchanged, from another node; so is the
 //! answer. Adding a request means a variant here, its arm in `actor`, and its docs.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
@@ -11,10 +10,11 @@ use punct_protocol::{
     Action, ChatLine, ErrorCode, Record, Role, RoomSnapshot, RoomSummary, SeatGranted, Seats, Seq,
     ServerMessage,
 };
-use punct_rules::{Color, IllegalTurn};
+use punct_rules::Color;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{ConnId, NodeTag};
+use crate::errors::Refused;
 use crate::store::{AccountId, Player};
 
 /// What a room's actor can be asked. `conn` names the connection asking (ids are
@@ -129,7 +129,7 @@ pub(crate) enum Answer {
     /// What a member gets on entering, or why it may not enter.
     Entered(Result<Entered, ErrorCode>),
     /// The sequence number of what the request caused, or why it was refused.
-    Done(Result<Seq, Refusal>),
+    Done(Result<Seq, Refused>),
     /// The room is deleted, or why not.
     Cancelled(Result<(), ErrorCode>),
     /// The room as the lobby shows it.
@@ -154,7 +154,7 @@ impl Answer {
     }
 
     /// The answer to `Act` or `Talk`.
-    pub(crate) fn done(self) -> Result<Result<Seq, Refusal>, Mismatch> {
+    pub(crate) fn done(self) -> Result<Result<Seq, Refused>, Mismatch> {
         match self {
             Answer::Done(done) => Ok(done),
             other => Err(other.mismatch()),
@@ -259,50 +259,6 @@ pub(crate) enum Moderate {
         /// The line's id.
         line: u64,
     },
-}
-
-/// Why a request was refused.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Refusal {
-    /// What went wrong, for programs.
-    pub(crate) code: ErrorCode,
-    /// The rules engine's reason, for an illegal turn.
-    pub(crate) rule: Option<String>,
-    /// With `rule`: the values its reason names (`IllegalTurn::args`), for the words of
-    /// each reader's language. Absent from a node of a release before it, during a
-    /// rolling upgrade of a cluster.
-    #[serde(default)]
-    pub(crate) args: Option<BTreeMap<String, String>>,
-    /// What went wrong, for people.
-    pub(crate) message: String,
-}
-
-impl Refusal {
-    /// A refusal with `code`, told as `message`.
-    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            rule: None,
-            args: None,
-            message: message.into(),
-        }
-    }
-
-    /// The refusal of a turn the rules do not allow.
-    pub(crate) fn illegal(illegal: IllegalTurn) -> Refusal {
-        Refusal {
-            code: ErrorCode::IllegalTurn,
-            rule: Some(illegal.code().to_owned()),
-            args: Some(
-                illegal
-                    .args()
-                    .into_iter()
-                    .map(|(name, value)| (name.to_owned(), value))
-                    .collect(),
-            ),
-            message: illegal.to_string(),
-        }
-    }
 }
 
 /// What a connection gets on entering a room (its events come with the reply).

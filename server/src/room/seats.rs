@@ -9,11 +9,12 @@ use punct_protocol::{ErrorCode, Role, SeatGranted, Seq, ServerMessage};
 use punct_rules::Color;
 use tokio::time::Instant;
 
-use super::protocol::{Entered, Key, Refusal, Start};
+use super::protocol::{Entered, Key, Start};
 use super::seat::{Holder, Seat};
 use super::state::Room;
 use crate::clock::{Clock, millis};
 use crate::cluster::{ConnId, NodeTag, node_of};
+use crate::errors::Refused;
 use crate::secret;
 use crate::secret::hash_token;
 use crate::store::{AccountId, Player};
@@ -219,12 +220,12 @@ impl Room {
     }
 
     /// The seat of the player on `conn`, or why `conn` may not act.
-    pub(super) fn player(&self, conn: ConnId) -> Result<Color, Refusal> {
+    pub(super) fn player(&self, conn: ConnId) -> Result<Color, Refused> {
         self.seat_of(conn).ok_or_else(|| {
             if self.audience.spectators.contains(&conn) {
-                Refusal::new(ErrorCode::NotAPlayer, "spectators cannot act in the game")
+                Refused::new(ErrorCode::NotAPlayer, "spectators cannot act in the game")
             } else {
-                Refusal::new(
+                Refused::new(
                     ErrorCode::SeatTakenOver,
                     "another connection holds this seat now",
                 )

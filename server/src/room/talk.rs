@@ -3,10 +3,11 @@
 
 use punct_protocol::{Channel, ChatLine, ErrorCode, Role, Seq, ServerMessage};
 
-use super::protocol::{Refusal, Talk};
+use super::protocol::Talk;
 use super::state::Room;
 use crate::clock::now;
 use crate::cluster::ConnId;
+use crate::errors::Refused;
 
 /// Longest line, in characters.
 const MAX_CHARS: usize = 300;
@@ -14,9 +15,9 @@ const MAX_CHARS: usize = 300;
 impl Room {
     /// What the member on `conn` says or asks of the chat: answers the room's sequence
     /// number now (the line's notice has none).
-    pub(super) async fn talk(&mut self, conn: ConnId, talk: Talk) -> Result<Seq, Refusal> {
+    pub(super) async fn talk(&mut self, conn: ConnId, talk: Talk) -> Result<Seq, Refused> {
         let role = self.role_of(conn).ok_or_else(|| {
-            Refusal::new(
+            Refused::new(
                 ErrorCode::SeatTakenOver,
                 "another connection holds this seat now",
             )
@@ -24,7 +25,7 @@ impl Room {
         match talk {
             Talk::Mute(muted) => {
                 let color = role.color().ok_or_else(|| {
-                    Refusal::new(ErrorCode::NotAPlayer, "only a player can mute the opponent")
+                    Refused::new(ErrorCode::NotAPlayer, "only a player can mute the opponent")
                 })?;
                 let stored = self
                     .context
@@ -46,7 +47,7 @@ impl Room {
                     || text.chars().count() > MAX_CHARS
                     || text.chars().any(char::is_control)
                 {
-                    return Err(Refusal::new(
+                    return Err(Refused::new(
                         ErrorCode::BadChat,
                         "a line of chat is 1 to 300 characters, without control characters",
                     ));

@@ -9,9 +9,10 @@ use tokio::sync::broadcast;
 
 use super::RoomHandle;
 use super::kind::Rooms;
-use super::protocol::{Event, Key, Refusal, Request, Start};
+use super::protocol::{Event, Key, Request, Start};
 use super::setup::Setup;
 use crate::cluster::{Closed, ConnId, Handle, Kind};
+use crate::errors::Refused;
 use crate::lease::Lease;
 use crate::store::Player;
 
@@ -55,9 +56,9 @@ pub(crate) trait Drive {
         conn: ConnId,
         action: Action,
         retry: bool,
-    ) -> Result<Result<Seq, Refusal>, Closed>;
+    ) -> Result<Result<Seq, Refused>, Closed>;
     /// `Act` playing `turn`.
-    async fn play(&self, conn: ConnId, turn: Turn) -> Result<Result<Seq, Refusal>, Closed> {
+    async fn play(&self, conn: ConnId, turn: Turn) -> Result<Result<Seq, Refused>, Closed> {
         self.act(conn, Action::Play { turn, number: None }, false)
             .await
     }
@@ -110,7 +111,7 @@ impl Drive for RoomHandle {
         conn: ConnId,
         action: Action,
         retry: bool,
-    ) -> Result<Result<Seq, Refusal>, Closed> {
+    ) -> Result<Result<Seq, Refused>, Closed> {
         let request = Request::Act {
             conn,
             action,

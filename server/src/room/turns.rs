@@ -8,12 +8,12 @@ use punct_protocol::{Action, ErrorCode, Seq, ServerMessage};
 use punct_rules::{Color, DrawReason, Game, IllegalTurn, Outcome, Turn, WinReason};
 use tokio::time::Instant;
 
-use super::protocol::Refusal;
 use super::setup::Fresh;
 use super::state::Room;
 use crate::clock::{Clock, millis};
 use crate::cluster::ConnId;
 use crate::computer::Chosen;
+use crate::errors::Refused;
 use crate::services::GameEnded;
 use crate::store::{Notice, StoreError, to_move};
 use crate::views::rating_changes;
@@ -26,7 +26,7 @@ impl Room {
 
     /// `result` of a write to the store: a failure is logged, counted and refused, and
     /// makes the room hold back what it would store on its own.
-    pub(super) fn stored<T>(&mut self, result: Result<T, StoreError>) -> Result<T, Refusal> {
+    pub(super) fn stored<T>(&mut self, result: Result<T, StoreError>) -> Result<T, Refused> {
         match result {
             Ok(value) => {
                 self.retry.succeeded();
@@ -36,7 +36,7 @@ impl Room {
                 // Another node runs the room now: this one stops, and the request is
                 // made again there by the member who asked.
                 self.fenced = true;
-                Err(Refusal::new(
+                Err(Refused::new(
                     ErrorCode::StorageFailed,
                     "the room moved to another server; nothing changed, try again",
                 ))
@@ -46,7 +46,7 @@ impl Room {
                 tracing::error!(error, "storing failed");
                 self.context.services.metrics.storage_failed();
                 self.retry.failed(Instant::now());
-                Err(Refusal::new(
+                Err(Refused::new(
                     ErrorCode::StorageFailed,
                     "the server could not store this; nothing changed, try again",
                 ))
@@ -89,7 +89,7 @@ impl Room {
 
     /// Ends the game if the running clock has run out; refused only if that could not
     /// be stored.
-    pub(super) async fn end_if_flagged(&mut self) -> Result<(), Refusal> {
+    pub(super) async fn end_if_flagged(&mut self) -> Result<(), Refused> {
         let flagged = self.clock.as_ref().and_then(|c| c.flagged(Instant::now()));
         match flagged {
             Some(loser) if self.outcome().is_none() => {
@@ -137,22 +137,22 @@ impl Room {
     }
 
     /// Plays `turn` for the player of `color`.
-    async fn play_as(&mut self, color: Color, turn: Turn) -> Result<Seq, Refusal> {
+    async fn play_as(&mut self, color: Color, turn: Turn) -> Result<Seq, Refused> {
         // A flag that has fallen ends the game first; if that cannot be stored, nothing
         // is played.
         self.end_if_flagged().await?;
         if self.outcome().is_some() {
-            return Err(Refusal::illegal(IllegalTurn::GameOver));
+            return Err(Refused::illegal(IllegalTurn::GameOver));
         }
         if self.game.to_move() != color {
-            return Err(Refusal::new(
+            return Err(Refused::new(
                 ErrorCode::NotYourTurn,
                 format!("it is {}'s turn", self.game.to_move()),
             ));
         }
         // The turn is applied to a copy and stored; only then does it count.
         let mut next = self.game.clone();
-        let outcome = next.play(turn).map_err(Refusal::illegal)?;
+        let outcome = next.play(turn).map_err(Refused::illegal)?;
         let number = next.turns().len();
         let now = Instant::now();
         let clock = self.clock.clone().map(|mut clock| {
@@ -228,7 +228,7 @@ impl Room {
         color: Color,
         turn: Turn,
         number: u32,
-    ) -> Result<Seq, Refusal> {
+    ) -> Result<Seq, Refused> {
         let played = self.game.turns().len();
         let number = usize::try_from(number).unwrap_or(usize::MAX);
         if number == played + 1 {
@@ -239,11 +239,11 @@ impl Room {
             .and_then(|before| Some((self.game.turns().get(before)?, to_move(before))));
         match earlier {
             Some((&done, by)) if done == turn && by == color => Ok(self.history.seq()),
-            Some(_) => Err(Refusal::new(
+            Some(_) => Err(Refused::new(
                 ErrorCode::NotYourTurn,
                 format!("turn {number} has been played already: {played} turns are"),
             )),
-            None => Err(Refusal::new(
+            None => Err(Refused::new(
                 ErrorCode::NotYourTurn,
                 format!("turn {number} is not due: {played} turns have been played"),
             )),
@@ -257,7 +257,7 @@ impl Room {
         conn: ConnId,
         action: Action,
         retry: bool,
-    ) -> Result<Seq, Refusal> {
+    ) -> Result<Seq, Refused> {
         let color = self.player(conn)?;
         if retry && self.done_before(color, action) {
             return Ok(self.history.seq());
@@ -270,7 +270,7 @@ impl Room {
             },
             Action::Rematch => self.rematch(color).await,
             _ if self.outcome().is_some() => {
-                Err(Refusal::new(ErrorCode::GameOver, "the game is over"))
+                Err(Refused::new(ErrorCode::GameOver, "the game is over"))
             }
             Action::Resign => {
                 let outcome = Outcome::Win {
@@ -279,7 +279,7 @@ impl Room {
                 };
                 self.end(outcome).await
             }
-            Action::OfferDraw if self.draw_offer.is_some() => Err(Refusal::new(
+            Action::OfferDraw if self.draw_offer.is_some() => Err(Refused::new(
                 ErrorCode::NoDrawOffer,
                 "a draw offer stands already",
             )),
@@ -298,7 +298,7 @@ impl Room {
                 }
                 Ok(seq)
             }
-            Action::AcceptDraw | Action::DeclineDraw if !offer_from_opponent => Err(Refusal::new(
+            Action::AcceptDraw | Action::DeclineDraw if !offer_from_opponent => Err(Refused::new(
                 ErrorCode::NoDrawOffer,
                 "the opponent has no draw offer standing",
             )),
@@ -318,7 +318,7 @@ impl Room {
             Action::AcceptTakeback | Action::DeclineTakeback
                 if self.takeback_offer != Some(color.opponent()) =>
             {
-                Err(Refusal::new(
+                Err(Refused::new(
                     ErrorCode::NoTakebackOffer,
                     "the opponent has no takeback request standing",
                 ))
@@ -339,7 +339,7 @@ impl Room {
                     };
                     self.end(outcome).await
                 }
-                Some(left) => Err(Refusal::new(
+                Some(left) => Err(Refused::new(
                     ErrorCode::NotClaimable,
                     format!(
                         "the opponent may still come back for {} s",
@@ -347,12 +347,12 @@ impl Room {
                     ),
                 )),
                 None if self.clock.as_ref().is_some_and(Clock::is_correspondence) => {
-                    Err(Refusal::new(
+                    Err(Refused::new(
                         ErrorCode::NotClaimable,
                         "a correspondence game is won on time, not by the opponent's absence",
                     ))
                 }
-                None => Err(Refusal::new(
+                None => Err(Refused::new(
                     ErrorCode::NotClaimable,
                     "the opponent is connected",
                 )),
@@ -371,8 +371,8 @@ impl Room {
     /// accepts at once (it plays no rated game; it declines only when the takeback
     /// cannot be stored): it stops thinking about the position taken back, and thinks
     /// again once it is to move.
-    async fn ask_takeback(&mut self, color: Color) -> Result<Seq, Refusal> {
-        let unavailable = |why: &str| Err(Refusal::new(ErrorCode::TakebackUnavailable, why));
+    async fn ask_takeback(&mut self, color: Color) -> Result<Seq, Refused> {
+        let unavailable = |why: &str| Err(Refused::new(ErrorCode::TakebackUnavailable, why));
         match self.takeback_offer {
             Some(asker) if asker == color => return unavailable("your request stands already"),
             Some(_) => return unavailable("the opponent's request stands: answer it first"),
@@ -404,7 +404,7 @@ impl Room {
     /// Takes back the last turn of `by` (and the reply to it), as its opponent accepted:
     /// the game is replayed without them, stored, then announced. Nobody's time comes
     /// back; the clock of `by`, to move again, runs.
-    async fn take_back(&mut self, by: Color) -> Result<Seq, Refusal> {
+    async fn take_back(&mut self, by: Color) -> Result<Seq, Refused> {
         let undone = self
             .takeback_length(by)
             .expect("a request stands only while its turns can be taken back");
@@ -449,8 +449,8 @@ impl Room {
     /// After the game: `color`'s player asks for a rematch; once both have, it is made in
     /// a new room like this one, where each player's token holds the other colour. The
     /// new room is only stored: it runs once someone enters it.
-    async fn rematch(&mut self, color: Color) -> Result<Seq, Refusal> {
-        let unavailable = |why: &str| Err(Refusal::new(ErrorCode::RematchUnavailable, why));
+    async fn rematch(&mut self, color: Color) -> Result<Seq, Refused> {
+        let unavailable = |why: &str| Err(Refused::new(ErrorCode::RematchUnavailable, why));
         if self.outcome().is_none() {
             return unavailable("the game is not over");
         }
@@ -496,7 +496,7 @@ impl Room {
             .store
             .create_room(fresh.stored())
             .await;
-        self.stored(stored).map_err(|refusal| Refusal {
+        self.stored(stored).map_err(|refusal| Refused {
             message: "the rematch could not be made; try again".into(),
             ..refusal
         })?;
@@ -513,7 +513,7 @@ impl Room {
     }
 
     /// Ends the game off the board: stores the result, then announces it.
-    pub(super) async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refusal> {
+    pub(super) async fn end(&mut self, outcome: Outcome) -> Result<Seq, Refused> {
         let mail = self.mail(&self.game, None);
         let mailing = !mail.is_empty();
         let stored = self

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use punct_protocol::{ErrorCode, SeekGame, SeekList};
 use tokio::sync::broadcast;
 
-use crate::accounts::{Accounts, Refused};
+use crate::accounts::Accounts;
 use crate::cluster::{ConnId, Limits, Placement, Unavailable, Whereabouts};
 use crate::config::Config;
 use crate::errors;
@@ -36,6 +36,7 @@ use crate::secret;
 use crate::services::Services;
 use crate::store::{Account, Player, Store};
 
+use crate::errors::Refused;
 use kind::Pools;
 use protocol::POOL;
 pub(crate) use protocol::{Answer, Event, NewSeek, Pairing};
@@ -109,9 +110,9 @@ impl Seeks {
         ask: Ask,
         lang: Lang,
     ) -> Result<(NewSeek, String), Refused> {
-        let refused = |code: ErrorCode| Refused(code, errors::message(code, lang).to_owned());
+        let refused = |code: ErrorCode| Refused::new(code, errors::message(code, lang).to_owned());
         if let Some(why) = ask.game.clock.refusal() {
-            return Err(Refused(ErrorCode::BadRequest, why));
+            return Err(Refused::new(ErrorCode::BadRequest, why));
         }
         let (player, rating, blocks) = match account {
             Some(account) => {
@@ -154,7 +155,7 @@ impl Seeks {
             .as_ref()
             .is_some_and(|key| key.is_empty() || key.len() > LONGEST_GUEST_KEY)
         {
-            return Err(Refused(
+            return Err(Refused::new(
                 ErrorCode::BadRequest,
                 "a guest key has 1 to 64 characters".to_owned(),
             ));

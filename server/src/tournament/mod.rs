@@ -33,7 +33,6 @@ use punct_protocol::{
 };
 use tokio::sync::broadcast;
 
-use crate::accounts::Refused;
 use crate::clock::now;
 use crate::cluster::{Limits, PlaceError, Placement, Unavailable, Whereabouts};
 use crate::config::Config;
@@ -44,6 +43,7 @@ use crate::secret;
 use crate::services::{GameEnded, Services};
 use crate::store::{Account, AccountId, NewTournament, Store, StoreError};
 
+use crate::errors::Refused;
 use kind::Directors;
 pub(crate) use protocol::{Event, Request};
 use state::Shared;
@@ -172,7 +172,7 @@ impl Tournaments {
         // Its director runs from now on, to start it on time.
         self.view(&id)
             .await
-            .map_err(|code| Refused(code, errors::message(code, Lang::En).to_owned()))
+            .map_err(|code| Refused::new(code, errors::message(code, Lang::En).to_owned()))
     }
 
     /// Every tournament not over, and the latest over.
@@ -244,14 +244,14 @@ impl Tournaments {
 
 /// Why `request`, made at `now`, cannot be a tournament, if it cannot.
 fn check(request: &CreateTournament, now: i64) -> Result<(), Refused> {
-    let bad = |why: &str| Err(Refused(ErrorCode::BadRequest, why.to_owned()));
+    let bad = |why: &str| Err(Refused::new(ErrorCode::BadRequest, why.to_owned()));
     let name = request.name.trim();
     if name.is_empty() || name.chars().count() > LONGEST_NAME || name.chars().any(char::is_control)
     {
         return bad("a tournament's name has 1 to 60 characters, none of them control characters");
     }
     if let Some(why) = request.clock.and_then(|clock| clock.refusal()) {
-        return Err(Refused(ErrorCode::BadRequest, why));
+        return Err(Refused::new(ErrorCode::BadRequest, why));
     }
     if request.starts_at < now {
         return bad("starts_at is in the past");
@@ -264,7 +264,7 @@ fn check(request: &CreateTournament, now: i64) -> Result<(), Refused> {
         || request.min_players > request.max_players
         || request.max_players > most
     {
-        return Err(Refused(
+        return Err(Refused::new(
             ErrorCode::BadRequest,
             format!(
                 "min_players is at least 2, max_players at least min_players and at most {most}"
