@@ -1,16 +1,17 @@
 //! `punct rules …`: a position's turns, perft, status and diagram, the engine's choice,
 //! the puzzles' check, and matches of the computer against itself.
 
-use clap::{Args, Subcommand};
-use punct_engine::arena::{self, MatchConfig, Player, Tally};
-use punct_engine::sprt::{self, Sprt, Verdict};
-use punct_engine::{Engine, Level, Limits, puzzle};
-use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 use std::io::{self, IsTerminal, Read, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand};
+use punct_engine::arena::{self, MatchConfig, Player, Tally};
+use punct_engine::sprt::{self, Sprt, Verdict};
+use punct_engine::{Engine, Level, Limits, puzzle};
+use punct_rules::{Diagram, DiagramStyle, Game, Turn, Variant, perft};
 
 use crate::{Failure, variant_parser};
 

@@ -1,16 +1,17 @@
 //! `punct tournaments` and `punct tournament …`: list, create, show, join, withdraw, and
 //! play a tournament's games with the computer.
 
+use std::collections::HashSet;
+use std::io::{self};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use clap::{Args, Subcommand};
 use punct_cli::{bot as online_bot, lobby, script, tournament, tui};
 use punct_client::Client;
 use punct_engine::Engine;
 use punct_protocol::{CreateTournament, ErrorCode, TimeControl, TournamentFormat};
 use punct_rules::Variant;
-use std::collections::HashSet;
-use std::io::{self};
-use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::{BotArgs, ServerArgs, format_parser, read_script, variant_parser};
 

@@ -5,7 +5,6 @@ use std::net::IpAddr;
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{AppendHeaders, IntoResponse, Response};
@@ -16,6 +15,7 @@ use punct_protocol::{
 use serde::{Deserialize, Serialize};
 
 use super::auth::{self, By, COOKIE};
+use super::body::ApiJson;
 use super::error::ApiError;
 use super::language;
 use super::players::{notifications_of, profile_of};
@@ -82,9 +82,8 @@ async fn solved(
 async fn solve(
     State(state): State<AppState>,
     auth::SignedIn(account): auth::SignedIn,
-    body: Bytes,
+    ApiJson(request): ApiJson<Solve>,
 ) -> Result<StatusCode, ApiError> {
-    let request: Solve = json(&body)?;
     if !puzzle_ids().contains(&request.puzzle) {
         return Err(ApiError::bad_request("no such puzzle"));
     }
@@ -355,24 +354,6 @@ struct NewPassword {
     new_password: String,
 }
 
-/// Reads the body of a request that needs no session (registering, signing in, a
-/// mailed link), refusing one sent by a page of another site (which could sign a
-/// visitor in to an account of its choosing, or mail on their behalf).
-fn from_own_pages<T: serde::de::DeserializeOwned>(
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<T, ApiError> {
-    if !auth::from_own_pages(headers) {
-        return Err(auth::cross_site());
-    }
-    json(body)
-}
-
-/// A request's JSON body, or `400 bad-request`.
-pub(super) fn json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(e.to_string()))
-}
-
 /// The answer to registering or signing in: the session, the cookie that holds it, and
 /// the cookie of the account's language, `lang`.
 fn session_response(
@@ -402,9 +383,10 @@ async fn register(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
-    body: Bytes,
+    _: auth::OwnPages,
+    ApiJson(request): ApiJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    start_session(&state, peer, &headers, &body, true).await
+    start_session(&state, peer, &headers, request, true).await
 }
 
 /// `POST /api/session`: signs in.
@@ -412,22 +394,22 @@ async fn sign_in(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
-    body: Bytes,
+    _: auth::OwnPages,
+    ApiJson(request): ApiJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    start_session(&state, peer, &headers, &body, false).await
+    start_session(&state, peer, &headers, request, false).await
 }
 
-/// Registers (`new`) or signs in to the account the body names, from `peer`. A new
+/// Registers (`new`) or signs in to the account `request` names, from `peer`. A new
 /// account reads the language of the page it registered on; signing in brings back the
 /// account's language to this device.
 async fn start_session(
     state: &AppState,
     peer: IpAddr,
     headers: &HeaderMap,
-    body: &Bytes,
+    request: Credentials,
     new: bool,
 ) -> Result<Response, ApiError> {
-    let request: Credentials = from_own_pages(headers, body)?;
     let (username, password) = (&request.username, &request.password);
     let agent = headers
         .get(header::USER_AGENT)
@@ -483,10 +465,9 @@ async fn change_password(
     ClientAddr(peer): ClientAddr,
     auth::SignedIn(account): auth::SignedIn,
     headers: HeaderMap,
-    body: Bytes,
+    ApiJson(request): ApiJson<NewPassword>,
 ) -> Result<StatusCode, ApiError> {
     let token = own_token(&headers)?;
-    let request: NewPassword = json(&body)?;
     let (old, new) = (&request.password, &request.new_password);
     state
         .accounts
@@ -552,9 +533,8 @@ async fn delete_account(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
     auth::SignedIn(account): auth::SignedIn,
-    body: Bytes,
+    ApiJson(request): ApiJson<Password>,
 ) -> Result<Response, ApiError> {
-    let request: Password = json(&body)?;
     let name = state
         .accounts
         .delete(&account, &request.password, peer)
@@ -636,9 +616,8 @@ async fn ask_confirmation(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
     auth::SignedIn(account): auth::SignedIn,
-    body: Bytes,
+    ApiJson(request): ApiJson<Email>,
 ) -> Result<StatusCode, ApiError> {
-    let request: Email = json(&body)?;
     let accounts = &state.accounts;
     accounts
         .ask_confirmation(&account, &request.email, peer)
@@ -650,10 +629,9 @@ async fn ask_confirmation(
 /// `POST /api/email/confirm`: confirms the address a link was mailed to (`204`).
 async fn confirm_email(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Bytes,
+    _: auth::OwnPages,
+    ApiJson(request): ApiJson<Link>,
 ) -> Result<StatusCode, ApiError> {
-    let request: Link = from_own_pages(&headers, &body)?;
     state.accounts.confirm_email(&request.token).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -663,10 +641,9 @@ async fn confirm_email(
 async fn forgot_password(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
-    headers: HeaderMap,
-    body: Bytes,
+    _: auth::OwnPages,
+    ApiJson(request): ApiJson<Email>,
 ) -> Result<StatusCode, ApiError> {
-    let request: Email = from_own_pages(&headers, &body)?;
     state.accounts.forgot_password(&request.email, peer)?;
     Ok(StatusCode::ACCEPTED)
 }
@@ -676,10 +653,9 @@ async fn forgot_password(
 async fn reset_password(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
-    headers: HeaderMap,
-    body: Bytes,
+    _: auth::OwnPages,
+    ApiJson(request): ApiJson<Reset>,
 ) -> Result<StatusCode, ApiError> {
-    let request: Reset = from_own_pages(&headers, &body)?;
     let accounts = &state.accounts;
     let account = accounts
         .reset_password(&request.token, &request.new_password, peer)

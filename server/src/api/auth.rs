@@ -56,6 +56,24 @@ pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> 
         .map(|(_, value)| value)
 }
 
+/// A request that needs no session (registering, signing in, a mailed link) sent from
+/// the server's own pages or by a program; `403` for one sent by a page of another site,
+/// which could sign a visitor in to an account of its choosing, or mail on their behalf.
+/// Put before the body, so that such a request is refused before its body is read.
+pub(crate) struct OwnPages;
+
+impl<S: Send + Sync> FromRequestParts<S> for OwnPages {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<OwnPages, ApiError> {
+        if from_own_pages(&parts.headers) {
+            Ok(OwnPages)
+        } else {
+            Err(cross_site())
+        }
+    }
+}
+
 /// Whether a browser sent this request from the server's own pages, or no browser sent
 /// it (a program: no `Sec-Fetch-Site`, no `Origin`).
 pub(crate) fn from_own_pages(headers: &HeaderMap) -> bool {

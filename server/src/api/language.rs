@@ -5,9 +5,12 @@
 //!
 //! Refusals are told in the request's language on their way out ([`localize`]).
 
+use std::convert::Infallible;
+
 use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -15,6 +18,7 @@ use axum::routing::put;
 use serde::Deserialize;
 
 use super::auth::{self, SignedIn};
+use super::body::ApiJson;
 use super::error::{AnswerCode, ApiError};
 use crate::errors;
 use crate::i18n::Lang;
@@ -29,6 +33,15 @@ const KEPT_SECONDS: u64 = 365 * 24 * 3600;
 /// The route of the switch.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new().route("/api/language", put(choose))
+}
+
+/// A handler's `lang: Lang` is the language its request reads ([`of`]).
+impl<S: Send + Sync> FromRequestParts<S> for Lang {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Lang, Infallible> {
+        Ok(of(&parts.headers))
+    }
 }
 
 /// The language a request reads: the cookie's, else `Accept-Language`'s, else English.
@@ -70,10 +83,8 @@ struct Choice {
 async fn choose(
     State(state): State<AppState>,
     signed_in: Option<SignedIn>,
-    body: Bytes,
+    ApiJson(choice): ApiJson<Choice>,
 ) -> Result<Response, ApiError> {
-    let choice: Choice =
-        serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let lang = Lang::parse(&choice.language)
         .filter(|lang| lang.code() == choice.language)
         .ok_or_else(|| {

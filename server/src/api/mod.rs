@@ -23,6 +23,7 @@
 
 mod accounts;
 mod auth;
+mod body;
 mod error;
 mod games;
 mod health;

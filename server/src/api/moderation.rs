@@ -3,7 +3,6 @@
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -11,8 +10,9 @@ use axum::routing::{get, post};
 use punct_protocol::{ChatLine, RoomSummary};
 use serde::{Deserialize, Serialize};
 
-use super::accounts::{Address, Warning, addresses_of, json, warnings_of};
+use super::accounts::{Address, Warning, addresses_of, warnings_of};
 use super::auth::{Session, SignedIn};
+use super::body::ApiJson;
 use super::error::ApiError;
 use super::web::moderation_page;
 use crate::moderation::Ask;
@@ -82,9 +82,8 @@ struct Reported {
 async fn report(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
-    body: Bytes,
+    ApiJson(body): ApiJson<ReportBody>,
 ) -> Result<(StatusCode, Json<Reported>), ApiError> {
-    let body: ReportBody = json(&body)?;
     let id = state
         .moderation
         .report(&account, body.username.as_deref(), body.line, &body.reason)
@@ -213,9 +212,8 @@ async fn record(
 async fn act(
     State(state): State<AppState>,
     SignedIn(moderator): SignedIn,
-    body: Bytes,
+    ApiJson(ask): ApiJson<Ask>,
 ) -> Result<StatusCode, ApiError> {
-    let ask: Ask = json(&body)?;
     state.moderation.act(&moderator, ask).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -3,10 +3,9 @@
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Html;
 use axum::routing::get;
 use punct_protocol::{
@@ -17,8 +16,8 @@ use punct_rules::{Outcome, Variant};
 use serde::Deserialize;
 
 use super::auth::SignedIn;
+use super::body::ApiJson;
 use super::error::ApiError;
-use super::language;
 use crate::accounts::{check_email, username_key};
 use crate::clock::now;
 use crate::i18n::Lang;
@@ -80,10 +79,8 @@ pub(super) async fn notifications_of(
 async fn set_notifications(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
-    body: Bytes,
+    ApiJson(wanted): ApiJson<Notifications>,
 ) -> Result<Json<Notifications>, ApiError> {
-    let wanted: Notifications =
-        serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let email = wanted
         .email
         .map(|e| e.trim().to_owned())
@@ -131,10 +128,9 @@ fn link_says(lang: Lang, key: &str) -> Html<String> {
 /// of the browser that opened it, as every page.
 async fn unsubscribe_page(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    lang: Lang,
     query: Result<Query<UnsubscribeQuery>, QueryRejection>,
 ) -> (StatusCode, Html<String>) {
-    let lang = language::of(&headers);
     let Ok(Query(query)) = query else {
         return (
             StatusCode::BAD_REQUEST,
@@ -172,10 +168,9 @@ async fn unsubscribe_page(
 /// body, `List-Unsubscribe=One-Click`, is not needed to know what is asked).
 async fn unsubscribe(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    lang: Lang,
     query: Result<Query<UnsubscribeQuery>, QueryRejection>,
 ) -> (StatusCode, Html<String>) {
-    let lang = language::of(&headers);
     let Ok(Query(query)) = query else {
         return (
             StatusCode::BAD_REQUEST,

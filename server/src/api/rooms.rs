@@ -3,7 +3,6 @@
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -13,9 +12,9 @@ use punct_protocol::{
     SeatGranted, SeekList, SeekPoolNode, TakeSeat,
 };
 use punct_rules::Game;
-use serde::de::DeserializeOwned;
 
 use super::auth::SignedIn;
+use super::body::JsonOrDefault;
 use super::error::ApiError;
 use crate::metrics::TurnedAway;
 use crate::proxy::ClientAddr;
@@ -38,21 +37,12 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/api/rooms/{id}/node", get(node))
 }
 
-/// The request of a body that may be left out (then every field takes its default).
-fn body_or_default<T: DeserializeOwned + Default>(body: &Bytes) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        Ok(T::default())
-    } else {
-        serde_json::from_slice(body).map_err(|e| ApiError::bad_request(e.to_string()))
-    }
-}
-
 /// `POST /api/rooms`: creates a room, and gives its creator a seat.
 async fn create(
     State(state): State<AppState>,
     ClientAddr(peer): ClientAddr,
     account: Option<SignedIn>,
-    body: Bytes,
+    JsonOrDefault(request): JsonOrDefault<CreateRoom>,
 ) -> Result<(StatusCode, Json<SeatGranted>), ApiError> {
     if !state.addresses.create_room(peer) {
         let metrics = &state.services.metrics;
@@ -63,7 +53,6 @@ async fn create(
             format!("an address may create {most} rooms a minute; wait a little"),
         ));
     }
-    let request: CreateRoom = body_or_default(&body)?;
     if let Some(level) = request.computer
         && punct_engine::Level::new(level).is_none()
     {
@@ -131,9 +120,8 @@ async fn take_seat(
     State(state): State<AppState>,
     Path(id): Path<String>,
     account: Option<SignedIn>,
-    body: Bytes,
+    JsonOrDefault(request): JsonOrDefault<TakeSeat>,
 ) -> Result<Json<SeatGranted>, ApiError> {
-    let request: TakeSeat = body_or_default(&body)?;
     if let Some(SignedIn(signed_in)) = &account
         && state.rooms.summary(&id).await?.rated
     {
@@ -148,9 +136,8 @@ async fn cancel(
     State(state): State<AppState>,
     Path(id): Path<String>,
     account: Option<SignedIn>,
-    body: Bytes,
+    JsonOrDefault(request): JsonOrDefault<CancelRoom>,
 ) -> Result<StatusCode, ApiError> {
-    let request: CancelRoom = body_or_default(&body)?;
     let key = match (request.token, account) {
         (Some(token), _) => Key::Token(token),
         (None, Some(SignedIn(account))) => Key::Account(account.id),

@@ -9,6 +9,7 @@ use axum::routing::{get, post};
 use punct_protocol::{CreateTournament, TournamentList, TournamentNode, TournamentView};
 
 use super::auth::SignedIn;
+use super::body::ApiJson;
 use super::error::ApiError;
 use crate::config::TournamentCreators;
 use crate::state::AppState;
@@ -33,13 +34,11 @@ async fn list(State(state): State<AppState>) -> Result<Json<TournamentList>, Api
 async fn create(
     State(state): State<AppState>,
     SignedIn(account): SignedIn,
-    body: axum::body::Bytes,
+    ApiJson(request): ApiJson<CreateTournament>,
 ) -> Result<(StatusCode, Json<TournamentView>), ApiError> {
     if state.config.tournament_creators == TournamentCreators::Moderators {
         state.moderation.role_of(&account).await?;
     }
-    let request: CreateTournament =
-        serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     if request.rated {
         state.moderation.may_play_rated(&account).await?;
     }
