@@ -249,30 +249,40 @@ impl Ticket {
     /// it ends with the seat's account. Refused, before it joins, when that account
     /// was banned (`banned`) or deleted (`bad-token`).
     pub(crate) async fn join_seat(&self, room: &str, token: &str) -> Result<(), Refused> {
-        let store = &self.shared.store;
-        let account = store.seat_account(room, hash_token(token)).await?;
+        let account = seat_account(&self.shared.store, room, token).await?;
         if let Some(open) = lock(&self.shared).get_mut(&self.conn) {
-            open.seat.clone_from(&account);
+            open.seat = account;
         }
-        let Some(account) = account else {
-            return Ok(());
-        };
-        match store.account_ended(&account).await? {
-            Some((true, _)) => Err(Refused::new(
-                ErrorCode::Banned,
-                "a moderator banned the account that holds this seat".to_owned(),
-            )),
-            Some((_, true)) => Err(Refused::new(
-                ErrorCode::BadToken,
-                "the account that held this seat was deleted".to_owned(),
-            )),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
         lock(&self.shared).remove(&self.conn);
+    }
+}
+
+/// The account of the seat of room `room` whose token is `token`, if it has one, so
+/// long as the seat may still act; refused when that account was banned (`banned`) or
+/// deleted (`bad-token`). A seat belongs to its account, whatever presents its token.
+pub(crate) async fn seat_account(
+    store: &Store,
+    room: &str,
+    token: &str,
+) -> Result<Option<AccountId>, Refused> {
+    let Some(account) = store.seat_account(room, hash_token(token)).await? else {
+        return Ok(None);
+    };
+    match store.account_ended(&account).await? {
+        Some((true, _)) => Err(Refused::new(
+            ErrorCode::Banned,
+            "a moderator banned the account that holds this seat".to_owned(),
+        )),
+        Some((_, true)) => Err(Refused::new(
+            ErrorCode::BadToken,
+            "the account that held this seat was deleted".to_owned(),
+        )),
+        _ => Ok(Some(account)),
     }
 }

@@ -16,6 +16,7 @@ use punct_rules::Game;
 use super::auth::SignedIn;
 use super::body::JsonOrDefault;
 use super::error::ApiError;
+use crate::endings;
 use crate::metrics::TurnedAway;
 use crate::proxy::ClientAddr;
 use crate::room::Key;
@@ -139,7 +140,10 @@ async fn cancel(
     JsonOrDefault(request): JsonOrDefault<CancelRoom>,
 ) -> Result<StatusCode, ApiError> {
     let key = match (request.token, account) {
-        (Some(token), _) => Key::Token(token),
+        (Some(token), _) => {
+            endings::seat_account(&state.services.store, &id, &token).await?;
+            Key::Token(token)
+        }
         (None, Some(SignedIn(account))) => Key::Account(account.id),
         (None, None) => {
             return Err(ApiError::new(

@@ -7,7 +7,7 @@
 
 use punct_protocol::{ErrorCode, ServerMessage};
 use punct_server::Console;
-use punct_testing::{Client, Database, Endpoint, Nats, TestServer};
+use punct_testing::{Client, Database, Endpoint, Nats, TestServer, api_error};
 use serde_json::{Value, json};
 
 use crate::blocks::server_on;
@@ -282,4 +282,34 @@ async fn a_ban_on_one_node_closes_the_players_sockets_on_the_others() {
     session_ended(&mut by_token).await;
     let mut again = nodes[1].client().await;
     assert_eq!(again.join_refused(&second, &token).await, ErrorCode::Banned);
+}
+
+#[tokio::test]
+async fn a_deleted_account_s_seat_token_cancels_no_room_over_http() {
+    let database = Database::new();
+    let server = server_on(&database).await;
+    let fred = server.signed_in(&server.register("fred", PASSWORD).await);
+    let seat = fred.create_room(r#"{"color":"white"}"#).await;
+    let (status, body) = fred
+        .http(
+            "DELETE",
+            "/api/me",
+            &json!({"password": PASSWORD}).to_string(),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let cancel = json!({"token": seat.token}).to_string();
+    let (status, body) = server
+        .http("POST", &format!("/api/rooms/{}/cancel", seat.room), &cancel)
+        .await;
+    assert_eq!(
+        (status, api_error(&body)),
+        (403, ErrorCode::BadToken),
+        "{body}"
+    );
+    let (status, _) = server
+        .http("GET", &format!("/api/rooms/{}", seat.room), "")
+        .await;
+    assert_eq!(status, 200, "the room is still there");
 }
