@@ -148,8 +148,9 @@ impl Endings {
         nodes.tell_all(TOPIC, news).await;
     }
 
-    /// Ends what `ended` ends on this node.
-    fn here(&self, ended: &Ended) {
+    /// Ends what `ended` ends on this node, telling no other: for what each node finds
+    /// for itself.
+    pub(crate) fn here(&self, ended: &Ended) {
         let mut closed = 0;
         for open in lock(&self.shared).values() {
             if open.ends_with(ended) {

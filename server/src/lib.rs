@@ -155,7 +155,7 @@ pub async fn run(
     let services = Services::start(&config, store, nodes.clone());
     let (state, mut all_done) = AppState::new(config, &services);
     let rooms = state.rooms.clone();
-    housekeeping::start(&services, &rooms);
+    housekeeping::start(&services, &rooms, &state.endings);
     let swept = rooms.sweep().await.map_err(std::io::Error::other)?;
     let unavailable = |_| std::io::Error::other("the database did not answer");
     let restored = rooms.restore().await.map_err(unavailable)?;

@@ -222,6 +222,19 @@ impl Store {
             .await
     }
 
+    /// The accounts banned after `since` (milliseconds since the Unix epoch), from the
+    /// page or from the console.
+    pub(crate) async fn banned_since(&self, since: i64) -> Result<Vec<AccountId>, StoreError> {
+        self.db
+            .run(move |db| {
+                Box::pin(async move {
+                    let rows = db.query(BANNED_SINCE, params![since]).await?;
+                    rows.iter().map(|row| row.get(0)).collect()
+                })
+            })
+            .await
+    }
+
     /// `account`'s role and sanctions; `None` if there is no such account.
     pub(crate) async fn account_state(
         &self,
@@ -665,3 +678,6 @@ const RUNNING_ROOMS_OF: &str = "SELECT id FROM rooms
 
 /// A closed room's game is not rated: room `$1`.
 const UNRATE_ROOM: &str = "UPDATE rooms SET rated = FALSE WHERE id = $1";
+
+/// The accounts banned after `$1`.
+const BANNED_SINCE: &str = "SELECT id FROM accounts WHERE banned_at > $1";

@@ -61,7 +61,7 @@ pub(super) const POSTGRES: Dialect = Dialect {
 };
 
 /// How many migrations there are: the version of a database this server made.
-pub(super) const LATEST: usize = 17;
+pub(super) const LATEST: usize = 18;
 
 /// Every migration, oldest first, in `d`'s spelling.
 fn migrations(d: &Dialect) -> [String; LATEST] {
@@ -107,6 +107,9 @@ fn migrations(d: &Dialect) -> [String; LATEST] {
         tournaments(d),
         // 17: a report keeps its line's room.
         REPORTS_ROOM.to_owned(),
+        // 18: the bans each server looks for, made from the console.
+        "CREATE INDEX accounts_banned ON accounts(banned_at) WHERE banned_at IS NOT NULL"
+            .to_owned(),
     ]
 }
 

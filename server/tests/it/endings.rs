@@ -313,3 +313,17 @@ async fn a_deleted_account_s_seat_token_cancels_no_room_over_http() {
         .await;
     assert_eq!(status, 200, "the room is still there");
 }
+
+#[tokio::test]
+async fn a_ban_from_the_console_closes_the_account_s_sockets_too() {
+    let (database, server, _mona, anna, bert) = cast().await;
+    let (room, token) = anna_against_bert(&server, &anna, &bert).await;
+    let mut signed_in = server.signed_in(&bert).client().await;
+    let mut by_token = server.player(&room, &token).await;
+    // The console writes to the database alone: the server finds the ban itself, within
+    // a few seconds.
+    operator(&database, "bert", Console::Ban).await;
+    for socket in [&mut signed_in, &mut by_token] {
+        session_ended(socket).await;
+    }
+}

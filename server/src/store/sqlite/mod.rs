@@ -476,7 +476,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 17);
+        assert_eq!(version, crate::store::schema::LATEST as u32);
         let mode: String = db
             .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .unwrap();
@@ -520,7 +520,7 @@ mod tests {
         let version: u32 = db
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 17);
+        assert_eq!(version, crate::store::schema::LATEST as u32);
         let rooms: u32 = db
             .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
             .unwrap();
