@@ -219,6 +219,17 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
             .then(|| server_pids.iter().map(|&pid| process::rss_bytes(pid)).sum())
             .flatten()
     };
+    // Their CPU time together, likewise.
+    let cpu = || {
+        (server_pids.len() == config.server.len())
+            .then(|| {
+                server_pids
+                    .iter()
+                    .map(|&pid| process::cpu_seconds(pid))
+                    .sum::<Option<f64>>()
+            })
+            .flatten()
+    };
     let rss_before = rss();
 
     let stats = Arc::new(Stats::default());
@@ -284,6 +295,8 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     let held_at_start = stats.connected();
     let rss_loaded = rss();
 
+    let cpu_at_start = cpu();
+    let turns_at_start = stats.turns();
     let started = Instant::now();
     let deadline = started + Duration::from_secs(config.seconds);
     let _ = start_tx.send(Some(Stop::At(deadline)));
@@ -312,6 +325,8 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         }
     }
     let played = started.elapsed();
+    let cpu_played = cpu().zip(cpu_at_start).map(|(end, start)| end - start);
+    let turns_played = stats.turns() - turns_at_start;
     let rss_end = rss();
 
     let mut rooms = Vec::new();
@@ -337,6 +352,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         unpersisted,
         rooms: rooms.len(),
         rss: [rss_before, rss_loaded, rss_end],
+        cpu: cpu_played.map(|seconds| (seconds, turns_played)),
     }))
 }
 
