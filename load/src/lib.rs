@@ -6,9 +6,9 @@
 //! measures what operators judge a server by, and what players feel: connections held,
 //! turns per second, the time from sending a turn to the mover's ack, to the mover's own
 //! `turn_played`, to the opponent's `turn_played` and (with the lists) `your_turn`, and
-//! to the last spectator's `turn_played`; errors, dropped connections, and the server's
-//! resident memory. Its sockets are ordinary ones (no `TCP_NODELAY`, nothing tuned), as
-//! a player's are.
+//! to the last spectator's `turn_played`; errors, dropped connections, the server's
+//! resident memory, and its CPU time per acknowledged turn. Its sockets are ordinary ones
+//! (no `TCP_NODELAY`, nothing tuned), as a player's are.
 //! At the end it fetches every room's record to check that every acknowledged turn is
 //! there.
 //!
@@ -25,7 +25,8 @@
 //! - `net`: `punct-client` connections from chosen loopback source addresses, counted
 //!   while they live, and a quick look at the server's messages.
 //! - `stats`: the shared counters and latency samples, and the [`Report`].
-//! - `process`: finds the server's process from its listening port and reads its memory.
+//! - `process`: finds the server's process from its listening port and reads its memory
+//!   and CPU time.
 
 mod arena;
 mod net;
