@@ -6,9 +6,9 @@
 //! measures what operators judge a server by, and what players feel: connections held,
 //! turns per second, the time from sending a turn to the mover's ack, to the mover's own
 //! `turn_played`, to the opponent's `turn_played` and (with the lists) `your_turn`, and
-//! to the last spectator's `turn_played`; errors, dropped connections, and the server's
-//! resident memory. Its sockets are ordinary ones (no `TCP_NODELAY`, nothing tuned), as
-//! a player's are.
+//! to the last spectator's `turn_played`; errors, dropped connections, the server's
+//! resident memory, and its CPU time per acknowledged turn. Its sockets are ordinary ones
+//! (no `TCP_NODELAY`, nothing tuned), as a player's are.
 //! At the end it fetches every room's record to check that every acknowledged turn is
 //! there.
 //!
@@ -25,7 +25,8 @@
 //! - `net`: `punct-client` connections from chosen loopback source addresses, counted
 //!   while they live, and a quick look at the server's messages.
 //! - `stats`: the shared counters and latency samples, and the [`Report`].
-//! - `process`: finds the server's process from its listening port and reads its memory.
+//! - `process`: finds the server's process from its listening port and reads its memory
+//!   and CPU time.
 
 mod arena;
 mod net;
@@ -219,6 +220,17 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
             .then(|| server_pids.iter().map(|&pid| process::rss_bytes(pid)).sum())
             .flatten()
     };
+    // Their CPU time together, likewise.
+    let cpu = || {
+        (server_pids.len() == config.server.len())
+            .then(|| {
+                server_pids
+                    .iter()
+                    .map(|&pid| process::cpu_seconds(pid))
+                    .sum::<Option<f64>>()
+            })
+            .flatten()
+    };
     let rss_before = rss();
 
     let stats = Arc::new(Stats::default());
@@ -284,6 +296,8 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     let held_at_start = stats.connected();
     let rss_loaded = rss();
 
+    let cpu_at_start = cpu();
+    let turns_at_start = stats.turns();
     let started = Instant::now();
     let deadline = started + Duration::from_secs(config.seconds);
     let _ = start_tx.send(Some(Stop::At(deadline)));
@@ -312,6 +326,8 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         }
     }
     let played = started.elapsed();
+    let cpu_played = cpu().zip(cpu_at_start).map(|(end, start)| end - start);
+    let turns_played = stats.turns() - turns_at_start;
     let rss_end = rss();
 
     let mut rooms = Vec::new();
@@ -337,6 +353,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         unpersisted,
         rooms: rooms.len(),
         rss: [rss_before, rss_loaded, rss_end],
+        cpu: cpu_played.map(|seconds| (seconds, turns_played)),
     }))
 }
 

@@ -1,5 +1,5 @@
-//! The server's process, found from its listening port, and its resident memory, both
-//! read from Linux's `/proc`.
+//! The server's process, found from its listening port, its resident memory and the CPU
+//! time it has used, all read from Linux's `/proc`.
 
 use std::fs;
 
@@ -52,6 +52,31 @@ pub(crate) fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// Clock ticks a second in `/proc/PID/stat`: Linux counts CPU time there in `USER_HZ`,
+/// which is 100 on every architecture it runs on here (`getconf CLK_TCK`).
+const TICKS_PER_SECOND: u64 = 100;
+
+/// The CPU time process `pid` has used so far, its user and system time together, in
+/// seconds (to the hundredth).
+pub(crate) fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ticks = cpu_ticks(&stat)?;
+    Some(ticks as f64 / TICKS_PER_SECOND as f64)
+}
+
+/// `utime` plus `stime` of a `/proc/PID/stat` line, in clock ticks.
+fn cpu_ticks(stat: &str) -> Option<u64> {
+    // The command's name, in parentheses, comes second and may hold spaces and
+    // parentheses of its own: the fields are counted from after its last `)`, where
+    // the third field (the state) comes first, so `utime` and `stime` (the 14th and
+    // 15th) are the 12th and 13th.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +93,17 @@ mod tests {
         assert_eq!(listening_inodes(table, 8080), vec![4242]);
         assert_eq!(listening_inodes(table, 80), vec![4444]);
         assert!(listening_inodes(table, 9999).is_empty());
+    }
+
+    #[test]
+    fn cpu_time_is_user_and_system_time_after_the_name() {
+        // A name with a space and a parenthesis of its own; utime 1234, stime 56.
+        let stat = "4242 (punct (x) y) S 1 4242 4242 0 -1 4194560 9120 0 0 0 1234 56 \
+                    0 0 20 0 9 0 1729 1185087488 4763 18446744073709551615 1 1 0 0 0 0 0 \
+                    4096 17610 0 0 0 17 1 0 0 0 0 0";
+        assert_eq!(cpu_ticks(stat), Some(1290));
+        assert_eq!(cpu_ticks("4242 (cut short) S 1 2"), None);
+        assert!(cpu_seconds(std::process::id()).is_some());
     }
 
     #[test]

@@ -164,6 +164,11 @@ impl Stats {
             server_rss_loaded: rss(1),
             server_rss_end: rss(2),
             server_bytes_per_connection: per_connection,
+            server_cpu_seconds: run.cpu.map(|(seconds, _)| seconds),
+            server_cpu_per_turn_us: run
+                .cpu
+                .filter(|&(_, turns)| turns > 0)
+                .map(|(seconds, turns)| seconds * 1e6 / turns as f64),
         }
     }
 }
@@ -187,6 +192,9 @@ pub(crate) struct Run<'a> {
     /// The server's resident memory before the load, with every connection open, and at
     /// the end.
     pub(crate) rss: [Option<u64>; 3],
+    /// The server's CPU time while the players played, in seconds, and the turns
+    /// acknowledged meanwhile.
+    pub(crate) cpu: Option<(f64, u64)>,
 }
 
 impl Stats {
@@ -282,6 +290,11 @@ pub struct Report {
     pub server_rss_end: Option<u64>,
     /// Memory the server gained per connection held.
     pub server_bytes_per_connection: Option<u64>,
+    /// The server's CPU time (user and system) while the players played, in seconds
+    /// (`/proc/PID/stat`, to the hundredth).
+    pub server_cpu_seconds: Option<f64>,
+    /// That CPU time over the turns acknowledged meanwhile, in microseconds.
+    pub server_cpu_per_turn_us: Option<f64>,
 }
 
 impl fmt::Display for Latency {
@@ -344,6 +357,17 @@ impl fmt::Display for Report {
         )?;
         if let Some(per) = self.server_bytes_per_connection {
             write!(f, ", {:.1} KiB per connection", per as f64 / 1024.0)?;
+        }
+        if let Some(seconds) = self.server_cpu_seconds {
+            write!(
+                f,
+                "\nserver CPU         {seconds:.2} s in {:.1} s ({:.2} cores)",
+                self.seconds,
+                seconds / self.seconds
+            )?;
+            if let Some(per_turn) = self.server_cpu_per_turn_us {
+                write!(f, ", {per_turn:.0} µs per acknowledged turn")?;
+            }
         }
         Ok(())
     }

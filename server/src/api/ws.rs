@@ -28,6 +28,10 @@ use crate::state::AppState;
 /// life, so it is kept small.
 const READ_BUFFER_BYTES: usize = 512;
 
+/// Frames a WebSocket connection's writer gathers before writing them out, if it has not
+/// flushed by then.
+const WRITE_BUFFER_BYTES: usize = 16 * 1024;
+
 /// The route of the WebSocket endpoint.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new().route("/ws", get(websocket))
@@ -92,11 +96,12 @@ async fn websocket(
         .and_then(|_| auth::presented(&headers))
         .map(|(token, _)| hash_token(&token));
     // Small buffers: tungstenite's default of 128 KiB each way would cost 256 KiB per
-    // idle connection; requests are at most `max` bytes, and replies go out as soon as
-    // they are queued.
+    // idle connection; requests are at most `max` bytes. The writer flushes after the
+    // frames waiting together, so they are held only up to that flush, and only as many
+    // as they take (the buffer grows as filled).
     Ok(upgrade
         .read_buffer_size(READ_BUFFER_BYTES)
-        .write_buffer_size(0)
+        .write_buffer_size(WRITE_BUFFER_BYTES)
         .max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| {

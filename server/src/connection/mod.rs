@@ -121,11 +121,23 @@ pub(crate) async fn serve<S>(
 }
 
 /// Drains the outbound queue into the socket until the queue closes or a close frame has
-/// gone out.
+/// gone out. The frames waiting together (a mover's ack and its `turn_played`) go out in
+/// one write: each write to a socket is a system call and a TCP segment.
 async fn write<K: Sink<Message> + Unpin>(mut sink: K, mut queue: outbound::Receiver) {
-    while let Some(message) = queue.recv().await {
-        let closing = matches!(message, Message::Close(_));
-        if sink.send(message).await.is_err() || closing {
+    'queue: while let Some(first) = queue.recv().await {
+        let mut next = Some(first);
+        while let Some(message) = next {
+            let closing = matches!(message, Message::Close(_));
+            if sink.feed(message).await.is_err() {
+                break 'queue;
+            }
+            if closing {
+                let _ = sink.flush().await;
+                break 'queue;
+            }
+            next = queue.try_recv();
+        }
+        if sink.flush().await.is_err() {
             break;
         }
     }

@@ -98,10 +98,7 @@ impl Receiver {
         loop {
             {
                 let mut queue = lock(&self.0);
-                if let Some(frame) = queue.frames.pop_front() {
-                    if queue.frames.is_empty() && queue.frames.capacity() > KEPT {
-                        queue.frames.shrink_to(KEPT);
-                    }
+                if let Some(frame) = take(&mut queue) {
                     return Some(frame);
                 }
                 if queue.sender_gone {
@@ -114,11 +111,25 @@ impl Receiver {
         }
     }
 
+    /// The next frame if one is waiting, without waiting for one.
+    pub(super) fn try_recv(&mut self) -> Option<Message> {
+        take(&mut lock(&self.0))
+    }
+
     /// Room set aside for frames (for tests).
     #[cfg(test)]
     pub(super) fn room(&self) -> usize {
         lock(&self.0).frames.capacity()
     }
+}
+
+/// The oldest frame waiting, giving back the room of a drained burst.
+fn take(queue: &mut Queue) -> Option<Message> {
+    let frame = queue.frames.pop_front()?;
+    if queue.frames.is_empty() && queue.frames.capacity() > KEPT {
+        queue.frames.shrink_to(KEPT);
+    }
+    Some(frame)
 }
 
 impl Drop for Receiver {
@@ -157,6 +168,17 @@ mod tests {
         tokio::task::yield_now().await;
         out.try_send(text(7)).unwrap();
         assert_eq!(writer.await.unwrap(), Some(text(7)));
+    }
+
+    #[tokio::test]
+    async fn what_waits_is_taken_without_waiting() {
+        let (out, mut queue) = queue(8);
+        assert_eq!(queue.try_recv(), None);
+        out.try_send(text(1)).unwrap();
+        out.try_send(text(2)).unwrap();
+        assert_eq!(queue.recv().await, Some(text(1)));
+        assert_eq!(queue.try_recv(), Some(text(2)));
+        assert_eq!(queue.try_recv(), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The connection as a whole: a client that never reads, the size of a waiting
-//! connection, and a member that falls behind its room.
+//! The connection as a whole: a client that never reads, the writer gathering frames,
+//! the size of a waiting connection, and a member that falls behind its room.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -204,5 +204,51 @@ async fn a_member_that_fell_behind_gets_a_fresh_snapshot() {
             ServerMessage::Snapshot { id: None, you: Role::Spectator, ref room } if room.spectators == 1
         ),
         "{message:?}"
+    );
+}
+
+/// A socket that takes every frame at once and writes down what it was asked to do.
+#[derive(Default)]
+struct RecordingSocket {
+    /// `send N`, `flush` and `close`, in order.
+    done: Vec<String>,
+}
+
+impl Sink<Message> for &mut RecordingSocket {
+    type Error = axum::Error;
+
+    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn start_send(self: Pin<&mut Self>, frame: Message) -> Result<(), Self::Error> {
+        let text = frame.into_text()?;
+        self.get_mut().done.push(format!("send {}", text.as_str()));
+        Ok(())
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.get_mut().done.push("flush".into());
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.get_mut().done.push("close".into());
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn frames_waiting_together_are_flushed_once() {
+    let (out, queue) = outbound::queue(8);
+    for n in 0..3 {
+        out.try_send(Message::Text(n.to_string().into())).unwrap();
+    }
+    drop(out);
+    let mut socket = RecordingSocket::default();
+    write(&mut socket, queue).await;
+    assert_eq!(
+        socket.done,
+        ["send 0", "send 1", "send 2", "flush", "close"]
     );
 }
