@@ -35,6 +35,17 @@ pub(crate) async fn session_ended(client: &mut Client) {
     );
 }
 
+/// Deletes the account `who` is signed in to; answers the name its games show now.
+async fn delete_account(who: &Endpoint) -> String {
+    let password = json!({"password": PASSWORD}).to_string();
+    let (status, body) = who.http("DELETE", "/api/me", &password).await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str::<Value>(&body).unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// Whether `client`'s connection is still served: it is answered a request.
 async fn still_open(client: &mut Client, room: &str) {
     let _ = client.watch(room).await;
@@ -157,18 +168,7 @@ async fn a_deleted_account_closes_its_sockets_and_its_name_leaves_the_room_in_me
     black.play(OPENING[1]).await.unwrap();
     assert_eq!(white.say("remember me").await, None);
 
-    let (status, body) = fred
-        .http(
-            "DELETE",
-            "/api/me",
-            &json!({"password": PASSWORD}).to_string(),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    let name = serde_json::from_str::<Value>(&body).unwrap()["name"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let name = delete_account(&fred).await;
     session_ended(&mut white).await;
     let mut again = server.client().await;
     assert_eq!(
@@ -290,14 +290,7 @@ async fn a_deleted_account_s_seat_token_cancels_no_room_over_http() {
     let server = server_on(&database).await;
     let fred = server.signed_in(&server.register("fred", PASSWORD).await);
     let seat = fred.create_room(r#"{"color":"white"}"#).await;
-    let (status, body) = fred
-        .http(
-            "DELETE",
-            "/api/me",
-            &json!({"password": PASSWORD}).to_string(),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    delete_account(&fred).await;
 
     let cancel = json!({"token": seat.token}).to_string();
     let (status, body) = server
