@@ -38,6 +38,7 @@ fn main() {
         println!("cargo::rerun-if-changed={}", root.join(input).display());
     }
     println!("cargo::rerun-if-env-changed=PUNCT_REQUIRE_WASM");
+    println!("cargo::rerun-if-env-changed=PUNCT_WASM_TARGET_DIR");
 
     let modules = [
         ("punct_rules_wasm.wasm", out.join("punct_rules.wasm")),
@@ -68,11 +69,16 @@ fn main() {
 fn build(root: &Path, out: &Path) -> Result<PathBuf, String> {
     // OUT_DIR is <target>/[<triple>/]<profile>/build/<crate>/out: the module gets a
     // directory beside the profiles, kept between builds of every profile.
-    let target_dir = out
-        .ancestors()
-        .nth(4)
-        .expect("OUT_DIR is deep")
-        .join("wasm");
+    // PUNCT_WASM_TARGET_DIR names one for builds in several target directories (CI's test
+    // build and its image build), which then compile the modules once between them.
+    let target_dir = match env::var_os("PUNCT_WASM_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => out
+            .ancestors()
+            .nth(4)
+            .expect("OUT_DIR is deep")
+            .join("wasm"),
+    };
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let built = Command::new(cargo)
         .current_dir(root)

@@ -21,8 +21,8 @@
 //! - [`Database`]: a test's database, SQLite or, with `PUNCT_TEST_DATABASE=postgres`,
 //!   PostgreSQL ([`on_postgres`]).
 //! - [`glicko2`]: Glicko-2 straight from its paper, to check ratings against.
-//! - [`Postgres`]: one server per test process ([`Postgres::shared`]), a fresh database
-//!   per test ([`Postgres::database`]).
+//! - [`Postgres`]: one server per test process, or one for a whole run
+//!   ([`Postgres::shared`]), a fresh database per test ([`Postgres::database`]).
 //! - [`Nats`]: a NATS server with JetStream, one per test that needs one;
 //!   [`NatsCluster`], three of them clustered (routes on loopback), one of which a test
 //!   may kill.
@@ -80,26 +80,47 @@ fn is_root() -> bool {
         .is_ok_and(|out| out.stdout.starts_with(b"0\n"))
 }
 
-/// A PostgreSQL server of this test process.
+/// A PostgreSQL server for this test process: one it started, or the one that
+/// `PUNCT_TEST_POSTGRES` names.
 #[derive(Debug)]
 pub struct Postgres {
-    /// The data directory, with the server's socket and log.
-    dir: tempfile::TempDir,
     /// Where it listens.
     port: u16,
-    /// The `postgres` process.
-    child: Child,
     /// The programs of the installed version.
     bin: PathBuf,
     /// Databases made so far, to name the next.
     databases: AtomicUsize,
+    /// The server, when this process started it; `None` when it is shared with others.
+    own: Option<OwnPostgres>,
+}
+
+/// A PostgreSQL server a test process started, stopped when dropped.
+#[derive(Debug)]
+struct OwnPostgres {
+    /// The data directory, with the server's socket and log.
+    _dir: tempfile::TempDir,
+    /// The shell that runs `postgres` and stops it when its standard input closes.
+    child: Child,
 }
 
 impl Postgres {
-    /// The server shared by every test of this process, started at first use.
+    /// The server shared by every test of this process, started at first use; or, when
+    /// `PUNCT_TEST_POSTGRES` gives the port of one already running on 127.0.0.1 (trust
+    /// authentication for `postgres`), that one. Under nextest every test is a process
+    /// of its own, and a server each would cost more than the tests: `.ci/services-tests`
+    /// starts one for the whole run. The databases' names hold the process id, so the
+    /// processes sharing it never meet.
     pub fn shared() -> &'static Postgres {
         static SHARED: OnceLock<Postgres> = OnceLock::new();
-        SHARED.get_or_init(Postgres::start)
+        SHARED.get_or_init(|| match std::env::var("PUNCT_TEST_POSTGRES") {
+            Ok(port) => Postgres {
+                port: port.parse().expect("PUNCT_TEST_POSTGRES is a port"),
+                bin: Postgres::programs(),
+                databases: AtomicUsize::new(0),
+                own: None,
+            },
+            Err(_) => Postgres::start(),
+        })
     }
 
     /// Starts a server in a new temporary data directory.
@@ -192,11 +213,10 @@ impl Postgres {
             std::thread::sleep(Duration::from_millis(50));
         }
         Postgres {
-            dir,
             port,
-            child,
             bin,
             databases: AtomicUsize::new(0),
+            own: Some(OwnPostgres { _dir: dir, child }),
         }
     }
 
@@ -246,16 +266,11 @@ impl Postgres {
     pub fn program(&self, name: &str) -> PathBuf {
         self.bin.join(name)
     }
-
-    /// The server's log.
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("postgres.log")).unwrap_or_default()
-    }
 }
 
-impl Drop for Postgres {
+impl Drop for OwnPostgres {
     fn drop(&mut self) {
-        // Closing its standard input stops the server (see `start`).
+        // Closing its standard input stops the server (see `Postgres::start`).
         drop(self.child.stdin.take());
         let _ = self.child.wait();
     }

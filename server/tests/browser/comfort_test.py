@@ -16,7 +16,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from harness import WHITE_CONNECTS, run, wait_until
-from web_test import sign_up
+from people_test import sign_up
 
 PASSWORD = "correct horse battery"
 
