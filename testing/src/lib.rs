@@ -91,7 +91,7 @@ pub struct Postgres {
     /// Databases made so far, to name the next.
     databases: AtomicUsize,
     /// The server, when this process started it; `None` when it is shared with others.
-    own: Option<OwnPostgres>,
+    _own: Option<OwnPostgres>,
 }
 
 /// A PostgreSQL server a test process started, stopped when dropped.
@@ -117,7 +117,7 @@ impl Postgres {
                 port: port.parse().expect("PUNCT_TEST_POSTGRES is a port"),
                 bin: Postgres::programs(),
                 databases: AtomicUsize::new(0),
-                own: None,
+                _own: None,
             },
             Err(_) => Postgres::start(),
         })
@@ -216,7 +216,7 @@ impl Postgres {
             port,
             bin,
             databases: AtomicUsize::new(0),
-            own: Some(OwnPostgres { _dir: dir, child }),
+            _own: Some(OwnPostgres { _dir: dir, child }),
         }
     }
 
