@@ -29,7 +29,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use tokio::sync::oneshot;
 
-use super::driver::{Answer, Conn, Row, Value, corrupt};
+use super::driver::{Answer, ColumnNames, Conn, Row, Value, corrupt};
 use super::error::StoreError;
 
 /// Most jobs run in one transaction: bounds the time any one caller waits behind others.
@@ -248,14 +248,18 @@ impl Conn for Local {
     fn query<'a>(&'a self, sql: &'a str, params: &'a [Value]) -> Answer<'a, Vec<Row>> {
         let rows = self.with(|db| {
             let mut statement = db.prepare_cached(&dialect(sql))?;
-            let columns = statement.column_count();
+            let names: ColumnNames = statement
+                .column_names()
+                .into_iter()
+                .map(Box::from)
+                .collect();
             let mut rows = statement.query(rusqlite::params_from_iter(params))?;
             let mut answer = Vec::new();
             while let Some(row) = rows.next()? {
-                let values = (0..columns)
+                let values = (0..names.len())
                     .map(|at| value(row.get_ref(at)?))
                     .collect::<Result<_, StoreError>>()?;
-                answer.push(Row(values));
+                answer.push(Row::new(Arc::clone(&names), values));
             }
             Ok(answer)
         });
