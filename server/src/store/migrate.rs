@@ -117,7 +117,8 @@ pub(super) async fn copy(from: &Sqlite, to: &dyn Conn) -> Result<usize, StoreErr
             // The next id is past every id copied, as if the rows had been added here.
             let set = format!(
                 "SELECT setval(pg_get_serial_sequence($1, $2),
-                               COALESCE((SELECT MAX({name}) FROM {table}), 0) + 1, false)",
+                               COALESCE((SELECT MAX({name}) FROM {table}), 0) + 1, false)
+                 AS next_id",
                 name = column.name
             );
             to.query(&set, &[table.into(), column.name.as_str().into()])
