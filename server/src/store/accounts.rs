@@ -4,7 +4,7 @@
 use punct_rules::Color;
 
 use super::db::Store;
-use super::driver::{Conn, Row, params};
+use super::driver::{Conn, FromRow, Row, params};
 use super::error::StoreError;
 use super::model::{Account, AccountId};
 use crate::clock::now;
@@ -236,7 +236,7 @@ async fn create(db: &dyn Conn, account: &NewAccount, at: i64) -> Result<bool, St
 async fn by_key(db: &dyn Conn, key: &str) -> Result<Option<(Account, String)>, StoreError> {
     db.query_opt(ACCOUNT_BY_KEY, params![key])
         .await?
-        .map(|row| Ok((account(&row)?, row.get(2)?)))
+        .map(|row| Ok((Account::from_row(&row)?, row.get("password")?)))
         .transpose()
 }
 
@@ -274,11 +274,11 @@ async fn session(db: &dyn Conn, token: TokenHash, at: i64) -> Result<Option<Acco
     let Some(row) = db.query_opt(SESSION_ACCOUNT, params![token, at]).await? else {
         return Ok(None);
     };
-    let seen: Option<i64> = row.get(2)?;
+    let seen: Option<i64> = row.get("last_seen_at")?;
     if seen.is_none_or(|seen| at - seen >= SEEN_EVERY) {
         db.execute(SEEN_SESSION, params![token, at]).await?;
     }
-    account(&row).map(Some)
+    Account::from_row(&row).map(Some)
 }
 
 /// The account of the seat of room `room` whose token's hash is `token`, if the seat
@@ -289,7 +289,7 @@ async fn seat_account(
     token: TokenHash,
 ) -> Result<Option<AccountId>, StoreError> {
     let row = db.query_opt(SEAT_ACCOUNT, params![room, token]).await?;
-    Ok(row.map(|row| row.get(0)).transpose()?.flatten())
+    Ok(row.map(|row| row.get("account")).transpose()?.flatten())
 }
 
 /// Whether account `account` was banned, and whether deleted; `None` without it.
@@ -297,8 +297,8 @@ async fn account_ended(db: &dyn Conn, account: &str) -> Result<Option<(bool, boo
     let Some(row) = db.query_opt(ACCOUNT_ENDED, params![account]).await? else {
         return Ok(None);
     };
-    let banned: Option<i64> = row.get(0)?;
-    let deleted: Option<i64> = row.get(1)?;
+    let banned: Option<i64> = row.get("banned_at")?;
+    let deleted: Option<i64> = row.get("deleted_at")?;
     Ok(Some((banned.is_some(), deleted.is_some())))
 }
 
@@ -314,11 +314,11 @@ async fn sessions_of(db: &dyn Conn, account: &str, at: i64) -> Result<Vec<Sessio
     rows.iter()
         .map(|row| {
             Ok(SessionRow {
-                token: row.get(0)?,
-                user_agent: row.get(1)?,
-                created_at: row.get(2)?,
-                last_seen_at: row.get(3)?,
-                expires_at: row.get(4)?,
+                token: row.get("token")?,
+                user_agent: row.get("user_agent")?,
+                created_at: row.get("created_at")?,
+                last_seen_at: row.get("last_seen_at")?,
+                expires_at: row.get("expires_at")?,
             })
         })
         .collect()
@@ -334,7 +334,7 @@ async fn end_sessions(db: &dyn Conn, account: &str) -> Result<(), StoreError> {
 async fn password_of(db: &dyn Conn, account: &str) -> Result<Option<String>, StoreError> {
     db.query_opt(PASSWORD_OF, params![account])
         .await?
-        .map(|row| row.get(0))
+        .map(|row| row.get("password"))
         .transpose()
 }
 
@@ -355,7 +355,10 @@ async fn set_password(
 /// lines, mail, blocks (made or under) and solved puzzles go, and it and its seats are named "deleted player N" from now on.
 /// Answers that name; `None` if it was deleted already.
 async fn delete(db: &dyn Conn, account: &str, at: i64) -> Result<Option<String>, StoreError> {
-    let number: i64 = db.query_one(NEXT_DELETED_NUMBER, &[]).await?.get(0)?;
+    let number: i64 = db
+        .query_one(NEXT_DELETED_NUMBER, &[])
+        .await?
+        .get("number")?;
     let name = format!("{DELETED_PLAYER} {number}");
     let values = params![account, at, number, &name];
     if db.execute(DELETE_ACCOUNT, values).await? == 0 {
@@ -391,22 +394,25 @@ async fn set_language(db: &dyn Conn, account: &str, code: &str) -> Result<(), St
 async fn language_by_key(db: &dyn Conn, key: &str) -> Result<Option<Option<String>>, StoreError> {
     db.query_opt(LANGUAGE_BY_KEY, params![key])
         .await?
-        .map(|row| row.get(0))
+        .map(|row| row.get("language"))
         .transpose()
 }
 
-/// An account read from its first two columns: id, username.
-pub(super) fn account(row: &Row) -> Result<Account, StoreError> {
-    Ok(Account {
-        id: row.get(0)?,
-        username: row.get(1)?,
-    })
+/// An account read from its columns `id` and `username`, as every query that answers
+/// one names them.
+impl FromRow for Account {
+    fn from_row(row: &Row) -> Result<Account, StoreError> {
+        Ok(Account {
+            id: row.get("id")?,
+            username: row.get("username")?,
+        })
+    }
 }
 
 /// The account of the seat of room `$1` whose token's hash is `$2`: a row whose one
 /// column is null for a seat without one; none without such a seat.
 const SEAT_ACCOUNT: &str =
-    "SELECT CASE WHEN white_token = $2 THEN white_account ELSE black_account END
+    "SELECT CASE WHEN white_token = $2 THEN white_account ELSE black_account END AS account
      FROM rooms WHERE id = $1 AND (white_token = $2 OR black_token = $2)";
 
 /// When account `$1` was banned and when deleted, each null if it was not.
@@ -432,7 +438,7 @@ const ACCOUNT_BY_KEY: &str =
     "SELECT id, username, password FROM accounts WHERE username_key = $1 AND deleted_at IS NULL";
 
 /// A row if an account's username has look-alike key `$1`.
-const LOOKALIKE_TAKEN: &str = "SELECT 1 FROM accounts WHERE username_lookalike = $1";
+const LOOKALIKE_TAKEN: &str = "SELECT 1 AS found FROM accounts WHERE username_lookalike = $1";
 
 /// Forgets account `$1`'s sessions that ended by `$2`.
 const SWEEP_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1 AND expires_at <= $2";
@@ -455,14 +461,16 @@ const SEEN_SESSION: &str = "UPDATE sessions SET last_seen_at = $2 WHERE token = 
 /// Account `$1`'s sessions that have not ended by `$2`, oldest first: token hash,
 /// `User-Agent`, when started, last seen, until when.
 const SESSIONS_OF: &str =
-    "SELECT token, user_agent, created_at, COALESCE(last_seen_at, created_at), expires_at
+    "SELECT token, user_agent, created_at, COALESCE(last_seen_at, created_at) AS last_seen_at,
+            expires_at
      FROM sessions WHERE account = $1 AND expires_at > $2 ORDER BY created_at, token";
 
 /// Ends every session of account `$1`.
 pub(super) const END_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1";
 
 /// The number the next deleted account takes: one more than the last's.
-const NEXT_DELETED_NUMBER: &str = "SELECT COALESCE(MAX(deleted_number), 0) + 1 FROM accounts";
+const NEXT_DELETED_NUMBER: &str =
+    "SELECT COALESCE(MAX(deleted_number), 0) + 1 AS number FROM accounts";
 
 /// Deletes what account `$1` holds, at `$2`, as "deleted player `$3`" (`$4`, that name):
 /// its password, mail address and settings go; its id stays, so that games, results and

@@ -1,9 +1,9 @@
 //! Accounts' mail addresses: the links mailed to confirm one or to set a new password,
 //! what mail each account takes, and its daily digest.
 
-use super::accounts::{END_SESSIONS, SET_PASSWORD, account};
+use super::accounts::{END_SESSIONS, SET_PASSWORD};
 use super::db::Store;
-use super::driver::{Conn, params};
+use super::driver::{Conn, FromRow, params};
 use super::error::StoreError;
 use super::model::{Account, AccountId, text};
 use super::outbox::{LinkPurpose, MailSettings, Notice};
@@ -192,7 +192,7 @@ async fn use_link(
 ) -> Result<Option<(String, String)>, StoreError> {
     db.query_opt(USE_LINK, params![token, text(&purpose), at])
         .await?
-        .map(|row| Ok((row.get(0)?, row.get(1)?)))
+        .map(|row| Ok((row.get("account")?, row.get("email")?)))
         .transpose()
 }
 
@@ -229,7 +229,7 @@ async fn email_confirmed(db: &dyn Conn, account: &str) -> Result<bool, StoreErro
     Ok(db
         .query_opt(EMAIL_CONFIRMED, params![account])
         .await?
-        .map(|row| row.get(0))
+        .map(|row| row.get("email_confirmed"))
         .transpose()?
         .unwrap_or(false))
 }
@@ -238,7 +238,7 @@ async fn email_confirmed(db: &dyn Conn, account: &str) -> Result<bool, StoreErro
 async fn confirmed(db: &dyn Conn, email: &str) -> Result<Vec<(Account, String)>, StoreError> {
     let rows = db.query(CONFIRMED, params![email]).await?;
     rows.iter()
-        .map(|row| Ok((account(row)?, row.get(2)?)))
+        .map(|row| Ok((Account::from_row(row)?, row.get("email")?)))
         .collect()
 }
 
@@ -246,13 +246,7 @@ async fn confirmed(db: &dyn Conn, email: &str) -> Result<Vec<(Account, String)>,
 async fn mail_settings(db: &dyn Conn, account: &str) -> Result<Option<MailSettings>, StoreError> {
     db.query_opt(NOTIFICATIONS, params![account])
         .await?
-        .map(|row| {
-            Ok(MailSettings {
-                email: row.get(0)?,
-                mode: row.stored(1)?,
-                unsubscribe: row.get(2)?,
-            })
-        })
+        .map(|row| MailSettings::from_row(&row))
         .transpose()
 }
 
@@ -289,7 +283,7 @@ async fn unsubscribe(db: &dyn Conn, secret: &str) -> Result<bool, StoreError> {
 /// The accounts that take a daily digest and had none since `since`.
 async fn digests_due(db: &dyn Conn, since: i64) -> Result<Vec<Account>, StoreError> {
     let rows = db.query(DIGESTS_DUE, params![since]).await?;
-    rows.iter().map(account).collect()
+    rows.iter().map(Account::from_row).collect()
 }
 
 /// Queues `account`'s digest at `now` if it had none since `since`; false if it had.
@@ -325,7 +319,7 @@ const SET_NOTIFICATIONS: &str =
      WHERE id = $3";
 
 /// The account whose unsubscribe secret is `$1`, if one has it.
-const UNSUBSCRIBE_KNOWN: &str = "SELECT 1 FROM accounts WHERE unsubscribe = $1";
+const UNSUBSCRIBE_KNOWN: &str = "SELECT 1 AS found FROM accounts WHERE unsubscribe = $1";
 
 /// Turns off the mail of the account whose unsubscribe secret is `$1`.
 const UNSUBSCRIBE: &str = "UPDATE accounts SET notify = 'off' WHERE unsubscribe = $1";

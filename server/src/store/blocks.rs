@@ -1,7 +1,7 @@
 //! Who blocks whom, since when, until lifted.
 
 use super::db::Store;
-use super::driver::{Conn, params};
+use super::driver::{Conn, FromRow, params};
 use super::error::StoreError;
 use super::model::{Account, AccountId};
 use crate::clock::now;
@@ -67,11 +67,8 @@ async fn blocks_of(db: &dyn Conn, blocker: &str) -> Result<Vec<Block>, StoreErro
     rows.iter()
         .map(|row| {
             Ok(Block {
-                account: Account {
-                    id: row.get(0)?,
-                    username: row.get(1)?,
-                },
-                since: row.get(2)?,
+                account: Account::from_row(row)?,
+                since: row.get("created_at")?,
             })
         })
         .collect()
@@ -80,7 +77,7 @@ async fn blocks_of(db: &dyn Conn, blocker: &str) -> Result<Vec<Block>, StoreErro
 /// The accounts that block `blocked`.
 async fn blockers_of(db: &dyn Conn, blocked: &str) -> Result<Vec<AccountId>, StoreError> {
     let rows = db.query(BLOCKERS_OF, params![blocked]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
+    rows.iter().map(|row| row.get("blocker")).collect()
 }
 
 /// Account `$1` blocks account `$2` from `$3`; nothing changes if it did already.

@@ -4,7 +4,7 @@ use punct_protocol::ChatLine;
 use punct_rules::Color;
 
 use super::db::Store;
-use super::driver::{Conn, Row, corrupt, params};
+use super::driver::{Conn, FromRow, Row, corrupt, params};
 use super::error::StoreError;
 use super::model::{AccountId, sql_ms, text};
 
@@ -80,7 +80,7 @@ async fn chat(
     let row = rows
         .first()
         .ok_or_else(|| corrupt("no id for a line of chat"))?;
-    Ok(u64::try_from(row.get::<i64>(0)?).unwrap_or(0))
+    Ok(u64::try_from(row.get::<i64>("id")?).unwrap_or(0))
 }
 
 /// Records whether `color`'s player in `room` mutes the opponent.
@@ -93,29 +93,31 @@ async fn mute(db: &dyn Conn, room: &str, color: Color, muted: bool) -> Result<()
 /// Every room in which `account` took a seat, oldest first.
 async fn rooms_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
     let rows = db.query(ROOMS_OF, params![account]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
+    rows.iter().map(|row| row.get("id")).collect()
 }
 
 /// Every line of chat `account` said, oldest first, each with its room.
 async fn chat_of(db: &dyn Conn, account: &str) -> Result<Vec<(String, ChatLine)>, StoreError> {
     let rows = db.query(CHAT_OF, params![account]).await?;
     rows.iter()
-        .map(|row| Ok((row.get(0)?, chat_line(row, 1)?)))
+        .map(|row| Ok((row.get("room")?, ChatLine::from_row(row)?)))
         .collect()
 }
 
-/// A line of chat read from its columns from `at`: channel, colour, name, text, when,
-/// id, removed.
-fn chat_line(row: &Row, at: usize) -> Result<ChatLine, StoreError> {
-    Ok(ChatLine {
-        channel: row.stored(at)?,
-        color: row.stored_opt(at + 1)?,
-        name: row.get(at + 2)?,
-        text: row.get(at + 3)?,
-        at: u64::try_from(row.get::<i64>(at + 4)?).unwrap_or(0),
-        line: u64::try_from(row.get::<i64>(at + 5)?).ok(),
-        removed: row.get(at + 6)?,
-    })
+/// A line of chat read from its columns: channel, colour, name, text, when (`at`), its
+/// id, whether removed.
+impl FromRow for ChatLine {
+    fn from_row(row: &Row) -> Result<ChatLine, StoreError> {
+        Ok(ChatLine {
+            channel: row.stored("channel")?,
+            color: row.stored_opt("color")?,
+            name: row.get("name")?,
+            text: row.get("text")?,
+            at: u64::try_from(row.get::<i64>("at")?).unwrap_or(0),
+            line: u64::try_from(row.get::<i64>("id")?).ok(),
+            removed: row.get("removed")?,
+        })
+    }
 }
 
 /// `room`'s last lines of chat, oldest first, each with its speaker's account.
@@ -127,7 +129,7 @@ pub(super) async fn room_chat(
         .query(ROOM_CHAT, params![room])
         .await?
         .iter()
-        .map(|row| Ok((chat_line(row, 0)?, row.get(7)?)))
+        .map(|row| Ok((ChatLine::from_row(row)?, row.get("account")?)))
         .collect::<Result<Vec<_>, StoreError>>()?;
     lines.reverse();
     Ok(lines)
@@ -141,8 +143,8 @@ const INSERT_CHAT: &str = "INSERT INTO chat (room, channel, color, name, text, a
 /// Room `$1`'s last hundred lines of chat, newest first: channel, colour, name, text
 /// (empty once removed), when, id, removed, the speaker's account.
 const ROOM_CHAT: &str =
-    "SELECT channel, color, name, CASE WHEN removed THEN '' ELSE text END, at, id, removed,
-            account
+    "SELECT channel, color, name, CASE WHEN removed THEN '' ELSE text END AS text, at, id,
+            removed, account
      FROM chat WHERE room = $1 ORDER BY id DESC LIMIT 100";
 
 /// Records whether `color`'s player mutes the opponent (`$1`) in room `$2`.

@@ -221,4 +221,4 @@ impl Store {
 }
 
 /// Answers once the database runs a query.
-const PING: &str = "SELECT 1";
+const PING: &str = "SELECT 1 AS up";

@@ -9,6 +9,8 @@
 //! The futures are boxed so that `Conn` is object-safe. SQLite's are ready when made
 //! (each statement runs when it is called), so its thread finishes a query in one poll.
 
+use std::sync::Arc;
+
 use futures_util::future::BoxFuture;
 
 use super::error::StoreError;
@@ -109,41 +111,79 @@ macro_rules! params {
 }
 pub(super) use params;
 
-/// A row as the database answered it.
+/// The names of a query's columns, in their order: made once per query and shared by
+/// each of its rows, so that a row costs no allocation for them.
+pub(super) type ColumnNames = Arc<[Box<str>]>;
+
+/// A row as the database answered it, its values read by their columns' names: the SQL
+/// that lists them may change their order, or add some, without changing what is read.
 #[derive(Debug)]
-pub(super) struct Row(pub(super) Vec<Value>);
+pub(super) struct Row {
+    /// The names of the columns, shared with the other rows of the query.
+    names: ColumnNames,
+    /// The values, in the order of `names`.
+    values: Vec<Value>,
+}
 
 impl Row {
-    /// Column `at`, read as a `T`; a value of another type is a corrupt database.
-    pub(super) fn get<T: Column>(&self, at: usize) -> Result<T, StoreError> {
-        let value = self.0.get(at).unwrap_or(&Value::Null);
+    /// A row of `values`, the columns of a query named by `names`.
+    pub(super) fn new(names: ColumnNames, values: Vec<Value>) -> Row {
+        Row { names, values }
+    }
+
+    /// The value of column `name`. A row without one, or with two (a join listing two
+    /// `id`s, neither renamed), is a fault of the query: which value was meant, only
+    /// its SQL could say.
+    pub(super) fn value(&self, name: &str) -> Result<&Value, StoreError> {
+        let mut named = self
+            .names
+            .iter()
+            .zip(&self.values)
+            .filter(|(column, _)| ***column == *name);
+        match (named.next(), named.next()) {
+            (Some((_, value)), None) => Ok(value),
+            (None, _) => Err(corrupt(format!("the row has no column named {name}"))),
+            (Some(_), Some(_)) => Err(corrupt(format!("the row has several columns named {name}"))),
+        }
+    }
+
+    /// Column `name`, read as a `T`; a value of another type is a corrupt database.
+    pub(super) fn get<T: Column>(&self, name: &str) -> Result<T, StoreError> {
+        let value = self.value(name)?;
         T::read(value).ok_or_else(|| {
             corrupt(format!(
-                "column {at} holds {value:?}, not {}",
+                "column {name} holds {value:?}, not {}",
                 std::any::type_name::<T>()
             ))
         })
     }
 
-    /// Column `at`, a value written by `model::text` (a colour, a variant, an outcome).
+    /// Column `name`, a value written by `model::text` (a colour, a variant, an outcome).
     pub(super) fn stored<T: serde::de::DeserializeOwned>(
         &self,
-        at: usize,
+        name: &str,
     ) -> Result<T, StoreError> {
-        let text: String = self.get(at)?;
+        let text: String = self.get(name)?;
         from_text(&text).map_err(|e| StoreError::Corrupt(Box::new(e)))
     }
 
-    /// Column `at` as [`Row::stored`] does, or `None` for `NULL`.
+    /// Column `name` as [`Row::stored`] reads it, or `None` for `NULL`.
     pub(super) fn stored_opt<T: serde::de::DeserializeOwned>(
         &self,
-        at: usize,
+        name: &str,
     ) -> Result<Option<T>, StoreError> {
-        match self.0.get(at) {
-            None | Some(Value::Null) => Ok(None),
-            Some(_) => self.stored(at).map(Some),
-        }
+        let text: Option<String> = self.get(name)?;
+        text.map(|text| from_text(&text))
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(Box::new(e)))
     }
+}
+
+/// A model read from a row by its columns' names: written once for every query that
+/// answers it, whatever order each lists the columns in.
+pub(super) trait FromRow: Sized {
+    /// The model that `row` holds.
+    fn from_row(row: &Row) -> Result<Self, StoreError>;
 }
 
 /// A stored value that does not read back: the database was changed by hand or damaged.
@@ -273,26 +313,64 @@ impl dyn Conn + '_ {
 mod tests {
     use super::*;
 
+    /// A row of `columns`, each a name and its value.
+    fn row(columns: Vec<(&str, Value)>) -> Row {
+        let (names, values): (Vec<&str>, Vec<Value>) = columns.into_iter().unzip();
+        Row::new(names.into_iter().map(Box::from).collect(), values)
+    }
+
     #[test]
     fn columns_read_their_own_type_and_refuse_others() {
-        let row = Row(vec![
-            Value::Int(1),
-            Value::Null,
-            Value::Text("white".into()),
-            Value::Int(300),
-            Value::Bytes(vec![7; 32]),
+        let row = row(vec![
+            ("one", Value::Int(1)),
+            ("nothing", Value::Null),
+            ("color", Value::Text("white".into())),
+            ("many", Value::Int(300)),
+            ("hash", Value::Bytes(vec![7; 32])),
         ]);
-        assert!(row.get::<bool>(0).unwrap());
-        assert_eq!(row.get::<f64>(0).unwrap(), 1.0);
-        assert_eq!(row.get::<Option<i64>>(1).unwrap(), None);
+        assert!(row.get::<bool>("one").unwrap());
+        assert_eq!(row.get::<f64>("one").unwrap(), 1.0);
+        assert_eq!(row.get::<Option<i64>>("nothing").unwrap(), None);
         assert_eq!(
-            row.stored::<punct_rules::Color>(2).unwrap(),
+            row.stored::<punct_rules::Color>("color").unwrap(),
             punct_rules::Color::White
         );
-        assert_eq!(row.stored_opt::<punct_rules::Color>(1).unwrap(), None);
-        assert_eq!(row.get::<TokenHash>(4).unwrap(), [7; 32]);
-        assert!(matches!(row.get::<u8>(3), Err(StoreError::Corrupt(_))));
-        assert!(matches!(row.get::<String>(0), Err(StoreError::Corrupt(_))));
-        assert!(matches!(row.get::<bool>(3), Err(StoreError::Corrupt(_))));
+        assert_eq!(
+            row.stored_opt::<punct_rules::Color>("nothing").unwrap(),
+            None
+        );
+        assert_eq!(row.get::<TokenHash>("hash").unwrap(), [7; 32]);
+        assert!(matches!(row.get::<u8>("many"), Err(StoreError::Corrupt(_))));
+        assert!(matches!(
+            row.get::<String>("one"),
+            Err(StoreError::Corrupt(_))
+        ));
+        assert!(matches!(
+            row.get::<bool>("many"),
+            Err(StoreError::Corrupt(_))
+        ));
+    }
+
+    #[test]
+    fn a_column_the_row_lacks_is_an_error_that_names_it() {
+        let row = row(vec![("id", Value::Text("a".into()))]);
+        let missing = row.get::<String>("username").unwrap_err();
+        assert!(matches!(missing, StoreError::Corrupt(_)), "{missing}");
+        assert!(missing.to_string().contains("username"), "{missing}");
+        let missing = row.stored_opt::<punct_rules::Color>("color").unwrap_err();
+        assert!(missing.to_string().contains("color"), "{missing}");
+    }
+
+    #[test]
+    fn a_name_two_columns_share_is_refused_rather_than_read_from_either() {
+        let row = row(vec![
+            ("id", Value::Text("mail".into())),
+            ("id", Value::Text("account".into())),
+        ]);
+        let ambiguous = row.get::<String>("id").unwrap_err();
+        assert!(
+            ambiguous.to_string().contains("several columns named id"),
+            "{ambiguous}"
+        );
     }
 }

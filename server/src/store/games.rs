@@ -5,11 +5,11 @@ use punct_protocol::{ArchivedGame, TimeControl, Visibility};
 use punct_rules::{Color, Outcome, Turn, Variant};
 
 use super::db::Store;
-use super::driver::{Conn, Row, params};
+use super::driver::{Conn, FromRow, Row, params};
 use super::error::StoreError;
 use super::model::{AccountId, Player, both, running_left, text, time_control};
 use super::rooms::{
-    PLAYERS_COLUMNS, PLAYERS_JOIN, TURNS, computer, parse_turn, players, room_sql, to_move,
+    PLAYERS_COLUMNS, PLAYERS_JOIN, TURNS, computer, players, room_sql, to_move, turn,
 };
 use crate::rating;
 
@@ -131,7 +131,7 @@ async fn summary(db: &dyn Conn, room: &str) -> Result<Option<RoomRow>, StoreErro
     let statement = format!("{} WHERE r.id = $1", room_rows_sql());
     db.query_opt(&statement, params![room])
         .await?
-        .map(|row| room_row(&row))
+        .map(|row| RoomRow::from_row(&row))
         .transpose()
 }
 
@@ -144,14 +144,14 @@ async fn record(db: &dyn Conn, room: &str) -> Result<Option<StoredRecord>, Store
         .query(TURNS, params![room])
         .await?
         .iter()
-        .map(|row| parse_turn(&row.get::<String>(0)?))
+        .map(turn)
         .collect::<Result<_, _>>()?;
     Ok(Some(StoredRecord {
-        variant: head.stored(0)?,
-        players: players(&head, 13)?,
-        rated: head.get(10)?,
+        variant: head.stored("variant")?,
+        players: players(&head)?,
+        rated: head.get("rated")?,
         turns,
-        outcome: head.stored_opt(4)?,
+        outcome: head.stored_opt("outcome")?,
     }))
 }
 
@@ -164,13 +164,13 @@ async fn lobby(db: &dyn Conn, limit: usize) -> Result<Vec<RoomRow>, StoreError> 
     let rows = db
         .query(&statement, params![text(&Visibility::Public), limit])
         .await?;
-    rows.iter().map(room_row).collect()
+    rows.iter().map(RoomRow::from_row).collect()
 }
 
 /// The unfinished games in which `account` holds a seat, oldest first.
 async fn games_of(db: &dyn Conn, account: &str) -> Result<Vec<RoomRow>, StoreError> {
     let rows = db.query(&games_of_sql(), params![account]).await?;
-    rows.iter().map(room_row).collect()
+    rows.iter().map(RoomRow::from_row).collect()
 }
 
 /// Up to `limit` finished public games, the one that ended last first, starting after
@@ -186,44 +186,49 @@ async fn archive(
     let rows = db.query(&archive_sql(), values).await?;
     rows.iter()
         .map(|row| {
-            let [white, black] = players(row, 6)?;
+            let [white, black] = players(row)?;
             Ok(ArchivedGame {
-                room: row.get(0)?,
-                variant: row.stored(1)?,
-                outcome: row.stored(2)?,
-                finished_at: u64::try_from(row.get::<i64>(3)?).unwrap_or(0),
-                turns: row.get(4)?,
-                rated: row.get(5)?,
+                room: row.get("id")?,
+                variant: row.stored("variant")?,
+                outcome: row.stored("outcome")?,
+                finished_at: u64::try_from(row.get::<i64>("finished_at")?).unwrap_or(0),
+                turns: row.get("turns")?,
+                rated: row.get("rated")?,
                 white: white.view(),
                 black: black.view(),
-                tournament: row.get(12)?,
+                tournament: row.get("tournament")?,
             })
         })
         .collect()
 }
 
 /// A room's row as the lobby shows it, read from [`room_rows_sql`].
-fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
-    Ok(RoomRow {
-        id: row.get(0)?,
-        variant: row.stored(1)?,
-        visibility: row.stored(2)?,
-        taken: [row.get(3)?, row.get(4)?],
-        computer: computer(row.stored_opt(5)?, row.get(6)?),
-        turns: row.get(7)?,
-        outcome: row.stored_opt(8)?,
-        rated: row.get(9)?,
-        players: players(row, 10)?,
-        clock: time_control(both(row.get(16)?, row.get(17)?), row.get(18)?),
-        last_turn: row
-            .get::<Option<i64>>(19)?
-            .zip(both(row.get(20)?, row.get(21)?)),
-        tournament: row.get(22)?,
-        ratings: [
-            row.get::<Option<f64>>(23)?.map(rating::shown),
-            row.get::<Option<f64>>(24)?.map(rating::shown),
-        ],
-    })
+impl FromRow for RoomRow {
+    fn from_row(row: &Row) -> Result<RoomRow, StoreError> {
+        let shown = |name: &str| -> Result<Option<u32>, StoreError> {
+            Ok(row.get::<Option<f64>>(name)?.map(rating::shown))
+        };
+        Ok(RoomRow {
+            id: row.get("id")?,
+            variant: row.stored("variant")?,
+            visibility: row.stored("visibility")?,
+            taken: [row.get("white_taken")?, row.get("black_taken")?],
+            computer: computer(row)?,
+            turns: row.get("turns")?,
+            outcome: row.stored_opt("outcome")?,
+            rated: row.get("rated")?,
+            players: players(row)?,
+            clock: time_control(
+                both(row.get("clock_base_ms")?, row.get("clock_increment_ms")?),
+                row.get("clock_days")?,
+            ),
+            last_turn: row
+                .get::<Option<i64>>("played_at")?
+                .zip(both(row.get("white_ms")?, row.get("black_ms")?)),
+            tournament: row.get("tournament")?,
+            ratings: [shown("white_rating")?, shown("black_rating")?],
+        })
+    }
 }
 
 /// The columns of a room's row as the lobby shows it (`RoomRow`): id, variant,
@@ -235,15 +240,18 @@ fn room_row(row: &Row) -> Result<RoomRow, StoreError> {
 fn room_rows_sql() -> String {
     format!(
         "SELECT r.id, r.variant, r.visibility,
-            r.white_token IS NOT NULL, r.black_token IS NOT NULL,
+            r.white_token IS NOT NULL AS white_taken, r.black_token IS NOT NULL AS black_taken,
             r.computer_color, r.computer_level,
-            (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.outcome, r.rated,
+            (SELECT COUNT(*) FROM turns t WHERE t.room = r.id) AS turns, r.outcome, r.rated,
             {PLAYERS_COLUMNS},
             r.clock_base_ms, r.clock_increment_ms, r.clock_days,
             lt.played_at, lt.white_ms, lt.black_ms,
-            (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id),
-            (SELECT g.rating FROM ratings g WHERE g.account = r.white_account AND g.variant = r.variant),
+            (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id)
+                AS tournament,
+            (SELECT g.rating FROM ratings g WHERE g.account = r.white_account AND g.variant = r.variant)
+                AS white_rating,
             (SELECT g.rating FROM ratings g WHERE g.account = r.black_account AND g.variant = r.variant)
+                AS black_rating
         FROM rooms r {PLAYERS_JOIN} {LAST_TURN_JOIN}"
     )
 }
@@ -269,9 +277,10 @@ fn games_of_sql() -> String {
 fn archive_sql() -> String {
     format!(
         "SELECT r.id, r.variant, r.outcome, r.finished_at,
-                (SELECT COUNT(*) FROM turns t WHERE t.room = r.id), r.rated,
+                (SELECT COUNT(*) FROM turns t WHERE t.room = r.id) AS turns, r.rated,
                 {PLAYERS_COLUMNS},
                 (SELECT tp.tournament FROM tournament_pairings tp WHERE tp.room = r.id)
+                    AS tournament
          FROM rooms r {PLAYERS_JOIN}
          WHERE r.outcome IS NOT NULL AND r.visibility = $1
            AND (CAST($2 AS BIGINT) IS NULL

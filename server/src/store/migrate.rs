@@ -6,7 +6,7 @@
 //! Columns are named, not numbered (the two schemas add them in different orders), and
 //! each value is given the type PostgreSQL declares: SQLite keeps flags as 0 and 1.
 
-use super::driver::{Conn, Row, Value, corrupt};
+use super::driver::{Conn, Value, corrupt};
 use super::error::StoreError;
 use super::sqlite::Sqlite;
 
@@ -72,7 +72,7 @@ pub(super) async fn copy(from: &Sqlite, to: &dyn Conn) -> Result<usize, StoreErr
     same_tables("the SQLite database", sqlite_tables)?;
     let postgres_tables = names(
         to,
-        "SELECT table_name::text FROM information_schema.tables
+        "SELECT table_name::text AS name FROM information_schema.tables
          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
            AND table_name <> 'punct_schema'",
     )
@@ -107,8 +107,8 @@ pub(super) async fn copy(from: &Sqlite, to: &dyn Conn) -> Result<usize, StoreErr
         for chunk in rows.chunks(per_insert) {
             let params = chunk
                 .iter()
-                .flat_map(|Row(values)| values.iter().zip(&columns))
-                .map(|(value, column)| typed(value.clone(), column))
+                .flat_map(|row| columns.iter().map(move |column| (row, column)))
+                .map(|(row, column)| typed(row.value(&column.name)?.clone(), column))
                 .collect::<Result<Vec<_>, _>>()?;
             to.execute(&insert(table, &names, columns.len(), chunk.len()), &params)
                 .await?;
@@ -117,7 +117,8 @@ pub(super) async fn copy(from: &Sqlite, to: &dyn Conn) -> Result<usize, StoreErr
             // The next id is past every id copied, as if the rows had been added here.
             let set = format!(
                 "SELECT setval(pg_get_serial_sequence($1, $2),
-                               COALESCE((SELECT MAX({name}) FROM {table}), 0) + 1, false)",
+                               COALESCE((SELECT MAX({name}) FROM {table}), 0) + 1, false)
+                 AS next_id",
                 name = column.name
             );
             to.query(&set, &[table.into(), column.name.as_str().into()])
@@ -131,8 +132,8 @@ pub(super) async fn copy(from: &Sqlite, to: &dyn Conn) -> Result<usize, StoreErr
 pub(super) async fn counts(db: &dyn Conn) -> Result<Vec<usize>, StoreError> {
     let mut counts = Vec::with_capacity(TABLES.len());
     for table in TABLES {
-        let sql = format!("SELECT COUNT(*) FROM {table}");
-        counts.push(db.query_one(&sql, &[]).await?.get(0)?);
+        let sql = format!("SELECT COUNT(*) AS held FROM {table}");
+        counts.push(db.query_one(&sql, &[]).await?.get("held")?);
     }
     Ok(counts)
 }
@@ -158,15 +159,15 @@ pub(super) fn same_counts(counts: &[usize], copied: &[usize]) -> Result<(), Stor
 
 /// Every room's id, in order.
 pub(super) async fn rooms(db: &dyn Conn) -> Result<Vec<String>, StoreError> {
-    names(db, "SELECT id FROM rooms ORDER BY id").await
+    names(db, "SELECT id AS name FROM rooms ORDER BY id").await
 }
 
-/// The first column of the rows of `sql`, as text.
+/// The column `name` of the rows of `sql`, as text.
 async fn names(db: &dyn Conn, sql: &str) -> Result<Vec<String>, StoreError> {
     db.query(sql, &[])
         .await?
         .iter()
-        .map(|row| row.get(0))
+        .map(|row| row.get("name"))
         .collect()
 }
 
@@ -188,8 +189,8 @@ fn same_tables(which: &str, mut tables: Vec<String>) -> Result<(), StoreError> {
 /// The columns of `table` in the target, in their order.
 async fn columns(to: &dyn Conn, table: &str) -> Result<Vec<Column>, StoreError> {
     to.query(
-        "SELECT column_name::text, data_type::text,
-                COALESCE(column_default LIKE 'nextval(%', false)
+        "SELECT column_name::text AS name, data_type::text AS data_type,
+                COALESCE(column_default LIKE 'nextval(%', false) AS serial
          FROM information_schema.columns
          WHERE table_schema = current_schema() AND table_name = $1
          ORDER BY ordinal_position",
@@ -199,9 +200,9 @@ async fn columns(to: &dyn Conn, table: &str) -> Result<Vec<Column>, StoreError> 
     .iter()
     .map(|row| {
         Ok(Column {
-            name: row.get(0)?,
-            data_type: row.get(1)?,
-            serial: row.get(2)?,
+            name: row.get("name")?,
+            data_type: row.get("data_type")?,
+            serial: row.get("serial")?,
         })
     })
     .collect()

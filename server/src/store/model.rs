@@ -84,21 +84,6 @@ pub(crate) struct Player {
 }
 
 impl Player {
-    /// The player of a seat as both databases read it: the name given, and the
-    /// account's id and username when it has one.
-    pub(crate) fn read(
-        name: Option<String>,
-        account: Option<String>,
-        username: Option<String>,
-    ) -> Player {
-        Player {
-            name,
-            account: account
-                .zip(username)
-                .map(|(id, username)| Account { id, username }),
-        }
-    }
-
     /// The player as everyone sees them.
     pub(crate) fn view(&self) -> punct_protocol::Player {
         punct_protocol::Player {

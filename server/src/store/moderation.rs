@@ -2,7 +2,7 @@
 //! hashed addresses accounts signed in from.
 
 use super::db::Store;
-use super::driver::{Conn, Row, params};
+use super::driver::{Conn, FromRow, Row, params};
 use super::error::StoreError;
 use super::model::AccountId;
 use crate::clock::now;
@@ -229,7 +229,7 @@ impl Store {
             .run(move |db| {
                 Box::pin(async move {
                     let rows = db.query(BANNED_SINCE, params![since]).await?;
-                    rows.iter().map(|row| row.get(0)).collect()
+                    rows.iter().map(|row| row.get("id")).collect()
                 })
             })
             .await
@@ -345,7 +345,7 @@ async fn address_key(db: &dyn Conn) -> Result<TokenHash, StoreError> {
     db.execute(INSERT_SERVER_KEY, params![NAME, made]).await?;
     let rows = db.query(SERVER_KEY, params![NAME]).await?;
     match rows.first() {
-        Some(row) => row.get(0),
+        Some(row) => row.get("key"),
         None => Err(super::driver::corrupt("the address key was not kept")),
     }
 }
@@ -368,9 +368,9 @@ async fn sign_ins_of(db: &dyn Conn, account: &str) -> Result<Vec<SignIn>, StoreE
     rows.iter()
         .map(|row| {
             Ok(SignIn {
-                address: row.get(0)?,
-                first_at: row.get(1)?,
-                last_at: row.get(2)?,
+                address: row.get("address")?,
+                first_at: row.get("first_at")?,
+                last_at: row.get("last_at")?,
             })
         })
         .collect()
@@ -382,12 +382,12 @@ async fn state_of(db: &dyn Conn, account: &str) -> Result<Option<AccountState>, 
     let Some(row) = rows.first() else {
         return Ok(None);
     };
-    let role: Option<String> = row.get(0)?;
+    let role: Option<String> = row.get("role")?;
     Ok(Some(AccountState {
         role: role.as_deref().and_then(Role::parse),
-        banned_at: row.get(1)?,
-        muted_until: row.get(2)?,
-        barred_from_rated: row.get(3)?,
+        banned_at: row.get("banned_at")?,
+        muted_until: row.get("muted_until")?,
+        barred_from_rated: row.get("barred_from_rated")?,
     }))
 }
 
@@ -470,74 +470,80 @@ async fn report(db: &dyn Conn, id: &str, report: NewReport, at: i64) -> Result<(
 /// How many reports `reporter` made that are still open.
 async fn open_reports_by(db: &dyn Conn, reporter: &str) -> Result<usize, StoreError> {
     let rows = db.query(OPEN_REPORTS_BY, params![reporter]).await?;
-    rows.first().map_or(Ok(0), |row| row.get(0))
+    rows.first().map_or(Ok(0), |row| row.get("open_reports"))
 }
 
 /// The open reports, oldest first, at most `limit`.
 async fn open_reports(db: &dyn Conn, limit: usize) -> Result<Vec<Report>, StoreError> {
     let rows = db.query(&open_reports_sql(), params![limit]).await?;
-    rows.iter().map(report_row).collect()
+    rows.iter().map(Report::from_row).collect()
 }
 
 /// The reports made by or about `account`, newest first.
 async fn reports_about(db: &dyn Conn, account: &str) -> Result<Vec<Report>, StoreError> {
     let rows = db.query(&reports_about_sql(), params![account]).await?;
-    rows.iter().map(report_row).collect()
+    rows.iter().map(Report::from_row).collect()
 }
 
 /// Report `id`, if there is one.
 async fn report_by_id(db: &dyn Conn, id: &str) -> Result<Option<Report>, StoreError> {
     let rows = db.query(&report_sql(), params![id]).await?;
-    rows.first().map(report_row).transpose()
+    rows.first().map(Report::from_row).transpose()
 }
 
-/// A report read from [`open_reports_sql`]'s columns.
-fn report_row(row: &Row) -> Result<Report, StoreError> {
-    Ok(Report {
-        id: row.get(0)?,
-        reporter: row.get(1)?,
-        reported: row.get(2)?,
-        line: row
-            .get::<Option<i64>>(3)?
-            .and_then(|n| u64::try_from(n).ok()),
-        room: row.get(4)?,
-        text: row.get(5)?,
-        reason: row.get(6)?,
-        at: row.get(7)?,
-        resolved_at: row.get(8)?,
-        resolved_by: row.get(9)?,
-    })
+/// A report read from [`REPORT_COLUMNS`].
+impl FromRow for Report {
+    fn from_row(row: &Row) -> Result<Report, StoreError> {
+        Ok(Report {
+            id: row.get("id")?,
+            reporter: row.get("reporter")?,
+            reported: row.get("reported")?,
+            line: line(row)?,
+            room: row.get("room")?,
+            text: row.get("text")?,
+            reason: row.get("reason")?,
+            at: row.get("created_at")?,
+            resolved_at: row.get("resolved_at")?,
+            resolved_by: row.get("resolved_by")?,
+        })
+    }
+}
+
+/// The line of chat a report or an entry of the log is about, from its `chat_line`.
+fn line(row: &Row) -> Result<Option<u64>, StoreError> {
+    let line: Option<i64> = row.get("chat_line")?;
+    Ok(line.and_then(|n| u64::try_from(n).ok()))
 }
 
 /// The audit log, newest first: entries before `before`, at most `limit`.
 async fn audit_log(db: &dyn Conn, before: i64, limit: usize) -> Result<Vec<Entry>, StoreError> {
     let rows = db.query(&audit_log_sql(), params![before, limit]).await?;
-    rows.iter().map(entry_row).collect()
+    rows.iter().map(Entry::from_row).collect()
 }
 
 /// The entries of the audit log about `account`, newest first.
 async fn audit_of(db: &dyn Conn, account: &str) -> Result<Vec<Entry>, StoreError> {
     let rows = db.query(&audit_of_sql(), params![account]).await?;
-    rows.iter().map(entry_row).collect()
+    rows.iter().map(Entry::from_row).collect()
 }
 
-/// An entry read from [`audit_log_sql`]'s columns.
-fn entry_row(row: &Row) -> Result<Entry, StoreError> {
-    Ok(Entry {
-        id: row.get(0)?,
-        at: row.get(1)?,
-        moderator: row.get(2)?,
-        action: row.get(3)?,
-        account: row.get(4)?,
-        room: row.get(5)?,
-        line: row
-            .get::<Option<i64>>(6)?
-            .and_then(|n| u64::try_from(n).ok()),
-        report: row.get(7)?,
-        reason: row.get(8)?,
-        until: row.get(9)?,
-        role: row.get(10)?,
-    })
+/// An entry read from [`AUDIT_COLUMNS`].
+impl FromRow for Entry {
+    fn from_row(row: &Row) -> Result<Entry, StoreError> {
+        Ok(Entry {
+            id: row.get("id")?,
+            at: row.get("at")?,
+            moderator: row.get("moderator")?,
+            action: row.get("action")?,
+            account: row.get("account")?,
+            room: row.get("room")?,
+            line: line(row)?,
+            report: row.get("report")?,
+            reason: row.get("reason")?,
+            until: row.get("until")?,
+            role: row.get("role")?,
+        })
+    }
 }
 
 /// Line `line` of chat, if it was kept.
@@ -546,9 +552,9 @@ async fn chat_line(db: &dyn Conn, line: u64) -> Result<Option<StoredLine>, Store
     rows.first()
         .map(|row| {
             Ok(StoredLine {
-                room: row.get(0)?,
-                account: row.get(1)?,
-                removed: row.get(2)?,
+                room: row.get("room")?,
+                account: row.get("account")?,
+                removed: row.get("removed")?,
             })
         })
         .transpose()
@@ -557,7 +563,7 @@ async fn chat_line(db: &dyn Conn, line: u64) -> Result<Option<StoredLine>, Store
 /// The unfinished rooms in which `account` holds a seat.
 async fn running_rooms_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
     let rows = db.query(RUNNING_ROOMS_OF, params![account]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
+    rows.iter().map(|row| row.get("id")).collect()
 }
 
 /// Room `room`'s game will not be rated.
@@ -605,16 +611,17 @@ const INSERT_REPORT: &str =
 
 /// Reports made by account `$1` still open.
 const OPEN_REPORTS_BY: &str =
-    "SELECT COUNT(*) FROM reports WHERE reporter = $1 AND resolved_at IS NULL";
+    "SELECT COUNT(*) AS open_reports FROM reports WHERE reporter = $1 AND resolved_at IS NULL";
 
 /// The columns of a report as moderators read it, and the joins they need: id,
 /// reporter's and reported's usernames, line, its room (kept with the report), its text
 /// (for a line only: empty once removed or gone with its speaker), reason, when,
 /// resolved when, resolved by whom.
-const REPORT_COLUMNS: &str = "SELECT p.id, ra.username, da.username, p.chat_line, p.room,
+const REPORT_COLUMNS: &str = "SELECT p.id, ra.username AS reporter, da.username AS reported,
+            p.chat_line, p.room,
             CASE WHEN p.chat_line IS NULL THEN NULL WHEN c.removed THEN ''
-                 ELSE COALESCE(c.text, '') END, p.reason,
-            p.created_at, p.resolved_at, ma.username
+                 ELSE COALESCE(c.text, '') END AS text,
+            p.reason, p.created_at, p.resolved_at, ma.username AS resolved_by
      FROM reports p
      JOIN accounts ra ON ra.id = p.reporter
      LEFT JOIN accounts da ON da.id = p.reported
@@ -650,7 +657,8 @@ const INSERT_AUDIT: &str = "INSERT INTO audit_log
 
 /// The columns of an audit entry as read: id, when, moderator's username, action, the
 /// account's username, room, line, report, reason, until, role.
-const AUDIT_COLUMNS: &str = "SELECT l.id, l.at, ma.username, l.action, aa.username, l.room,
+const AUDIT_COLUMNS: &str =
+    "SELECT l.id, l.at, ma.username AS moderator, l.action, aa.username AS account, l.room,
             l.chat_line, l.report, l.reason, l.until, l.role
      FROM audit_log l
      LEFT JOIN accounts ma ON ma.id = l.moderator

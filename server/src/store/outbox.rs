@@ -5,7 +5,7 @@
 use punct_rules::Color;
 
 use super::db::{Db, Store};
-use super::driver::{Conn, params};
+use super::driver::{Conn, FromRow, Row, params};
 use super::error::StoreError;
 use super::model::Account;
 use crate::clock::now;
@@ -30,6 +30,17 @@ pub(crate) struct MailSettings {
     pub(crate) mode: punct_protocol::NotifyMode,
     /// The secret of the link that turns mail off, set with the first address and kept.
     pub(crate) unsubscribe: Option<String>,
+}
+
+/// An account's mail settings, from its columns `email`, `notify` and `unsubscribe`.
+impl FromRow for MailSettings {
+    fn from_row(row: &Row) -> Result<MailSettings, StoreError> {
+        Ok(MailSettings {
+            email: row.get("email")?,
+            mode: row.stored("notify")?,
+            unsubscribe: row.get("unsubscribe")?,
+        })
+    }
 }
 
 /// What a queued mail says, as stored (JSON): what the mailer needs to write it that the
@@ -229,23 +240,16 @@ async fn claim(
     let rows = db.query(CLAIMED_MAIL, params![claim]).await?;
     rows.iter()
         .map(|row| {
-            let notice: String = row.get(2)?;
+            let notice: String = row.get("notice")?;
             Ok(Outbound {
-                id: row.get(0)?,
-                room: row.get(1)?,
+                id: row.get("mail")?,
+                room: row.get("room")?,
                 notice: serde_json::from_str(&notice)
                     .map_err(|e| StoreError::Corrupt(Box::new(e)))?,
-                attempts: row.get(3)?,
-                account: Account {
-                    id: row.get(4)?,
-                    username: row.get(5)?,
-                },
-                settings: MailSettings {
-                    email: row.get(6)?,
-                    mode: row.stored(7)?,
-                    unsubscribe: row.get(8)?,
-                },
-                language: row.get(9)?,
+                attempts: row.get("attempts")?,
+                account: Account::from_row(row)?,
+                settings: MailSettings::from_row(row)?,
+                language: row.get("language")?,
             })
         })
         .collect()
@@ -272,7 +276,7 @@ async fn release(db: &dyn Conn, claim: &str, due_at: i64) -> Result<(), StoreErr
 /// How many mails are not done yet, and when the oldest was queued.
 async fn backlog(db: &dyn Conn) -> Result<(usize, Option<i64>), StoreError> {
     let row = db.query_one(MAIL_BACKLOG, &[]).await?;
-    Ok((row.get(0)?, row.get(1)?))
+    Ok((row.get("waiting")?, row.get("oldest")?))
 }
 
 /// Gives back the claims of node `node` (its tag) on mail not done yet.
@@ -328,9 +332,9 @@ const CLAIM_MAIL: &str = "UPDATE mail_outbox SET claimed_by = $1, claimed_until 
                   ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
 /// The mails claim `$1` holds, oldest first: id, room, notice, tries, then the account's
-/// username, address, mail mode, unsubscribe secret and language now.
+/// id, username, address, mail mode, unsubscribe secret and language now.
 const CLAIMED_MAIL: &str =
-    "SELECT o.id, o.room, o.notice, o.attempts, a.id, a.username, a.email, a.notify,
+    "SELECT o.id AS mail, o.room, o.notice, o.attempts, a.id, a.username, a.email, a.notify,
             a.unsubscribe, a.language
      FROM mail_outbox o JOIN accounts a ON a.id = o.account
      WHERE o.claimed_by = $1 AND o.done_at IS NULL ORDER BY o.id";
@@ -354,7 +358,8 @@ const MAIL_FAILED: &str = "UPDATE mail_outbox SET attempts = attempts + 1, error
      WHERE id = $1";
 
 /// The mails not done yet: how many, and when the oldest was queued.
-const MAIL_BACKLOG: &str = "SELECT COUNT(*), MIN(queued_at) FROM mail_outbox WHERE done_at IS NULL";
+const MAIL_BACKLOG: &str = "SELECT COUNT(*) AS waiting, MIN(queued_at) AS oldest
+     FROM mail_outbox WHERE done_at IS NULL";
 
 /// Gives back the claims on mail not done yet whose names match `$1` (a dead node's).
 const RELEASE_MAIL_OF: &str = "UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL

@@ -33,7 +33,7 @@ async fn solve(db: &dyn Conn, account: &str, puzzle: &str, at: i64) -> Result<()
 /// The puzzles `account` has solved, by id.
 async fn solved_of(db: &dyn Conn, account: &str) -> Result<Vec<String>, StoreError> {
     let rows = db.query(SOLVED_OF, params![account]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
+    rows.iter().map(|row| row.get("puzzle")).collect()
 }
 
 /// Account `$1` solved puzzle `$2` at `$3`; nothing changes if it had already.

@@ -8,7 +8,7 @@
 use punct_rules::{Color, Outcome, Variant};
 
 use super::db::Store;
-use super::driver::{Conn, Row, params};
+use super::driver::{Conn, FromRow, Row, params};
 use super::error::StoreError;
 use super::model::{Account, text};
 use crate::rating::{Change, Ledger, Rating, Standing};
@@ -88,20 +88,22 @@ async fn rate(db: &dyn Conn, room: &str) -> Result<Option<[Rated; 2]>, StoreErro
         return Ok(None);
     };
     // An aborted game (one side never played) changes nothing.
-    if game.get::<usize>(7)? < 2 {
+    if game.get::<usize>("turns")? < 2 {
         return Ok(None);
     }
-    let variant: Variant = game.stored(0)?;
-    let outcome: Outcome = game.stored(1)?;
-    let at: i64 = game.get(2)?;
-    let accounts: [String; 2] = [game.get(3)?, game.get(4)?];
+    let RatedGame {
+        variant,
+        outcome,
+        at,
+        accounts,
+    } = RatedGame::from_row(&game)?;
     let mut standings = [Standing::NEW; 2];
     for (now, account) in standings.iter_mut().zip(&accounts) {
         let found = db
             .query_opt(STANDING, params![account, text(&variant)])
             .await?;
         if let Some(row) = found {
-            *now = standing(&row, 0)?;
+            *now = Standing::from_row(&row)?;
         }
     }
     let changes = Change::of_game(standings, outcome, at);
@@ -113,11 +115,11 @@ async fn rate(db: &dyn Conn, room: &str) -> Result<Option<[Rated; 2]>, StoreErro
     let [white, black] = changes;
     Ok(Some([
         Rated {
-            username: game.get(5)?,
+            username: game.get("white_username")?,
             change: white,
         },
         Rated {
-            username: game.get(6)?,
+            username: game.get("black_username")?,
             change: black,
         },
     ]))
@@ -129,11 +131,13 @@ async fn rebuild(db: &dyn Conn) -> Result<usize, StoreError> {
     let games = db.query(RATED_GAMES, &[]).await?;
     let mut ledger = Ledger::default();
     for game in &games {
-        let room: String = game.get(0)?;
-        let variant: Variant = game.stored(1)?;
-        let outcome: Outcome = game.stored(2)?;
-        let at: i64 = game.get(3)?;
-        let accounts: [String; 2] = [game.get(4)?, game.get(5)?];
+        let room: String = game.get("room")?;
+        let RatedGame {
+            variant,
+            outcome,
+            at,
+            accounts,
+        } = RatedGame::from_row(game)?;
         let changes = ledger.rate(
             accounts.each_ref().map(String::as_str),
             variant,
@@ -217,10 +221,10 @@ pub(super) async fn game_ratings(
         .iter()
         .map(|row| {
             Ok(Rated {
-                username: row.get(0)?,
+                username: row.get("username")?,
                 change: Change {
-                    before: rating(row, 1)?,
-                    after: rating(row, 4)?,
+                    before: rating(row, RATING_BEFORE)?,
+                    after: rating(row, RATING)?,
                 },
             })
         })
@@ -231,7 +235,7 @@ pub(super) async fn game_ratings(
 /// The finished rated games not rated yet (rating them failed), oldest first.
 async fn unrated_games(db: &dyn Conn) -> Result<Vec<String>, StoreError> {
     let rows = db.query(UNRATED_GAMES, &[]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
+    rows.iter().map(|row| row.get("id")).collect()
 }
 
 /// The page of the account whose username has `key`.
@@ -239,31 +243,34 @@ async fn player(db: &dyn Conn, key: &str) -> Result<Option<PlayerRecord>, StoreE
     let Some(found) = db.query_opt(PLAYER, params![key]).await? else {
         return Ok(None);
     };
-    let account = Account {
-        id: found.get(0)?,
-        username: found.get(1)?,
-    };
+    let account = Account::from_row(&found)?;
     let ratings = db
         .query(PLAYER_RATINGS, params![&account.id])
         .await?
         .iter()
-        .map(|row| Ok((row.stored(0)?, standing(row, 1)?, row.get(5)?)))
+        .map(|row| {
+            let games = row.get("games")?;
+            Ok((row.stored("variant")?, Standing::from_row(row)?, games))
+        })
         .collect::<Result<_, StoreError>>()?;
     let history = db
         .query(PLAYER_HISTORY, params![&account.id])
         .await?
         .iter()
-        .map(|row| Ok((row.stored(0)?, row.get(1)?, row.get(2)?, rating(row, 3)?)))
+        .map(|row| {
+            let (room, at) = (row.get("room")?, row.get("rated_at")?);
+            Ok((row.stored("variant")?, room, at, rating(row, RATING)?))
+        })
         .collect::<Result<_, StoreError>>()?;
     let results = db
         .query(PLAYER_RESULTS, params![&account.id])
         .await?
         .iter()
-        .map(|row| Ok((row.stored(0)?, row.stored(1)?)))
+        .map(|row| Ok((row.stored("color")?, row.stored("outcome")?)))
         .collect::<Result<_, StoreError>>()?;
     Ok(Some(PlayerRecord {
         account,
-        created_at: found.get(2)?,
+        created_at: found.get("created_at")?,
         ratings,
         history,
         results,
@@ -282,33 +289,70 @@ async fn leaders(
         .query(LEADERS, params![text(&variant), deviation, limit])
         .await?;
     rows.iter()
-        .map(|row| Ok((row.get(0)?, standing(row, 1)?, row.get(5)?)))
+        .map(|row| {
+            let (username, games) = (row.get("username")?, row.get("games")?);
+            Ok((username, Standing::from_row(row)?, games))
+        })
         .collect()
 }
 
-/// A rating stored in three columns from `first`.
-fn rating(row: &Row, first: usize) -> Result<Rating, StoreError> {
+/// A finished rated game as rating reads it, from [`GAME_TO_RATE`] or [`RATED_GAMES`].
+struct RatedGame {
+    /// The game played: ratings are kept per variant.
+    variant: Variant,
+    /// How it ended.
+    outcome: Outcome,
+    /// When it is rated: when it ended.
+    at: i64,
+    /// White's and Black's accounts.
+    accounts: [String; 2],
+}
+
+impl FromRow for RatedGame {
+    fn from_row(row: &Row) -> Result<RatedGame, StoreError> {
+        Ok(RatedGame {
+            variant: row.stored("variant")?,
+            outcome: row.stored("outcome")?,
+            at: row.get("rated_at")?,
+            accounts: [row.get("white_account")?, row.get("black_account")?],
+        })
+    }
+}
+
+/// The columns of a rating: the rating, its deviation, its volatility. In
+/// `rating_changes`, the rating after the game.
+const RATING: [&str; 3] = ["rating", "deviation", "volatility"];
+
+/// The columns of the rating before the game, in `rating_changes`.
+const RATING_BEFORE: [&str; 3] = ["rating_before", "deviation_before", "volatility_before"];
+
+/// A rating stored in the three columns named, in [`RATING`]'s order, by the second
+/// argument: a row of `rating_changes` holds two, before and after the game.
+fn rating(row: &Row, [rating, deviation, volatility]: [&str; 3]) -> Result<Rating, StoreError> {
     Ok(Rating {
-        rating: row.get(first)?,
-        deviation: row.get(first + 1)?,
-        volatility: row.get(first + 2)?,
+        rating: row.get(rating)?,
+        deviation: row.get(deviation)?,
+        volatility: row.get(volatility)?,
     })
 }
 
-/// A standing stored as a rating and the time of the last rated game, from `first`.
-fn standing(row: &Row, first: usize) -> Result<Standing, StoreError> {
-    Ok(Standing {
-        rating: rating(row, first)?,
-        last_rated_at: row.get(first + 3)?,
-    })
+/// A standing stored as a rating and the time of the last rated game.
+impl FromRow for Standing {
+    fn from_row(row: &Row) -> Result<Standing, StoreError> {
+        Ok(Standing {
+            rating: rating(row, RATING)?,
+            last_rated_at: row.get("last_rated_at")?,
+        })
+    }
 }
 
 /// Room `$1` if it is a finished rated game between two accounts not rated yet: its
-/// variant, outcome, end, both accounts, both usernames, and turns played.
+/// variant, outcome, end (when it is rated), both accounts, both usernames, and turns
+/// played.
 const GAME_TO_RATE: &str =
-    "SELECT r.variant, r.outcome, r.finished_at, r.white_account, r.black_account,
-            wa.username, ba.username,
-            (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
+    "SELECT r.variant, r.outcome, r.finished_at AS rated_at, r.white_account, r.black_account,
+            wa.username AS white_username, ba.username AS black_username,
+            (SELECT COUNT(*) FROM turns t WHERE t.room = r.id) AS turns
      FROM rooms r
      JOIN accounts wa ON wa.id = r.white_account
      JOIN accounts ba ON ba.id = r.black_account
@@ -386,7 +430,7 @@ const PLAYER_HISTORY: &str =
 
 /// Account `$1`'s colour and the outcome of every finished game it played.
 const PLAYER_RESULTS: &str =
-    "SELECT CASE WHEN white_account = $1 THEN 'white' ELSE 'black' END, outcome
+    "SELECT CASE WHEN white_account = $1 THEN 'white' ELSE 'black' END AS color, outcome
      FROM rooms
      WHERE (white_account = $1 OR black_account = $1) AND outcome IS NOT NULL";
 

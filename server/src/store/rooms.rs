@@ -16,7 +16,7 @@ use super::chat::room_chat;
 use super::db::Store;
 use super::driver::{Answer, Conn, Grouped, Row, Value, corrupt, params};
 use super::error::StoreError;
-use super::model::{AccountId, Player, both, outcome_text, sql_ms, text};
+use super::model::{Account, AccountId, Player, both, outcome_text, sql_ms, text};
 use super::outbox;
 use super::outbox::Notice;
 use super::ratings::{Rated, game_ratings};
@@ -532,20 +532,20 @@ async fn load(db: &dyn Conn, room: &str) -> Result<Option<StoredRoom>, StoreErro
         return Ok(None);
     };
     let head = db.query_one(&room_sql(), params![room]).await?;
-    let rated: bool = head.get(10)?;
+    let rated: bool = head.get("rated")?;
     let mut clocks_left = None;
     let mut last_turn_at = None;
     let mut turns = Vec::new();
     for row in db.query(TURNS, params![room]).await? {
-        turns.push(parse_turn(&row.get::<String>(0)?)?);
-        clocks_left = both(row.get(1)?, row.get(2)?);
-        last_turn_at = Some(row.get(3)?);
+        turns.push(turn(&row)?);
+        clocks_left = both(row.get("white_ms")?, row.get("black_ms")?);
+        last_turn_at = Some(row.get("played_at")?);
     }
     Ok(Some(StoredRoom {
-        variant: head.stored(0)?,
-        visibility: head.stored(1)?,
-        seats: [head.get(2)?, head.get(3)?],
-        players: players(&head, 13)?,
+        variant: head.stored("variant")?,
+        visibility: head.stored("visibility")?,
+        seats: [head.get("white_token")?, head.get("black_token")?],
+        players: players(&head)?,
         rated,
         ratings: if rated {
             game_ratings(db, room).await?
@@ -553,47 +553,62 @@ async fn load(db: &dyn Conn, room: &str) -> Result<Option<StoredRoom>, StoreErro
             None
         },
         chat: room_chat(db, room).await?,
-        muted: [head.get(11)?, head.get(12)?],
-        incarnation: loaded.get(0)?,
+        muted: [head.get("white_mutes")?, head.get("black_mutes")?],
+        incarnation: loaded.get("incarnation")?,
         turns,
-        clock: both(head.get(5)?, head.get(6)?),
-        days: head.get(9)?,
+        clock: both(head.get("clock_base_ms")?, head.get("clock_increment_ms")?),
+        days: head.get("clock_days")?,
         clocks_left,
         last_turn_at,
-        outcome: head.stored_opt(4)?,
-        computer: computer(head.stored_opt(7)?, head.get(8)?),
+        outcome: head.stored_opt("outcome")?,
+        computer: computer(&head)?,
         tournament: match db.query_opt(TOURNAMENT_OF_ROOM, params![room]).await? {
-            Some(row) => row.get(0)?,
+            Some(row) => row.get("tournament")?,
             None => None,
         },
     }))
 }
 
-/// Both seats' players, read from the [`PLAYERS_COLUMNS`] starting at column `first`.
-pub(super) fn players(row: &Row, first: usize) -> Result<[Player; 2], StoreError> {
-    let seat = |at: usize| -> Result<Player, StoreError> {
-        Ok(Player::read(
-            row.get(at)?,
-            row.get(at + 1)?,
-            row.get(at + 2)?,
-        ))
+/// The names of White's and Black's columns in [`PLAYERS_COLUMNS`]: the name given, the
+/// account, its username.
+const SEAT_COLUMNS: [[&str; 3]; 2] = [
+    ["white_name", "white_account", "white_username"],
+    ["black_name", "black_account", "black_username"],
+];
+
+/// Both seats' players, read from the [`PLAYERS_COLUMNS`]: the name each gave, and their
+/// account's id and username when they have one.
+pub(super) fn players(row: &Row) -> Result<[Player; 2], StoreError> {
+    let seat = |[name, account, username]: [&str; 3]| -> Result<Player, StoreError> {
+        let id: Option<String> = row.get(account)?;
+        let username: Option<String> = row.get(username)?;
+        Ok(Player {
+            name: row.get(name)?,
+            account: id
+                .zip(username)
+                .map(|(id, username)| Account { id, username }),
+        })
     };
-    Ok([seat(first)?, seat(first + 3)?])
+    let [white, black] = SEAT_COLUMNS;
+    Ok([seat(white)?, seat(black)?])
 }
 
-/// The computer's seat and level, when both are stored.
-pub(super) fn computer(color: Option<Color>, level: Option<u8>) -> Option<(Color, u8)> {
-    color.zip(level)
+/// The computer's seat and level, from a room's `computer_color` and `computer_level`,
+/// when both are stored.
+pub(super) fn computer(row: &Row) -> Result<Option<(Color, u8)>, StoreError> {
+    let color: Option<Color> = row.stored_opt("computer_color")?;
+    let level: Option<u8> = row.get("computer_level")?;
+    Ok(color.zip(level))
 }
 
-/// A stored turn in notation.
-pub(super) fn parse_turn(text: &str) -> Result<Turn, StoreError> {
-    text.parse().map_err(corrupt)
+/// The turn of a row of [`TURNS`], read from its notation.
+pub(super) fn turn(row: &Row) -> Result<Turn, StoreError> {
+    row.get::<String>("turn")?.parse().map_err(corrupt)
 }
 
 /// Room `$1`, if its creator may still cancel it: its game is not over and a seat is
 /// free.
-const CANCELLABLE: &str = "SELECT 1 FROM rooms
+const CANCELLABLE: &str = "SELECT 1 AS found FROM rooms
      WHERE id = $1 AND outcome IS NULL AND (white_token IS NULL OR black_token IS NULL)";
 
 /// Forgets room `$1`'s chat (the room is being deleted).
@@ -620,7 +635,7 @@ fn take_seat_sql(color: punct_rules::Color) -> String {
 
 /// Room `$1` at incarnation `$2`, its row held in share mode until the transaction ends:
 /// a load, which raises the incarnation, waits for the writes of the one before.
-const FENCE: &str = "SELECT 1 FROM rooms WHERE id = $1 AND incarnation = $2 FOR SHARE";
+const FENCE: &str = "SELECT 1 AS found FROM rooms WHERE id = $1 AND incarnation = $2 FOR SHARE";
 
 /// Turn `$2` of room `$1`: the turn, when, White's and Black's time left after it.
 const INSERT_TURN: &str = "INSERT INTO turns (room, number, turn, played_at, white_ms, black_ms)
@@ -646,7 +661,7 @@ const DELETE_ROOM: &str = "DELETE FROM rooms WHERE id = $1";
 /// Stale room `$1`, if it is as it was found: still at incarnation `$2`, not over, and
 /// (unless it is to be finished, `$3`) with a seat free. Its row is held until the end
 /// of the transaction.
-const UNCHANGED: &str = "SELECT 1 FROM rooms
+const UNCHANGED: &str = "SELECT 1 AS found FROM rooms
      WHERE id = $1 AND incarnation = $2 AND outcome IS NULL
        AND ($3 OR white_token IS NULL OR black_token IS NULL)
      FOR UPDATE";
@@ -662,10 +677,11 @@ pub(super) const TURNS: &str =
 /// The tournament whose game is played in room `$1`.
 const TOURNAMENT_OF_ROOM: &str = "SELECT tournament FROM tournament_pairings WHERE room = $1";
 
-/// The columns that read both seats' players, in `Player::read`'s order (White's, then
-/// Black's), from rooms `r` joined as [`PLAYERS_JOIN`] does.
+/// The columns that read both seats' players (see [`players`]), from rooms `r` joined as
+/// [`PLAYERS_JOIN`] does.
 pub(super) const PLAYERS_COLUMNS: &str =
-    "r.white_name, r.white_account, wa.username, r.black_name, r.black_account, ba.username";
+    "r.white_name, r.white_account, wa.username AS white_username,
+     r.black_name, r.black_account, ba.username AS black_username";
 
 /// Joins rooms `r` to the accounts of its seats, for [`PLAYERS_COLUMNS`].
 pub(super) const PLAYERS_JOIN: &str = "LEFT JOIN accounts wa ON wa.id = r.white_account
@@ -673,7 +689,7 @@ pub(super) const PLAYERS_JOIN: &str = "LEFT JOIN accounts wa ON wa.id = r.white_
 
 /// Room `$1` as a load or a record reads it: variant, visibility, both token hashes, the
 /// outcome, the clock (base and increment), the computer (colour, level), days per move,
-/// whether it is rated, whether White and Black mute their opponent, then both players
+/// whether it is rated, whether White and Black mute their opponent, and both players
 /// (see [`PLAYERS_COLUMNS`]).
 pub(super) fn room_sql() -> String {
     format!(

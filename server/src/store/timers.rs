@@ -4,7 +4,7 @@
 use punct_rules::{Color, Outcome, WinReason};
 
 use super::db::Store;
-use super::driver::{Conn, Row, params};
+use super::driver::{Conn, FromRow, Row, params};
 use super::error::StoreError;
 use super::model::{both, running_left};
 use super::outbox::Notice;
@@ -156,11 +156,11 @@ impl Store {
 async fn with_timers(db: &dyn Conn) -> Result<Vec<String>, StoreError> {
     let mut ids = Vec::new();
     for row in db.query(WITH_TIMERS, &[]).await? {
-        let timed: bool = row.get(1)?;
-        let computer: Option<Color> = row.stored_opt(2)?;
-        let turns: usize = row.get(3)?;
+        let timed: bool = row.get("timed")?;
+        let computer: Option<Color> = row.stored_opt("computer_color")?;
+        let turns: usize = row.get("turns")?;
         if (timed && turns > 0) || computer == Some(to_move(turns)) {
-            ids.push(row.get(0)?);
+            ids.push(row.get("id")?);
         }
     }
     Ok(ids)
@@ -178,10 +178,10 @@ async fn stale(
         .await?;
     let mut stale = Vec::new();
     for row in rows {
-        if let Some(end) = activity(&row)?.stale(open_before, abandoned_before, now) {
+        if let Some(end) = Activity::from_row(&row)?.stale(open_before, abandoned_before, now) {
             stale.push(Stale {
-                id: row.get(0)?,
-                incarnation: row.get(1)?,
+                id: row.get("id")?,
+                incarnation: row.get("incarnation")?,
                 end,
             });
         }
@@ -196,9 +196,9 @@ async fn running_out(db: &dyn Conn, now: i64) -> Result<Vec<RunningOut>, StoreEr
     let rows = db.query(STALE, params![i64::MIN]).await?;
     let mut due = Vec::new();
     for row in rows {
-        if let Some((color, notice)) = activity(&row)?.running_out(now) {
+        if let Some((color, notice)) = Activity::from_row(&row)?.running_out(now) {
             due.push(RunningOut {
-                room: row.get(0)?,
+                room: row.get("id")?,
                 color,
                 notice,
             });
@@ -208,23 +208,25 @@ async fn running_out(db: &dyn Conn, now: i64) -> Result<Vec<RunningOut>, StoreEr
 }
 
 /// A row of [`STALE`] as what it tells of its room.
-fn activity(row: &Row) -> Result<Activity, StoreError> {
-    Ok(Activity {
-        created_at: row.get(2)?,
-        seated: row.get(3)?,
-        computer: row.stored_opt(4)?,
-        turns: row.get(5)?,
-        last_turn_at: row.get(6)?,
-        clocks_left: both(row.get(7)?, row.get(8)?),
-        days: row.get(9)?,
-    })
+impl FromRow for Activity {
+    fn from_row(row: &Row) -> Result<Activity, StoreError> {
+        Ok(Activity {
+            created_at: row.get("created_at")?,
+            seated: row.get("seated")?,
+            computer: row.stored_opt("computer_color")?,
+            turns: row.get("turns")?,
+            last_turn_at: row.get("played_at")?,
+            clocks_left: both(row.get("white_ms")?, row.get("black_ms")?),
+            days: row.get("clock_days")?,
+        })
+    }
 }
 
 /// The unfinished rooms that may need a timer in memory: id, whether a clock (not days
 /// per move: sweeping ends those) is set, the computer's colour, turns played.
 const WITH_TIMERS: &str =
-    "SELECT r.id, r.clock_base_ms IS NOT NULL AND r.clock_days IS NULL, r.computer_color,
-        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
+    "SELECT r.id, r.clock_base_ms IS NOT NULL AND r.clock_days IS NULL AS timed,
+        r.computer_color, (SELECT COUNT(*) FROM turns t WHERE t.room = r.id) AS turns
      FROM rooms r
      WHERE r.outcome IS NULL
        AND (r.clock_base_ms IS NOT NULL OR r.computer_color IS NOT NULL)
@@ -235,9 +237,9 @@ const WITH_TIMERS: &str =
 /// computer's colour, turns played, then of the last turn: when, and both clocks after
 /// it; and the days per move.
 const STALE: &str = "SELECT r.id, r.incarnation, r.created_at,
-        r.white_token IS NOT NULL AND r.black_token IS NOT NULL,
+        r.white_token IS NOT NULL AND r.black_token IS NOT NULL AS seated,
         r.computer_color,
-        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id),
+        (SELECT COUNT(*) FROM turns t WHERE t.room = r.id) AS turns,
         lt.played_at, lt.white_ms, lt.black_ms, r.clock_days
      FROM rooms r LEFT JOIN turns lt ON lt.room = r.id
          AND lt.number = (SELECT MAX(t.number) FROM turns t WHERE t.room = r.id)

@@ -5,9 +5,9 @@ use punct_protocol::{TimeControl, TournamentState, TournamentSummary};
 use punct_rules::{Outcome, Variant};
 
 use super::db::Store;
-use super::driver::{Conn, Row, Value, params};
+use super::driver::{Conn, FromRow, Row, Value, params};
 use super::error::StoreError;
-use super::model::{Account, AccountId, text, time_control};
+use super::model::{Account, AccountId, both, text, time_control};
 use super::rooms::{NewRoom, Write};
 use crate::clock::{Clock, now};
 
@@ -235,40 +235,41 @@ fn ms_i64(ms: u64) -> i64 {
 }
 
 /// A tournament as [`TOURNAMENT_COLUMNS`] reads it.
-fn summary(row: &Row) -> Result<TournamentSummary, StoreError> {
-    let base: Option<i64> = row.get(4)?;
-    let increment: Option<i64> = row.get(5)?;
-    let days: Option<u8> = row.get(6)?;
-    let ms = |ms: i64| u64::try_from(ms).unwrap_or(0);
-    let clock = time_control(base.zip(increment).map(|(b, i)| [ms(b), ms(i)]), days);
-    let count = |at| -> Result<u32, StoreError> {
-        let n: i64 = row.get(at)?;
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
-    };
-    Ok(TournamentSummary {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        format: row.stored(2)?,
-        variant: row.stored(3)?,
-        clock,
-        rated: row.get(7)?,
-        starts_at: row.get(8)?,
-        ends_at: row.get(9)?,
-        rounds: row.get(10)?,
-        min_players: row.get(11)?,
-        max_players: row.get(12)?,
-        creator: row.get(13)?,
-        state: row.stored(14)?,
-        players: count(15)?,
-        round: count(16)?,
-    })
+impl FromRow for TournamentSummary {
+    fn from_row(row: &Row) -> Result<TournamentSummary, StoreError> {
+        let clock = time_control(
+            both(row.get("clock_base_ms")?, row.get("clock_increment_ms")?),
+            row.get("clock_days")?,
+        );
+        let count = |name: &str| -> Result<u32, StoreError> {
+            let n: i64 = row.get(name)?;
+            Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        };
+        Ok(TournamentSummary {
+            id: row.get("id")?,
+            name: row.get("name")?,
+            format: row.stored("format")?,
+            variant: row.stored("variant")?,
+            clock,
+            rated: row.get("rated")?,
+            starts_at: row.get("starts_at")?,
+            ends_at: row.get("ends_at")?,
+            rounds: row.get("rounds")?,
+            min_players: row.get("min_players")?,
+            max_players: row.get("max_players")?,
+            creator: row.get("creator")?,
+            state: row.stored("state")?,
+            players: count("players")?,
+            round: count("paired_rounds")?,
+        })
+    }
 }
 
 /// Tournament `id`.
 async fn tournament(db: &dyn Conn, id: &str) -> Result<Option<TournamentSummary>, StoreError> {
     db.query_opt(&tournament_sql(), params![id])
         .await?
-        .map(|row| summary(&row))
+        .map(|row| TournamentSummary::from_row(&row))
         .transpose()
 }
 
@@ -281,13 +282,13 @@ async fn tournaments_in(
     let rows = db
         .query(&tournaments_in_sql(), params![text(&state), limit])
         .await?;
-    rows.iter().map(summary).collect()
+    rows.iter().map(TournamentSummary::from_row).collect()
 }
 
 /// The tournaments not finished that have started by `at` or are running.
 async fn due(db: &dyn Conn, at: i64) -> Result<Vec<String>, StoreError> {
     let rows = db.query(TOURNAMENTS_DUE, params![at]).await?;
-    rows.iter().map(|row| row.get(0)).collect()
+    rows.iter().map(|row| row.get("id")).collect()
 }
 
 /// Tournament `id` moves to `state`, at `at`.
@@ -329,12 +330,9 @@ async fn entries(db: &dyn Conn, id: &str) -> Result<Vec<StoredEntry>, StoreError
     rows.iter()
         .map(|row| {
             Ok(StoredEntry {
-                account: Account {
-                    id: row.get(0)?,
-                    username: row.get(1)?,
-                },
-                joined_at: row.get(2)?,
-                withdrawn_at: row.get(3)?,
+                account: Account::from_row(row)?,
+                joined_at: row.get("joined_at")?,
+                withdrawn_at: row.get("withdrawn_at")?,
             })
         })
         .collect()
@@ -374,21 +372,21 @@ async fn pairings(db: &dyn Conn, id: &str) -> Result<Vec<StoredPairing>, StoreEr
     let rows = db.query(PAIRINGS, params![id]).await?;
     rows.iter()
         .map(|row| {
-            let black: Option<String> = row.get(5)?;
-            let black_name: Option<String> = row.get(6)?;
+            let black: Option<String> = row.get("black")?;
+            let black_name: Option<String> = row.get("black_username")?;
             Ok(StoredPairing {
-                round: row.get(0)?,
-                board: row.get(1)?,
-                room: row.get(2)?,
+                round: row.get("round")?,
+                board: row.get("board")?,
+                room: row.get("room")?,
                 white: Account {
-                    id: row.get(3)?,
-                    username: row.get(4)?,
+                    id: row.get("white")?,
+                    username: row.get("white_username")?,
                 },
                 black: black
                     .zip(black_name)
                     .map(|(id, username)| Account { id, username }),
-                outcome: row.stored_opt(7)?,
-                finished_at: row.get(8)?,
+                outcome: row.stored_opt("outcome")?,
+                finished_at: row.get("finished_at")?,
             })
         })
         .collect()
@@ -407,11 +405,11 @@ const INSERT_TOURNAMENT: &str = "INSERT INTO tournaments
 /// rounds paired.
 const TOURNAMENT_COLUMNS: &str = "t.id, t.name, t.format, t.variant,
         t.clock_base_ms, t.clock_increment_ms, t.clock_days, t.rated, t.starts_at, t.ends_at,
-        t.rounds, t.min_players, t.max_players, c.username, t.state,
+        t.rounds, t.min_players, t.max_players, c.username AS creator, t.state,
         (SELECT COUNT(*) FROM tournament_entries e
-         WHERE e.tournament = t.id AND e.withdrawn_at IS NULL),
+         WHERE e.tournament = t.id AND e.withdrawn_at IS NULL) AS players,
         (SELECT COALESCE(MAX(p.round), 0) FROM tournament_pairings p
-         WHERE p.tournament = t.id)";
+         WHERE p.tournament = t.id) AS paired_rounds";
 
 /// Tournaments `t` with their creators `c`, for [`TOURNAMENT_COLUMNS`].
 const TOURNAMENT_FROM: &str = "FROM tournaments t JOIN accounts c ON c.id = t.creator";
@@ -455,7 +453,7 @@ const WITHDRAW: &str = "UPDATE tournament_entries SET withdrawn_at = $3
 
 /// Tournament `$1`'s entries in the order they joined: account, username, joined,
 /// withdrawn.
-const ENTRIES: &str = "SELECT e.account, a.username, e.joined_at, e.withdrawn_at
+const ENTRIES: &str = "SELECT a.id, a.username, e.joined_at, e.withdrawn_at
      FROM tournament_entries e JOIN accounts a ON a.id = e.account
      WHERE e.tournament = $1 ORDER BY e.joined_at, e.account";
 
@@ -467,8 +465,8 @@ const INSERT_PAIRING: &str = "INSERT INTO tournament_pairings
 /// Tournament `$1`'s pairings, round by round and board by board: round, board, room,
 /// white (account, username), black (account, username), the room's outcome and when it
 /// ended.
-const PAIRINGS: &str = "SELECT p.round, p.board, p.room, p.white, wa.username,
-            p.black, ba.username, r.outcome, r.finished_at
+const PAIRINGS: &str = "SELECT p.round, p.board, p.room, p.white, wa.username AS white_username,
+            p.black, ba.username AS black_username, r.outcome, r.finished_at
      FROM tournament_pairings p
      JOIN accounts wa ON wa.id = p.white
      LEFT JOIN accounts ba ON ba.id = p.black

@@ -31,7 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Config, NoTls};
 
-use super::driver::{Answer, Conn, Grouped, Row, Value};
+use super::driver::{Answer, ColumnNames, Conn, Grouped, Row, Value};
 use super::error::StoreError;
 
 /// Most writes in one transaction.
@@ -212,12 +212,17 @@ async fn query(
 ) -> Result<Vec<Row>, StoreError> {
     let statement = client.prepare_cached(sql).await?;
     let rows = client.query(&statement, &as_params(params)).await?;
+    let names: ColumnNames = statement
+        .columns()
+        .iter()
+        .map(|column| Box::from(column.name()))
+        .collect();
     rows.iter()
         .map(|row| {
-            let values = (0..row.len())
+            let values = (0..names.len())
                 .map(|at| row.try_get::<_, Value>(at))
                 .collect::<Result<_, _>>()?;
-            Ok(Row(values))
+            Ok(Row::new(Arc::clone(&names), values))
         })
         .collect()
 }

@@ -29,7 +29,9 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
     let version = tx
         .query_opt("SELECT version, numbering FROM punct_schema", &[])
         .await?
-        .map_or(0, |row| shared_version(row.get(0), row.get(1)));
+        .map_or(0, |row| {
+            shared_version(row.get("version"), row.get("numbering"))
+        });
     for (number, sql) in schema::pending(version, LATEST, &POSTGRES)? {
         tx.batch_execute(&sql).await?;
         tracing::info!(version = number, "database schema migrated");

@@ -50,7 +50,7 @@ async fn nodes_starting_together_migrate_once() {
         .await
         .unwrap();
     assert_eq!(versions.len(), 1);
-    let version: i32 = versions[0].get(0);
+    let version: i32 = versions[0].get("version");
     assert_eq!(
         usize::try_from(version).unwrap(),
         crate::store::schema::LATEST
@@ -80,7 +80,7 @@ async fn a_database_counted_in_postgresqls_own_numbers_runs_only_what_it_lacks()
         .query_one("SELECT version, numbering FROM punct_schema", &[])
         .await
         .unwrap();
-    let (version, numbering): (i32, Option<String>) = (row.get(0), row.get(1));
+    let (version, numbering): (i32, Option<String>) = (row.get("version"), row.get("numbering"));
     assert_eq!(
         usize::try_from(version).unwrap(),
         crate::store::schema::LATEST
@@ -88,12 +88,12 @@ async fn a_database_counted_in_postgresqls_own_numbers_runs_only_what_it_lacks()
     assert_eq!(numbering.as_deref(), Some("shared"));
     let rooms: i64 = db
         .query_one(
-            "SELECT COUNT(*) FROM reports, rooms WHERE reports.room = rooms.id",
+            "SELECT COUNT(*) AS rooms FROM reports, rooms WHERE reports.room = rooms.id",
             &[],
         )
         .await
         .unwrap()
-        .get(0);
+        .get("rooms");
     assert_eq!(rooms, 0, "reports.room is back");
     assert!(
         store.summary("r").await.unwrap().is_some(),
@@ -117,13 +117,13 @@ async fn a_database_newer_than_the_server_is_refused_untouched() {
         .query_one("SELECT version FROM punct_schema", &[])
         .await
         .unwrap()
-        .get(0);
+        .get("version");
     assert_eq!(version, 999);
     let rooms: i64 = db
-        .query_one("SELECT COUNT(*) FROM rooms", &[])
+        .query_one("SELECT COUNT(*) AS rooms FROM rooms", &[])
         .await
         .unwrap()
-        .get(0);
+        .get("rooms");
     assert_eq!(rooms, 1);
 }
 

@@ -29,7 +29,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use tokio::sync::oneshot;
 
-use super::driver::{Answer, Conn, Row, Value, corrupt};
+use super::driver::{Answer, ColumnNames, Conn, Row, Value, corrupt};
 use super::error::StoreError;
 
 /// Most jobs run in one transaction: bounds the time any one caller waits behind others.
@@ -131,7 +131,8 @@ impl Sqlite {
         }
         // A WAL left by a server that was killed, or copied with the file, holds the
         // latest commits: fold them into the file, which then holds everything.
-        let busy: i64 = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+        let busy: i64 =
+            db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get("busy"))?;
         if busy != 0 {
             return refused(format!(
                 "{} could not be folded into the file",
@@ -141,7 +142,8 @@ impl Sqlite {
         // A server's file holds its schema from the first checkpoint on; until then (a
         // server that never stopped cleanly, copied without its WAL) the file is empty,
         // and migrating it would copy nothing and say so with success.
-        let version: u32 = db.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let version: u32 =
+            db.pragma_query_value(None, "user_version", |row| row.get("user_version"))?;
         if version == 0 {
             return refused(format!(
                 "the file holds no punct database (no schema): if it was copied while its \
@@ -248,14 +250,18 @@ impl Conn for Local {
     fn query<'a>(&'a self, sql: &'a str, params: &'a [Value]) -> Answer<'a, Vec<Row>> {
         let rows = self.with(|db| {
             let mut statement = db.prepare_cached(&dialect(sql))?;
-            let columns = statement.column_count();
+            let names: ColumnNames = statement
+                .column_names()
+                .into_iter()
+                .map(Box::from)
+                .collect();
             let mut rows = statement.query(rusqlite::params_from_iter(params))?;
             let mut answer = Vec::new();
             while let Some(row) = rows.next()? {
-                let values = (0..columns)
+                let values = (0..names.len())
                     .map(|at| value(row.get_ref(at)?))
                     .collect::<Result<_, StoreError>>()?;
-                answer.push(Row(values));
+                answer.push(Row::new(Arc::clone(&names), values));
             }
             Ok(answer)
         });
@@ -352,7 +358,7 @@ fn serve(
 /// reported rather than left silent.
 fn close(db: Local) -> Result<(), StoreError> {
     let db = db.0.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let busy: i64 = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+    let busy: i64 = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get("busy"))?;
     db.close().map_err(|(_, e)| e)?;
     if busy != 0 {
         return Err(StoreError::WalLeft);
@@ -425,7 +431,7 @@ mod tests {
         std::fs::copy(&path, &copy).unwrap();
         let n: i64 = Connection::open(&copy)
             .unwrap()
-            .query_row("SELECT n FROM kept", [], |row| row.get(0))
+            .query_row("SELECT n FROM kept", [], |row| row.get("n"))
             .unwrap();
         assert_eq!(n, 7);
         let refused = late
@@ -474,11 +480,11 @@ mod tests {
         drop(open(&path).unwrap());
         let db = Connection::open(&path).unwrap();
         let version: u32 = db
-            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .pragma_query_value(None, "user_version", |row| row.get("user_version"))
             .unwrap();
         assert_eq!(version, crate::store::schema::LATEST as u32);
         let mode: String = db
-            .pragma_query_value(None, "journal_mode", |row| row.get(0))
+            .pragma_query_value(None, "journal_mode", |row| row.get("journal_mode"))
             .unwrap();
         assert_eq!(mode, "wal");
         db.pragma_update(None, "user_version", version + 1).unwrap();
@@ -487,7 +493,7 @@ mod tests {
         assert!(matches!(newer, StoreError::Schema(_)), "{newer}");
         let db = Connection::open(&path).unwrap();
         let untouched: u32 = db
-            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .pragma_query_value(None, "user_version", |row| row.get("user_version"))
             .unwrap();
         assert_eq!(untouched, version + 1);
     }
@@ -503,7 +509,7 @@ mod tests {
         let sql: Vec<String> = old
             .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL")
             .unwrap()
-            .query_map([], |row| row.get(0))
+            .query_map([], |row| row.get("sql"))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
@@ -518,11 +524,13 @@ mod tests {
         drop(open(&path).unwrap());
         let db = Connection::open(&path).unwrap();
         let version: u32 = db
-            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .pragma_query_value(None, "user_version", |row| row.get("user_version"))
             .unwrap();
         assert_eq!(version, crate::store::schema::LATEST as u32);
         let rooms: u32 = db
-            .query_row("SELECT COUNT(*) FROM rooms", [], |row| row.get(0))
+            .query_row("SELECT COUNT(*) AS rooms FROM rooms", [], |row| {
+                row.get("rooms")
+            })
             .unwrap();
         assert_eq!(rooms, 1, "the rooms are kept");
     }
@@ -552,7 +560,9 @@ mod tests {
         let keys: Vec<(String, Option<String>)> = db
             .prepare("SELECT username, username_lookalike FROM accounts ORDER BY id")
             .unwrap()
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_map([], |row| {
+                Ok((row.get("username")?, row.get("username_lookalike")?))
+            })
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
@@ -594,7 +604,7 @@ mod tests {
         let speakers: Vec<Option<String>> = db
             .prepare("SELECT account FROM chat ORDER BY id")
             .unwrap()
-            .query_map([], |row| row.get(0))
+            .query_map([], |row| row.get("account"))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();

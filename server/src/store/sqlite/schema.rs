@@ -10,7 +10,8 @@ use crate::store::schema::{self, SQLITE};
 /// left by an older server), in one transaction.
 pub(super) fn migrate(db: &mut Connection, to: usize) -> Result<(), StoreError> {
     let tx = db.transaction()?;
-    let version: u32 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let version: u32 =
+        tx.pragma_query_value(None, "user_version", |row| row.get("user_version"))?;
     let pending = schema::pending(usize::try_from(version).unwrap_or(usize::MAX), to, &SQLITE)?;
     let Some(&(last, _)) = pending.last() else {
         return Ok(());
