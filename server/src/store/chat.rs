@@ -16,13 +16,11 @@ impl Store {
         line: &ChatLine,
         account: Option<String>,
     ) -> Result<u64, StoreError> {
-        self.leased()?;
         let (room, line) = (room.to_owned(), line.clone());
-        self.db
-            .run(move |db| {
-                Box::pin(async move { chat(db, &room, &line, account.as_deref()).await })
-            })
-            .await
+        self.owned(move |db| {
+            Box::pin(async move { chat(db, &room, &line, account.as_deref()).await })
+        })
+        .await
     }
 
     /// Every room in which `account` took a seat, oldest first.
@@ -51,10 +49,8 @@ impl Store {
         color: Color,
         muted: bool,
     ) -> Result<(), StoreError> {
-        self.leased()?;
         let room = room.to_owned();
-        self.db
-            .run(move |db| Box::pin(async move { mute(db, &room, color, muted).await }))
+        self.owned(move |db| Box::pin(async move { mute(db, &room, color, muted).await }))
             .await
     }
 }

@@ -1,6 +1,7 @@
 //! [`Store`], the one handle on the database: it chooses the database from the setting,
-//! checks the lease before each write, and sends each request down one of three paths
-//! (a room's group-committed write, a statement or two, a rating). Each aggregate's
+//! and sends each request down one of its paths: what an actor owns (a room's
+//! group-committed write, a room's or a tournament's statements) only while the node
+//! holds its lease ([`Store::owned`]); a statement or two, a transaction, a rating. Each aggregate's
 //! requests are its own `impl Store` block, beside its SQL.
 
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
@@ -19,7 +20,8 @@ pub(crate) struct Store {
     pub(super) db: Db,
     /// How long each commit took, for `/metrics`.
     pub(super) commits: Histogram,
-    /// Checked before each write: a node of a cluster that lost its lease writes nothing.
+    /// Checked before each write of what an actor owns: a node of a cluster that lost its
+    /// lease writes nothing of the rooms and tournaments the others now take over.
     pub(super) lease: Lease,
 }
 
@@ -157,10 +159,29 @@ impl Store {
         Store { lease, ..self }
     }
 
-    /// Refuses a write once the node has lost its lease: the rooms it held are being
-    /// taken over by other nodes. (The incarnation fence refuses it in the database too,
-    /// once one has.)
-    pub(super) fn leased(&self) -> Result<(), StoreError> {
+    /// The write path of what this node's actors own: a room (loading it, its seats,
+    /// turns, result and chat) and a tournament its director runs. It runs only while
+    /// the node holds its lease, since the others take those actors over once it has
+    /// lapsed; a room's own writes are fenced again in the database, by the incarnation
+    /// that loaded it (`rooms::fence`). What no actor owns (accounts and their sessions,
+    /// moderation, mail, ratings) any node may write at any time, its conflicts kept
+    /// apart by the database's own keys and locks: it goes through [`Db`] directly.
+    pub(super) async fn owned<T: Send + 'static>(
+        &self,
+        work: impl for<'a> FnOnce(&'a dyn Conn) -> Answer<'a, T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.leased()?;
+        self.db.run(work).await
+    }
+
+    /// A room's `write` on the owned path ([`Store::owned`]), in the next group commit.
+    pub(super) async fn owned_write(&self, write: Box<dyn Grouped>) -> Result<usize, StoreError> {
+        self.leased()?;
+        self.db.write(write).await
+    }
+
+    /// Refuses a write once the node has lost its lease.
+    fn leased(&self) -> Result<(), StoreError> {
         if self.lease.held() {
             Ok(())
         } else {

@@ -13,9 +13,9 @@
 //!
 //! # Layout
 //!
-//! - `db`: [`Store`], the one handle: it chooses the database from the setting, checks
-//!   the lease before each write, and sends each request down one of three paths (a
-//!   room's group-committed write, a statement or two, a rating);
+//! - `db`: [`Store`], the one handle: it chooses the database from the setting, and
+//!   sends each request down one of its paths, writes of what an actor owns (rooms,
+//!   tournaments) only while the node holds its lease;
 //! - one file an aggregate, each holding its models, its requests (an `impl Store`
 //!   block), the queries they run, written once against the seam, and their SQL:
 //!   `rooms` (a room's own writes and its load), `games` (rooms read as games:

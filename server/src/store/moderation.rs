@@ -330,10 +330,8 @@ impl Store {
 
     /// Room `room`'s game will not be rated (a moderator closes it).
     pub(crate) async fn unrate(&self, room: &str) -> Result<(), StoreError> {
-        self.leased()?;
         let room = room.to_owned();
-        self.db
-            .run(move |db| Box::pin(async move { unrate(db, &room).await }))
+        self.owned(move |db| Box::pin(async move { unrate(db, &room).await }))
             .await
     }
 }

@@ -121,8 +121,7 @@ impl Store {
     /// Makes a room's `write` in the next group commit, if the node holds its lease;
     /// answers once it is committed.
     pub(super) async fn write(&self, write: Write) -> Result<Written, StoreError> {
-        self.leased()?;
-        self.db.write(Box::new(write)).await
+        self.owned_write(Box::new(write)).await
     }
 
     /// Records a new room, its seats given out and its computer, in one transaction.
@@ -235,10 +234,8 @@ impl Store {
     /// Loads `room` to run it, counting one more incarnation (which fences the writes of
     /// any earlier one); `None` if there is no such room.
     pub(crate) async fn load(&self, room: &str) -> Result<Option<StoredRoom>, StoreError> {
-        self.leased()?;
         let room = room.to_owned();
-        self.db
-            .run(move |db| Box::pin(async move { load(db, &room).await }))
+        self.owned(move |db| Box::pin(async move { load(db, &room).await }))
             .await
     }
 }

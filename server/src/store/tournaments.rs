@@ -87,10 +87,8 @@ impl Store {
         &self,
         tournament: NewTournament,
     ) -> Result<(), StoreError> {
-        self.leased()?;
         let at = now();
-        self.db
-            .run(move |db| Box::pin(async move { create(db, &tournament, at).await }))
+        self.owned(move |db| Box::pin(async move { create(db, &tournament, at).await }))
             .await
     }
 
@@ -128,19 +126,15 @@ impl Store {
         id: &str,
         state: TournamentState,
     ) -> Result<(), StoreError> {
-        self.leased()?;
         let (id, at) = (id.to_owned(), now());
-        self.db
-            .run(move |db| Box::pin(async move { set_state(db, &id, state, at).await }))
+        self.owned(move |db| Box::pin(async move { set_state(db, &id, state, at).await }))
             .await
     }
 
     /// Account `account` enters tournament `id` now (again, if it had withdrawn).
     pub(crate) async fn enter(&self, id: &str, account: &str) -> Result<(), StoreError> {
-        self.leased()?;
         let (id, account, at) = (id.to_owned(), account.to_owned(), now());
-        self.db
-            .run(move |db| Box::pin(async move { enter(db, &id, &account, at).await }))
+        self.owned(move |db| Box::pin(async move { enter(db, &id, &account, at).await }))
             .await
     }
 
@@ -148,20 +142,16 @@ impl Store {
     /// that the entries of a started tournament are the players it started with. False
     /// if it was not in it.
     pub(crate) async fn leave(&self, id: &str, account: &str) -> Result<bool, StoreError> {
-        self.leased()?;
         let (id, account) = (id.to_owned(), account.to_owned());
-        self.db
-            .run(move |db| Box::pin(async move { leave(db, &id, &account).await }))
+        self.owned(move |db| Box::pin(async move { leave(db, &id, &account).await }))
             .await
     }
 
     /// Account `account` withdraws from tournament `id` (started) now: it is paired no
     /// more, and stays in the standings. False if it was not in it, or had withdrawn.
     pub(crate) async fn withdraw(&self, id: &str, account: &str) -> Result<bool, StoreError> {
-        self.leased()?;
         let (id, account, at) = (id.to_owned(), account.to_owned(), now());
-        self.db
-            .run(move |db| Box::pin(async move { withdraw(db, &id, &account, at).await }))
+        self.owned(move |db| Box::pin(async move { withdraw(db, &id, &account, at).await }))
             .await
     }
 
@@ -182,7 +172,6 @@ impl Store {
         round: u32,
         pairings: Vec<NewPairing>,
     ) -> Result<(), StoreError> {
-        self.leased()?;
         let (id, at) = (id.to_owned(), now());
         self.db
             .atomic(move |db| {
@@ -194,8 +183,7 @@ impl Store {
     /// Tournament `id`'s pairings round by round, each with its game's result.
     pub(crate) async fn pairings(&self, id: &str) -> Result<Vec<StoredPairing>, StoreError> {
         let id = id.to_owned();
-        self.db
-            .run(move |db| Box::pin(async move { pairings(db, &id).await }))
+        self.owned(move |db| Box::pin(async move { pairings(db, &id).await }))
             .await
     }
 }

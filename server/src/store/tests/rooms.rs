@@ -358,7 +358,7 @@ async fn a_writer_of_an_earlier_incarnation_is_fenced() {
 }
 
 #[tokio::test]
-async fn a_node_without_its_lease_writes_nothing() {
+async fn a_node_without_its_lease_writes_nothing_an_actor_owns() {
     let held = Lease::renewable();
     held.extend(std::time::Instant::now() + std::time::Duration::from_secs(60));
     let store = Store::empty().await.with_lease(held.clone());
@@ -379,9 +379,28 @@ async fn a_node_without_its_lease_writes_nothing() {
         Err(StoreError::Fenced)
     ));
     assert!(matches!(store.load("r1").await, Err(StoreError::Fenced)));
+    let line = ChatLine {
+        channel: punct_protocol::Channel::Players,
+        color: Some(Color::White),
+        name: None,
+        text: "still here?".into(),
+        at: 1,
+        line: None,
+        removed: false,
+    };
+    assert!(matches!(
+        store.chat("r1", &line, None).await,
+        Err(StoreError::Fenced)
+    ));
+    assert!(matches!(
+        store.mute("r1", Color::Black, true).await,
+        Err(StoreError::Fenced)
+    ));
     // Reads go on, and show nothing was written.
     assert_eq!(store.record("r1").await.unwrap().unwrap().turns, vec![turn]);
     assert!(store.summary("r2").await.unwrap().is_none());
+    // What no actor owns is no node's to lose: an account is still made.
+    account(&store, "Kris_Burm").await;
 }
 
 #[tokio::test]
