@@ -263,12 +263,12 @@ async function refresh() {
  * over HTTP until a new one follows again. A round that pairs this player takes the
  * page to the game. */
 function follow() {
-  const socket = followTournament(id, {
+  const following = followTournament(id, {
     tournament(view) {
       document.body.dataset.following = 'true';
       tournament = view;
       render();
-      if (over(tournament)) socket.close();
+      if (over(tournament)) following.close();
     },
     round(round) {
       if (!tournament) return;

@@ -229,6 +229,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../../web/room.js"),
     ),
     (
+        "socket.js",
+        "text/javascript",
+        include_bytes!("../../../web/socket.js"),
+    ),
+    (
         "room-session.js",
         "text/javascript",
         include_bytes!("../../../web/room-session.js"),
