@@ -394,6 +394,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "text/javascript",
         include_bytes!("../../../web/tournament.js"),
     ),
+    (
+        "tournament-state.js",
+        "text/javascript",
+        include_bytes!("../../../web/tournament-state.js"),
+    ),
     ("rules.wasm", "application/wasm", RULES_WASM),
     ("engine.wasm", "application/wasm", ENGINE_WASM),
 ];
