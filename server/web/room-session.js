@@ -1,15 +1,16 @@
-// The game page's connection to the room: one WebSocket to `/ws` at a time, speaking
-// protocol/PROTOCOL.md. It says `hello` (declining the lists of legal turns when the page
+// The game page's connection to the room, speaking protocol/PROTOCOL.md over
+// socket.js's WebSocket. It says `hello` (declining the lists of legal turns when the page
 // has the rules engine), enters the room (`join` with the seat token this browser keeps,
 // `join` without one for a signed-in player whose account holds a seat, `watch`
-// otherwise), numbers the requests, and comes back after losing the connection: with
-// `since`, the last room event seen, after a delay that doubles up to 5 s so that a
-// restarting server is not flooded.
+// otherwise), and comes back after losing the connection with `since`, the last room
+// event seen. Only a snapshot or a resumption counts as back: a server that welcomes the
+// page and then fails it again is waited for longer each time.
 //
 // While the page sits in the back/forward cache its socket is closed (the player shows
 // as away while gone) and opened again when the page is shown. The session stops for good
 // when the room is gone or another window took the seat over.
 
+import { connect } from './socket.js';
 import { t } from './i18n.js';
 
 /**
@@ -26,11 +27,6 @@ import { t } from './i18n.js';
  *   `offline`, `closed`) in words.
  */
 export function openSession(options) {
-  let socket = null;
-  let nextId = 1;
-  let retries = 0;
-  /** The reconnection waiting to be tried, if any. */
-  let reconnect = null;
   /** Set while the page is kept in the back/forward cache. */
   let parked = false;
   /** Set when reconnecting would be wrong: the room is gone or another tab took the seat. */
@@ -40,37 +36,18 @@ export function openSession(options) {
 
   const setConnection = options.status;
 
-  function send(message) {
-    const id = nextId++;
-    socket.send(JSON.stringify({ ...message, id }));
-    return id;
-  }
-
-  function online() {
-    return socket?.readyState === WebSocket.OPEN;
-  }
-
-  function connect() {
-    setConnection('connecting', retries ? t('connection.reconnecting') : t('connection.connecting'));
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const current = new WebSocket(`${scheme}://${location.host}/ws`);
-    socket = current;
-    // A socket let go of (at `pagehide`) may still close or speak after its successor
-    // opened: a page shown again from the cache at once runs its queued events late.
-    // Heard then, its close would open a third socket that takes the seat over from the
-    // second, and the page would end its own session.
-    current.onopen = () => send({ type: 'hello', version: 1, ...(options.legalTurns ? {} : { legal_turns: false }) });
-    current.onmessage = (event) => {
-      if (socket === current) handle(JSON.parse(event.data));
-    };
-    current.onclose = () => {
-      if (socket !== current) return;
+  const connection = connect({
+    hello: options.legalTurns ? {} : { legal_turns: false },
+    opening: (again) => setConnection('connecting', again ? t('connection.reconnecting') : t('connection.connecting')),
+    receive: handle,
+    closed() {
       options.disconnected();
-      if (stopped || parked) return;
+      if (stopped) return false;
       setConnection('offline', t('connection.offline'));
-      reconnect = setTimeout(connect, Math.min(5000, 250 * 2 ** retries++));
-    };
-  }
+      return true;
+    },
+  });
+  const { send } = connection;
 
   /** Enters the room, coming back from the last event seen if there was one. */
   function enter() {
@@ -89,7 +66,7 @@ export function openSession(options) {
         return;
       case 'snapshot':
       case 'resumed':
-        retries = 0;
+        connection.settled();
         setConnection('online', t('connection.online'));
         break;
       case 'error':
@@ -101,7 +78,7 @@ export function openSession(options) {
         }
         if (message.code === 'no-such-room') {
           stopped = true;
-          socket.close();
+          connection.close();
         } else if (message.code === 'bad-token') {
           // The kept token is not a seat of this room (an old room id reused?): watch.
           options.forgetToken();
@@ -121,40 +98,34 @@ export function openSession(options) {
   }
 
   addEventListener('pagehide', () => {
-    if (stopped || !socket) return;
+    if (stopped || parked) return;
     parked = true;
-    clearTimeout(reconnect);
-    const leaving = socket;
-    socket = null;
-    leaving.close();
+    connection.suspend();
     options.disconnected();
   });
   addEventListener('pageshow', (event) => {
     // Shown again from the back/forward cache: come back with the events missed.
     if (!event.persisted || !parked) return;
     parked = false;
-    retries = 0;
-    connect();
+    connection.resume();
   });
-
-  connect();
 
   return {
     /** Sends `message` with the next id; returns the id. */
     send,
-    online,
+    online: connection.online,
     /** Whether the session ended for good. */
     stopped: () => stopped,
 
     /** Ends the session for good (the page leaves, or the room is gone). */
     stop() {
       stopped = true;
-      socket?.close();
+      connection.close();
     },
 
     /** Comes back at once with `since`, for the events missed after a gap. */
     resync() {
-      if (!stopped && !parked) socket?.close();
+      if (!stopped && !parked) connection.drop();
     },
   };
 }

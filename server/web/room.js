@@ -117,10 +117,10 @@ function followTournamentOnwards() {
   /** Set once the tournament is over: there is no next game to wait for. */
   let over = false;
   const onwards = () => {
-    const socket = followTournament(page.tournament, {
+    const following = followTournament(page.tournament, {
       tournament(view) {
         over = view.state === 'finished' || view.state === 'cancelled';
-        if (over) socket.close();
+        if (over) following.close();
       },
       round() {},
       game(game) {

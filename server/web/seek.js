@@ -1,9 +1,10 @@
-// Quick pairing from the lobby: one WebSocket that says `hello`, sends `seek` and waits
-// for `paired` (protocol/PROTOCOL.md, seek). The seat token of the room made is kept as a
-// room's creator's is, and the page goes to the room. A connection that drops while
-// seeking seeks again, so a server going away costs the player nothing.
+// Quick pairing from the lobby: one WebSocket (socket.js) that sends `seek` once welcomed
+// and waits for `paired` (protocol/PROTOCOL.md, seek). The seat token of the room made is
+// kept as a room's creator's is, and the page goes to the room. A connection that drops
+// while seeking seeks again, so a server going away costs the player nothing.
 
 import { displayName, keepSeatToken } from './api.js';
+import { connect } from './socket.js';
 
 /** The key this browser gives with its seeks, the same in all its tabs, so that two tabs
  * of one player never meet each other. */
@@ -22,33 +23,24 @@ function guestKey() {
  * Answers a function that cancels the seek.
  */
 export function seek(game, signedIn, on) {
-  let socket = null;
   let done = false;
-  let retries = 0;
 
-  function connect() {
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    socket = new WebSocket(`${scheme}://${location.host}/ws`);
-    socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', id: 1, version: 1 }));
-    socket.onmessage = (event) => handle(JSON.parse(event.data));
-    socket.onclose = () => {
-      if (done) return;
-      // Seek again once back: the server that held the seek may have gone away.
-      retries += 1;
-      setTimeout(connect, Math.min(5000, 250 * 2 ** retries));
-    };
-  }
+  const connection = connect({
+    receive: handle,
+    // Seek again once back: the server that held the seek may have gone away.
+    closed: () => !done,
+  });
 
   function handle(message) {
     switch (message.type) {
       case 'welcome': {
-        retries = 0;
-        const request = { type: 'seek', id: 2, ...game };
+        connection.settled();
+        const request = { type: 'seek', ...game };
         if (!signedIn) {
           request.guest = guestKey();
           if (displayName()) request.name = displayName();
         }
-        socket.send(JSON.stringify(request));
+        connection.send(request);
         break;
       }
       case 'seeking':
@@ -57,17 +49,17 @@ export function seek(game, signedIn, on) {
       case 'paired':
         done = true;
         keepSeatToken(message.room, message.token);
-        socket.close();
+        connection.close();
         on.paired(message.room);
         break;
       case 'seek_ended':
         done = true;
-        socket.close();
+        connection.close();
         on.ended();
         break;
       case 'error':
         done = true;
-        socket.close();
+        connection.close();
         on.failed(message.message);
         break;
       default:
@@ -75,9 +67,8 @@ export function seek(game, signedIn, on) {
     }
   }
 
-  connect();
   return () => {
     done = true;
-    socket?.close();
+    connection.close();
   };
 }

@@ -84,13 +84,13 @@ function call(game) {
 /** Follows tournament `id` while it runs, for its rounds' calls. */
 function follow(id) {
   let ended = false;
-  const socket = followTournament(id, {
+  const following = followTournament(id, {
     tournament(view) {
       nav.dataset.following = 'true';
       ended = view.state === 'finished' || view.state === 'cancelled';
       if (ended) {
         noteEntered(id, false);
-        socket.close();
+        following.close();
       }
     },
     round() {},

@@ -1,49 +1,54 @@
-// Following a tournament over a WebSocket of its own (protocol/PROTOCOL.md, `follow`):
-// `hello`, then `follow`, then the tournament's news as it comes. The tournament page
-// shows it; a room of a tournament's game follows it once the game is over, to take its
-// player to the next pairing.
+// Following a tournament over a WebSocket of its own (socket.js; protocol/PROTOCOL.md,
+// `follow`): `follow` once welcomed, then the tournament's news as it comes. The
+// tournament page shows it; a room of a tournament's game follows it once the game is
+// over, to take its player to the next pairing.
+
+import { connect } from './socket.js';
 
 /**
  * Follows tournament `id`. `on` has `tournament(view)` (the whole of it, on following and
  * whenever it changes), `round(round)` (a round just paired), `game(game, paired)` (the
  * receiver's game: `paired` is true when a round paired just now made it, false for a
  * game under way when following began), `gone()` (no such tournament) and `closed()`
- * (the socket ended; follow again to go on). Answers the socket.
+ * (the socket ended; follow again to go on). Answers the connection, to `close()`.
  */
 export function followTournament(id, on) {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
   /** Whether a round has been paired since following began. */
   let paired = false;
-  socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', id: 1, version: 1, legal_turns: false }));
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    switch (message.type) {
-      case 'welcome':
-        socket.send(JSON.stringify({ type: 'follow', id: 2, tournament: id }));
-        break;
-      case 'tournament':
-        on.tournament(message.tournament);
-        break;
-      case 'tournament_round':
-        paired = true;
-        on.round(message.round);
-        break;
-      case 'tournament_game':
-        on.game(message, paired);
-        break;
-      case 'error':
-        if (message.code === 'no-such-tournament') {
-          on.gone();
-          socket.close();
-        }
-        break;
-      default:
-        break;
-    }
-  };
-  socket.onclose = () => on.closed();
-  return socket;
+  const connection = connect({
+    hello: { legal_turns: false },
+    receive(message) {
+      switch (message.type) {
+        case 'welcome':
+          connection.send({ type: 'follow', tournament: id });
+          break;
+        case 'tournament':
+          on.tournament(message.tournament);
+          break;
+        case 'tournament_round':
+          paired = true;
+          on.round(message.round);
+          break;
+        case 'tournament_game':
+          on.game(message, paired);
+          break;
+        case 'error':
+          if (message.code === 'no-such-tournament') {
+            on.gone();
+            connection.close();
+          }
+          break;
+        default:
+          break;
+      }
+    },
+    // Each follower has its own pace for following again (and reads over HTTP between).
+    closed() {
+      on.closed();
+      return false;
+    },
+  });
+  return connection;
 }
 
 /** A short rising tone for a pairing, if this browser turned the sound of its move on

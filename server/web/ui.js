@@ -80,14 +80,6 @@ export function formatText(tournament) {
   return t('tournament.format-rounds', { format, count: tournament.rounds });
 }
 
-/** The next game in tournament `view` of the player `me`, with its round: the first of
- * theirs not over (by correspondence every round is paired at once), else their game (or
- * bye) of the last round they are in; null before they are paired. */
-export function nextGame(view, me) {
-  const mine = view.pairings.flatMap((round) => round.games.filter((g) => g.white === me || g.black === me).map((game) => ({ round: round.round, game })));
-  return mine.find(({ game }) => game.black && !game.outcome) ?? mine.at(-1) ?? null;
-}
-
 /** A clock option of the forms ("base+increment" in seconds, "Nd" for days a move, ""
  * for none) as the API takes it: `{base, increment}`, `{days}`, or undefined. */
 export function clockOf(option) {

@@ -1,5 +1,6 @@
 //! What the pages promise: every text a key of the catalogues and every key asked
-//! for, every asset a page loads served and kept offline, one navigation on each page.
+//! for, every asset a page loads served and kept offline, every page whole in the one
+//! layout, one navigation on each page.
 
 use super::super::template::{NOT_FOR_SCRIPTS, Token, is_void, tokens};
 use super::{ASSETS, PAGES};
@@ -22,7 +23,7 @@ fn every_text_of_the_pages_is_a_key_of_the_catalogues() {
     for (page, html) in PAGES
         .iter()
         .map(|(_, page, html)| (*page, *html))
-        .chain([("nav.html", super::NAV)])
+        .chain([("nav.html", super::NAV), ("layout.html", super::LAYOUT)])
     {
         // For each element open, whether it (or one around it) has its text by key.
         let mut open: Vec<(String, bool)> = Vec::new();
@@ -236,7 +237,7 @@ fn the_service_worker_keeps_the_offline_pages_and_every_asset_served() {
 fn every_asset_a_page_or_module_loads_is_served() {
     let served = |name: &str| ASSETS.iter().any(|(asset, _, _)| *asset == name);
     for (path, page, html) in PAGES {
-        let loaded = super::with_nav(html, path);
+        let loaded = super::in_layout(html, path);
         let loaded = references(&loaded, "\"/assets/", '"');
         assert!(
             loaded.contains(&"style.css") && loaded.iter().any(|a| a.ends_with(".js")),
@@ -260,6 +261,93 @@ fn every_asset_a_page_or_module_loads_is_served() {
     }
 }
 
+/// Every page, the page for a path the site has none for included: its path, its file,
+/// its source and the page the layout makes of it.
+fn built_pages() -> Vec<(&'static str, &'static str, &'static str, String)> {
+    PAGES
+        .iter()
+        .chain([&("", "not-found.html", super::NOT_FOUND)])
+        .map(|&(path, page, source)| (path, page, source, super::in_layout(source, path)))
+        .collect()
+}
+
+#[test]
+fn every_page_comes_out_whole_in_the_layout() {
+    let shared = [
+        r#"<meta charset="utf-8">"#,
+        r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
+        r#"<link rel="stylesheet" href="/assets/style.css">"#,
+        r#"<script src="/assets/theme.js"></script>"#,
+        r#"<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">"#,
+        r#"<link rel="manifest" href="/manifest.webmanifest">"#,
+        r#"<h1><a href="/">PÜNCT</a></h1>"#,
+    ];
+    for (_, page, _, html) in built_pages() {
+        assert!(
+            html.starts_with("<!doctype html>\n<html lang=\"en\">"),
+            "{page}"
+        );
+        for once in shared
+            .iter()
+            .chain(&["<head>", "<title", "<body", "<header", "<main"])
+        {
+            assert_eq!(html.matches(once).count(), 1, "{page} has {once} once");
+        }
+        for mark in super::PAGE_MARKS.iter().chain([&super::NAV_MARK]) {
+            assert_eq!(
+                super::LAYOUT.matches(mark).count(),
+                1,
+                "the layout has {mark} once"
+            );
+            assert!(!html.contains(mark), "{page}: {mark} is left");
+        }
+        // The chosen colours show from the first paint: the theme's script comes in the
+        // head, before the page's own.
+        let head = &html[..html.find("</head>").expect("a head")];
+        let theme = head
+            .find(shared[3])
+            .expect("the theme's script in the head");
+        assert!(
+            head.find("type=\"module\"")
+                .is_none_or(|module| theme < module),
+            "{page}"
+        );
+        // And the page is one document: every element ends inside the one it began in.
+        let mut open: Vec<String> = Vec::new();
+        for token in tokens(&html) {
+            match token {
+                Token::Start { name, .. } if !is_void(&name) => open.push(name),
+                Token::End { name, .. } => {
+                    assert_eq!(open.pop(), Some(name.clone()), "{page}: </{name}>")
+                }
+                _ => {}
+            }
+        }
+        assert!(open.is_empty(), "{page}: {open:?} never end");
+    }
+}
+
+#[test]
+fn a_page_s_header_has_its_own_parts_and_the_account_corner_unless_it_says_not() {
+    assert!(super::LAYOUT.contains(super::ACCOUNT));
+    for (_, page, source, html) in built_pages() {
+        let (_, rest) = source.split_once("\n<header").unwrap();
+        let (attributes, rest) = rest.split_once('>').unwrap();
+        let (own, _) = rest.split_once("</header>").unwrap();
+        let header = &html[html.find("<header>").unwrap()..html.find("</header>").unwrap()];
+        let (before_nav, _) = header.split_once("<nav").unwrap();
+        assert!(
+            before_nav.contains(own.trim()),
+            "{page}: its own parts, before the navigation"
+        );
+        assert_eq!(
+            header.contains(super::ACCOUNT.trim()),
+            attributes != super::NO_ACCOUNT,
+            "{page}: the account corner"
+        );
+    }
+}
+
 #[test]
 fn every_page_has_the_site_s_navigation_once_with_its_own_link_marked() {
     let links = |html: &str| references(html, "<li><a href=\"", '"').len();
@@ -268,17 +356,8 @@ fn every_page_has_the_site_s_navigation_once_with_its_own_link_marked() {
         site_links >= 7,
         "the navigation reaches every part of the site"
     );
-    for (path, page, html) in PAGES
-        .iter()
-        .chain([&("", "not-found.html", super::NOT_FOUND)])
-    {
-        assert_eq!(
-            html.matches(super::NAV_MARK).count(),
-            1,
-            "{page} asks for it once"
-        );
-        let built = super::with_nav(html, path);
-        assert!(!built.contains(super::NAV_MARK), "{page}");
+    assert_eq!(super::LAYOUT.matches(super::NAV_MARK).count(), 1);
+    for (path, page, _, built) in built_pages() {
         assert_eq!(links(&built), site_links, "{page} has the whole navigation");
         let current = built.matches("aria-current=\"page\"").count();
         let listed = super::NAV.contains(&format!("<a href=\"{path}\""));
