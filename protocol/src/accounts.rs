@@ -2,13 +2,15 @@
 //! `server/API.md`).
 
 use punct_rules::Variant;
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ArchivedGame;
 
 /// `POST /api/accounts` (register) and `POST /api/session` (sign in).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// 3 to 20 characters: ASCII letters, digits, `-` and `_`, starting with a letter.
@@ -28,7 +30,8 @@ impl std::fmt::Debug for Credentials {
 
 /// The answer to registering or signing in. The page gets the same session as a cookie;
 /// a program presents `token` as `Authorization: Bearer TOKEN`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Session {
     /// The account signed in to.
     pub username: String,
@@ -39,14 +42,16 @@ pub struct Session {
 }
 
 /// `GET /api/session`: who the request is signed in as.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SignedIn {
     /// The account's username.
     pub username: String,
 }
 
 /// A Glicko-2 rating, on the Glicko scale (a newcomer has 1500, deviation 350).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RatingView {
     /// The rating.
     pub rating: f64,
@@ -60,7 +65,8 @@ pub struct RatingView {
 }
 
 /// What one rated game did to a player's rating.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RatingChange {
     /// The player's username.
     pub username: String,
@@ -72,10 +78,11 @@ pub struct RatingChange {
 }
 
 /// A player's rating in one variant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct VariantRating {
     /// Which game.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// The rating now, its deviation grown for the time since the last rated game.
     pub rating: RatingView,
@@ -86,7 +93,8 @@ pub struct VariantRating {
 }
 
 /// A player's rating after one rated game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RatingPoint {
     /// The game's room.
     pub room: String,
@@ -99,7 +107,8 @@ pub struct RatingPoint {
 }
 
 /// Games won, lost and drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Results {
     /// Won.
     pub wins: u32,
@@ -110,7 +119,8 @@ pub struct Results {
 }
 
 /// `GET /api/players/{username}`: a player's page.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct PlayerProfile {
     /// The username.
     pub username: String,
@@ -126,17 +136,19 @@ pub struct PlayerProfile {
 }
 
 /// `GET /api/leaderboard?variant=V`: the best-rated players of a variant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Leaderboard {
     /// Which game.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// Highest rating first; provisional ratings are not listed.
     pub players: Vec<LeaderboardEntry>,
 }
 
 /// One line of a leaderboard.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct LeaderboardEntry {
     /// The username.
     pub username: String,
@@ -147,7 +159,8 @@ pub struct LeaderboardEntry {
 }
 
 /// What a rated game did to both players' ratings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RatingChanges {
     /// White's.
     pub white: RatingChange,
@@ -157,7 +170,8 @@ pub struct RatingChanges {
 
 /// `GET` and `PUT /api/me/notifications`: whether and how a player hears by email that a
 /// correspondence game waits for their move.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Notifications {
     /// The address mail goes to; none for no mail.
@@ -168,7 +182,8 @@ pub struct Notifications {
 }
 
 /// How often a player is mailed about their correspondence games.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum NotifyMode {
     /// Never (the default, and what the unsubscribe link sets).

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use punct_rules::{Turn, Variant};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +11,8 @@ use crate::{ErrorCode, RequestId, Seq, TimeControl};
 
 /// A request from a client. Every request has an `id`, chosen by the client, that the
 /// server echoes in its reply.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMessage {
     /// Must be the first message of a connection: states the protocol version spoken.
@@ -59,7 +61,7 @@ pub enum ClientMessage {
         /// Echoed in the reply.
         id: RequestId,
         /// The turn in notation.
-        #[schemars(with = "crate::schema::TurnDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::TurnDef"))]
         turn: Turn,
         /// The number the turn is to have (the turns played so far, plus one): with it,
         /// the same play sent again after its answer was lost is acknowledged, not
@@ -162,7 +164,7 @@ pub enum ClientMessage {
         id: RequestId,
         /// Which game; standard if left out.
         #[serde(default = "crate::http::standard")]
-        #[schemars(with = "crate::schema::VariantDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
         variant: Variant,
         /// The time control: a live clock or correspondence days.
         clock: TimeControl,

@@ -1,18 +1,20 @@
 //! Bodies of the HTTP API (see `server/API.md`).
 
 use punct_rules::{Color, Outcome, Turn, Variant};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{ClockView, ErrorCode, Player, Seats};
 
 /// `POST /api/rooms`: every field may be left out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateRoom {
     /// Which game; standard if left out.
     #[serde(default = "standard")]
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// The creator's seat; random if left out.
     #[serde(default)]
@@ -38,7 +40,8 @@ pub struct CreateRoom {
 }
 
 /// `POST /api/rooms/{id}/seat`: the body may be left out.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TakeSeat {
     /// The name to play under, as for [`CreateRoom::name`].
@@ -48,7 +51,8 @@ pub struct TakeSeat {
 
 /// `POST /api/rooms/{id}/cancel`: the creator's seat token; left out (or the body with
 /// it) by a signed-in creator, whose account holds the seat.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CancelRoom {
     /// The seat token `POST /api/rooms` gave the creator.
@@ -60,7 +64,8 @@ pub struct CancelRoom {
 /// `increment` seconds with each turn they play. Or correspondence: `days` for each move,
 /// the mover's time set back to them after every turn. A player whose time runs out
 /// loses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// Seconds each player has for the game (at least 1); 0 or left out with `days`.
@@ -135,7 +140,8 @@ impl Default for CreateRoom {
 }
 
 /// The seat a room's creator asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum SeatChoice {
     /// White, who moves first.
@@ -148,7 +154,8 @@ pub enum SeatChoice {
 }
 
 /// Whether a room shows in the lobby. A private room is reached only by its id.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     /// Listed in the lobby.
@@ -160,19 +167,21 @@ pub enum Visibility {
 
 /// The answer to creating a room or taking its free seat: the seat and its secret token,
 /// to be presented in the WebSocket `join`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SeatGranted {
     /// The room's id.
     pub room: String,
     /// The seat given.
-    #[schemars(with = "crate::schema::ColorDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
     pub color: Color,
     /// The seat token: whoever presents it plays this seat. Keep it secret.
     pub token: String,
 }
 
 /// Where a room's game stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RoomStatus {
     /// A seat is free.
@@ -184,12 +193,13 @@ pub enum RoomStatus {
 }
 
 /// A room as the lobby and `GET /api/rooms/{id}` show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RoomSummary {
     /// The room's id.
     pub room: String,
     /// Which game.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// Whether it is listed in the lobby.
     pub visibility: Visibility,
@@ -205,11 +215,14 @@ pub struct RoomSummary {
     /// How many turns have been played.
     pub turns: usize,
     /// Whose turn it is (meaningless once the game is over).
-    #[schemars(with = "crate::schema::ColorDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
     pub to_move: Color,
     /// The result, once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<crate::schema::OutcomeDef>")
+    )]
     pub outcome: Option<Outcome>,
     /// The time control; none for a game without clocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -220,7 +233,7 @@ pub struct RoomSummary {
     /// The last turn played, in notation, of a room a node holds in memory (a room read
     /// from the database has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::TurnDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::TurnDef>"))]
     pub last_turn: Option<Turn>,
     /// Both clocks as they stand, of a timed room a node holds in memory (a room read
     /// from the database has none: its clocks stand still until it is loaded).
@@ -230,19 +243,21 @@ pub struct RoomSummary {
 
 /// `GET /api/me/games`: the signed-in player's unfinished games, those waiting for
 /// their move first (the least time left first), then the others (the same order).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MyGames {
     /// The games.
     pub games: Vec<MyGame>,
 }
 
 /// One of a player's unfinished games.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MyGame {
     /// The room, as the lobby shows it.
     pub summary: RoomSummary,
     /// The player's seat.
-    #[schemars(with = "crate::schema::ColorDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
     pub color: Color,
     /// Whether the game waits for the player's move (both seats taken).
     pub your_move: bool,
@@ -252,14 +267,16 @@ pub struct MyGame {
 }
 
 /// `GET /api/rooms`: the public rooms that are open or live.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Lobby {
     /// The rooms, oldest first.
     pub rooms: Vec<RoomSummary>,
 }
 
 /// `GET /api/rooms/{id}/node`: where a room runs, for operators of a cluster.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RoomNode {
     /// The room's id.
     pub room: String,
@@ -278,7 +295,8 @@ pub struct RoomNode {
 }
 
 /// `GET /api/node`: which node of a cluster answered, and the nodes alive.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NodeView {
     /// The tag of the node that answered (0 on a single server); its log says
     /// `joined the cluster node=TAG` when it starts.
@@ -288,12 +306,13 @@ pub struct NodeView {
 }
 
 /// `GET /api/rooms/{id}/record`: the game record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Record {
     /// The room's id.
     pub room: String,
     /// Which game.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// Who played White.
     pub white: Player,
@@ -303,17 +322,21 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
     /// Every turn, in order, in canonical notation.
-    #[schemars(with = "Vec<crate::schema::TurnDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::TurnDef>"))]
     pub turns: Vec<Turn>,
     /// The result, once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<crate::schema::OutcomeDef>")
+    )]
     pub outcome: Option<Outcome>,
 }
 
 /// `GET /api/games`: one page of the archive of finished public games, the game that
 /// ended last first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Archive {
     /// The games of this page.
     pub games: Vec<ArchivedGame>,
@@ -324,12 +347,13 @@ pub struct Archive {
 
 /// A finished game as the archive lists it; its record is at
 /// `GET /api/rooms/{room}/record` (or `record.txt`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ArchivedGame {
     /// The room's id.
     pub room: String,
     /// Which game.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// Who played White.
     pub white: Player,
@@ -341,7 +365,7 @@ pub struct ArchivedGame {
     /// How many turns were played.
     pub turns: usize,
     /// The result.
-    #[schemars(with = "crate::schema::OutcomeDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::OutcomeDef"))]
     pub outcome: Outcome,
     /// When the game ended, in milliseconds since the Unix epoch.
     pub finished_at: u64,
@@ -351,7 +375,8 @@ pub struct ArchivedGame {
 }
 
 /// The body of every HTTP error response.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ApiError {
     /// What went wrong, for programs.
     pub code: ErrorCode,

@@ -16,8 +16,8 @@
 //!   (from [`Credentials`]): those of accounts, sessions, ratings and player pages.
 //! - [`tournament`](TournamentView): the HTTP bodies of tournaments.
 //! - [`seek`](SeekGame): quick pairing: the game a seek asks for, the open seeks.
-//! - [`schema`](schema_json): the JSON Schema export and the schema-only mirrors of the
-//!   rules crate's types.
+//! - `schema` (with the feature of that name): the JSON Schema export, `schema_json`, and
+//!   the schema-only mirrors of the rules crate's types.
 //!
 //! Turns and cells travel in the canonical notation of RULES.md section 5 (`C4:C5,D5`,
 //! `F5-F8:E8,G9`, `pass`); colours, variants, kinds and outcomes as the rules crate's serde
@@ -41,6 +41,7 @@
 mod accounts;
 mod client;
 mod http;
+#[cfg(feature = "schema")]
 mod schema;
 mod seek;
 mod server;
@@ -57,6 +58,7 @@ pub use http::{
     Record, RoomNode, RoomStatus, RoomSummary, SeatChoice, SeatGranted, TakeSeat, TimeControl,
     Visibility,
 };
+#[cfg(feature = "schema")]
 pub use schema::{SCHEMA_TITLE, schema_json};
 pub use seek::{SeekGame, SeekList, SeekPoolNode, SeekView};
 pub use server::{

@@ -1,6 +1,7 @@
 //! Quick pairing: what a player seeks, and how the open seeks are listed.
 
 use punct_rules::Variant;
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -9,12 +10,13 @@ use crate::{Player, TimeControl};
 /// The game a seek asks for. Two seeks meet when they ask for the same game (variant,
 /// clock, rated or not) and, for a rated game, each player's rating is within the other's
 /// range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SeekGame {
     /// Which game; standard if left out.
     #[serde(default = "crate::http::standard")]
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// The time control: a live clock (`base`, `increment`) or correspondence (`days`).
     pub clock: TimeControl,
@@ -24,7 +26,8 @@ pub struct SeekGame {
 }
 
 /// An open seek, as the lobby lists it (`GET /api/seeks`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SeekView {
     /// The seek's id.
     pub seek: String,
@@ -40,14 +43,16 @@ pub struct SeekView {
 }
 
 /// `GET /api/seeks`: every open seek, oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SeekList {
     /// The seeks.
     pub seeks: Vec<SeekView>,
 }
 
 /// `GET /api/seeks/node`: where the seek pool runs, for operators of a cluster.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SeekPoolNode {
     /// The tag of the node that holds the pool's claim: the node running it, or, if that
     /// node died, the one that ran it until another takes it over. Absent on a single

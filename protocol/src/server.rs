@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use punct_rules::{Cell, Color, Game, Kind, Outcome, Position, Turn, Variant};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strum::{IntoStaticStr, VariantArray};
@@ -11,7 +12,8 @@ use crate::{RatingChanges, RequestId, Seq, TournamentRound, TournamentView};
 
 /// A message from the server: a reply to a request (it has the request's `id`), a room
 /// event (it has the room's `seq`), or a private notice.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[allow(
     clippy::large_enum_variant,
@@ -87,15 +89,15 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// The turn, in canonical notation.
-        #[schemars(with = "crate::schema::TurnDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::TurnDef"))]
         turn: Turn,
         /// Who played it.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
         /// How many turns have been played, this one included.
         number: usize,
         /// Whose turn it is now (meaningless once the game is over).
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         to_move: Color,
         /// The clocks just after the turn, in a game with a time control.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,7 +108,7 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who won and why, or why it is a draw.
-        #[schemars(with = "crate::schema::OutcomeDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::OutcomeDef"))]
         outcome: Outcome,
     },
     /// Room event: a rated game's ratings were changed. Follows its `game_over`.
@@ -123,7 +125,7 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who offered.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
     },
     /// Room event: the draw offer was declined by `by`.
@@ -131,7 +133,7 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who declined.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
     },
     /// Room event: after the game, a player asked for a rematch; it is made when the
@@ -140,7 +142,7 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who asked.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
     },
     /// Room event: both players asked for a rematch. It is played in room `room` with
@@ -158,7 +160,7 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who asked.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
     },
     /// Room event: the takeback request was declined by `by`.
@@ -166,7 +168,7 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who declined.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
     },
     /// Room event: the opponent accepted the takeback request of `by`: the last turns
@@ -175,12 +177,12 @@ pub enum ServerMessage {
         /// The room's sequence number of this event.
         seq: Seq,
         /// Who asked for it (and is now to move).
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         by: Color,
         /// How many turns remain played.
         number: usize,
         /// Whose turn it is now.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         to_move: Color,
         /// The clocks now, in a game with a time control: nobody gets time back.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,13 +192,13 @@ pub enum ServerMessage {
     /// room events: they have no `seq` and are not replayed to a member coming back.
     PlayerJoined {
         /// The seat.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         color: Color,
     },
     /// Presence: a player's connection ended; the seat stays theirs.
     PlayerLeft {
         /// The seat.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         color: Color,
         /// While the game goes on: milliseconds until the opponent may claim the win
         /// if the player has not come back.
@@ -207,7 +209,7 @@ pub enum ServerMessage {
     /// that was still open).
     PlayerReconnected {
         /// The seat.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         color: Color,
     },
     /// Presence: the number of spectators changed. Sent at most about once a second, with
@@ -235,7 +237,7 @@ pub enum ServerMessage {
         /// The sequence number of the event after which these turns are legal.
         seq: Seq,
         /// Every legal turn, in canonical notation.
-        #[schemars(with = "Vec<crate::schema::TurnDef>")]
+        #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::TurnDef>"))]
         legal_turns: Vec<Turn>,
     },
     /// A followed tournament as it stands: the reply to `follow`, and sent unasked
@@ -266,7 +268,7 @@ pub enum ServerMessage {
         /// The game's room: join it signed in, without a token.
         room: String,
         /// The colour the player has.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         color: Color,
         /// The opponent's username.
         opponent: String,
@@ -294,7 +296,7 @@ pub enum ServerMessage {
         /// The secret seat token of this player's seat.
         token: String,
         /// The colour the player has.
-        #[schemars(with = "crate::schema::ColorDef")]
+        #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
         color: Color,
         /// Who the opponent is.
         opponent: Player,
@@ -348,18 +350,9 @@ impl ServerMessage {
 
 /// Stable, machine-readable reasons, written in kebab-case on the wire.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    IntoStaticStr,
-    VariantArray,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 #[non_exhaustive]
@@ -498,7 +491,8 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// Who a connection is in its room.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The white player.
@@ -529,14 +523,15 @@ impl Role {
 }
 
 /// Everything about a room that a client needs to draw it and follow it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RoomSnapshot {
     /// The room's id.
     pub room: String,
     /// The sequence number of the last event included; events after it follow.
     pub seq: Seq,
     /// Which game is played.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// Both seats.
     pub players: Seats,
@@ -544,18 +539,21 @@ pub struct RoomSnapshot {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
     /// Whose turn it is (meaningless once the game is over).
-    #[schemars(with = "crate::schema::ColorDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
     pub to_move: Color,
     /// Every cell that holds a dot, in canonical cell order.
     pub board: Vec<StackView>,
     /// The pieces each player has not dropped yet.
     pub reserves: Reserves,
     /// Every turn played, in order, in canonical notation.
-    #[schemars(with = "Vec<crate::schema::TurnDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::TurnDef>"))]
     pub turns: Vec<Turn>,
     /// The result, once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<crate::schema::OutcomeDef>")
+    )]
     pub outcome: Option<Outcome>,
     /// How many spectators watch.
     pub spectators: usize,
@@ -564,18 +562,18 @@ pub struct RoomSnapshot {
     pub clock: Option<ClockView>,
     /// The player whose draw offer stands, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::ColorDef>"))]
     pub draw_offer: Option<Color>,
     /// The player whose takeback request stands, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::ColorDef>"))]
     pub takeback_offer: Option<Color>,
     /// Once a rated game is over: what it did to both players' ratings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratings: Option<RatingChanges>,
     /// After the game: the player whose rematch request stands, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::ColorDef>"))]
     pub rematch_offer: Option<Color>,
     /// The id of the rematch's room, once both players asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -588,7 +586,10 @@ pub struct RoomSnapshot {
     /// Every legal turn: only in the snapshot sent to the player to move while the game
     /// goes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Vec<crate::schema::TurnDef>>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<Vec<crate::schema::TurnDef>>")
+    )]
     pub legal_turns: Option<Vec<Turn>>,
     /// The tournament whose game this is, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -596,7 +597,8 @@ pub struct RoomSnapshot {
 }
 
 /// Both seats of a room.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Seats {
     /// White's seat.
     pub white: SeatView,
@@ -615,7 +617,8 @@ impl Seats {
 }
 
 /// One seat as others see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SeatView {
     /// Whether someone holds this seat's token.
     pub taken: bool,
@@ -638,7 +641,8 @@ pub struct SeatView {
 }
 
 /// Which chat a line belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Channel {
     /// The players', which spectators never see.
@@ -648,13 +652,14 @@ pub enum Channel {
 }
 
 /// One line of a room's chat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ChatLine {
     /// Which chat.
     pub channel: Channel,
     /// Who said it: the player's seat, absent for a spectator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::ColorDef>"))]
     pub color: Option<Color>,
     /// Their name (a spectator's is their username when signed in), if they have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -673,7 +678,8 @@ pub struct ChatLine {
 }
 
 /// Who plays a seat, as everyone sees it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Player {
     /// The name the player gave, or their account's username; absent for a player who
     /// gave none. The computer is named by its level.
@@ -686,7 +692,8 @@ pub struct Player {
 }
 
 /// Why a seek ended without meeting anyone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum SeekEnd {
     /// Nobody met it before its time ran out.
@@ -694,7 +701,8 @@ pub enum SeekEnd {
 }
 
 /// Both clocks, as they stood when the message was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ClockView {
     /// White's time left, in milliseconds.
     pub white_ms: u64,
@@ -703,7 +711,7 @@ pub struct ClockView {
     /// Whose clock runs (counts down from its value above); none before the first turn
     /// and once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::ColorDef>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::ColorDef>"))]
     pub running: Option<Color>,
     /// Milliseconds added to a player's clock with each turn they play.
     pub increment_ms: u64,
@@ -714,23 +722,25 @@ pub struct ClockView {
 }
 
 /// The dots on one cell, topmost first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StackView {
     /// The cell.
-    #[schemars(with = "crate::schema::CellDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::CellDef"))]
     pub cell: Cell,
     /// Its dots, topmost first. Levels can skip under a bridge.
     pub dots: Vec<DotView>,
 }
 
 /// One dot of a stack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct DotView {
     /// Whose piece it belongs to.
-    #[schemars(with = "crate::schema::ColorDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
     pub color: Color,
     /// The kind of that piece.
-    #[schemars(with = "crate::schema::KindDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::KindDef"))]
     pub kind: Kind,
     /// Which of its owner's pieces (0–17): tells apart the dots of two pieces of one kind.
     pub piece: u8,
@@ -766,12 +776,13 @@ impl StackView {
 /// The board and reserves of a game's position, in the form of a snapshot's: what
 /// `GET /api/rooms/{id}/position/{after}` answers, and what the web page's rules engine
 /// computes for itself.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct PositionView {
     /// How many turns led to it.
     pub after: usize,
     /// Whose turn it is.
-    #[schemars(with = "crate::schema::ColorDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::ColorDef"))]
     pub to_move: Color,
     /// Every cell that holds a dot, its dots topmost first.
     pub board: Vec<StackView>,
@@ -793,7 +804,8 @@ impl PositionView {
 }
 
 /// Both reserves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Reserves {
     /// White's reserve.
     pub white: ReserveView,
@@ -812,7 +824,8 @@ impl Reserves {
 }
 
 /// The pieces of each kind a player has not dropped yet (names as the rules' kinds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct ReserveView {
     /// Straight pieces with the PÜNCT in the middle.

@@ -2,13 +2,15 @@
 //! (standings with their tie-breaks, every round's games with their rooms and results).
 
 use punct_rules::{Outcome, Variant};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::TimeControl;
 
 /// How a tournament brings its players together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum TournamentFormat {
     /// A fixed number of rounds, each paired by score once the one before has ended.
@@ -46,7 +48,8 @@ impl TournamentFormat {
 }
 
 /// Where a tournament is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum TournamentState {
     /// Not started: players may join and withdraw.
@@ -84,7 +87,8 @@ impl TournamentState {
 }
 
 /// `POST /api/tournaments`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
     /// Its name (1 to 60 characters).
@@ -93,7 +97,7 @@ pub struct CreateTournament {
     pub format: TournamentFormat,
     /// Which game; standard if left out.
     #[serde(default = "standard")]
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// The time control of every game: a clock, or days per move; none if left out
     /// (not for an arena, whose games must end).
@@ -128,7 +132,8 @@ fn two() -> u32 {
 }
 
 /// A tournament as lists show it, and the head of `GET /api/tournaments/{id}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentSummary {
     /// Its id.
     pub id: String,
@@ -137,7 +142,7 @@ pub struct TournamentSummary {
     /// How players are paired.
     pub format: TournamentFormat,
     /// Which game.
-    #[schemars(with = "crate::schema::VariantDef")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::VariantDef"))]
     pub variant: Variant,
     /// The time control of every game; none for games without clocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,7 +173,8 @@ pub struct TournamentSummary {
 }
 
 /// `GET /api/tournaments`: every tournament not finished, and the latest finished.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentList {
     /// Those not started, the soonest first.
     pub upcoming: Vec<TournamentSummary>,
@@ -179,7 +185,8 @@ pub struct TournamentList {
 }
 
 /// `GET /api/tournaments/{id}`: a tournament, its players, standings and rounds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentView {
     /// The tournament.
     #[serde(flatten)]
@@ -193,7 +200,8 @@ pub struct TournamentView {
 }
 
 /// A player who joined a tournament.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentEntry {
     /// Their username.
     pub player: String,
@@ -203,7 +211,8 @@ pub struct TournamentEntry {
 }
 
 /// A player's place in the standings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StandingRow {
     /// Their username.
     pub player: String,
@@ -222,7 +231,8 @@ pub struct StandingRow {
 }
 
 /// One round's games.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentRound {
     /// Its number, from 1.
     pub round: u32,
@@ -236,7 +246,8 @@ pub struct TournamentRound {
 }
 
 /// A game of a tournament, or a bye.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentGame {
     /// The room it is played in; none for a bye.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -248,13 +259,17 @@ pub struct TournamentGame {
     pub black: Option<String>,
     /// The result, once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::OutcomeDef>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<crate::schema::OutcomeDef>")
+    )]
     pub outcome: Option<Outcome>,
 }
 
 /// `GET /api/tournaments/{id}/node`: where a tournament's director runs, for operators
 /// of a cluster.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TournamentNode {
     /// The tournament's id.
     pub tournament: String,
