@@ -443,6 +443,40 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_reader_that_holds_the_wal_at_the_stop_is_reported_and_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let db = open(&path).unwrap();
+        db.call(|db| {
+            Box::pin(async move {
+                db.execute("CREATE TABLE kept (n INTEGER)", &[]).await?;
+                db.execute("INSERT INTO kept VALUES (7)", &[]).await
+            })
+        })
+        .await
+        .unwrap();
+        // A backup (or `sqlite3` in a shell) reading through the stop: its snapshot
+        // needs the WAL, which may then not be emptied.
+        let reader = Connection::open(&path).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let n: i64 = reader
+            .query_row("SELECT n FROM kept", [], |row| row.get("n"))
+            .unwrap();
+        assert_eq!(n, 7);
+        let closed = db.close().await;
+        assert!(matches!(closed, Err(StoreError::WalLeft)), "{closed:?}");
+        assert!(wal_bytes(&path) > 0, "the WAL is left, not lost");
+        reader.execute_batch("COMMIT").unwrap();
+        drop(reader);
+        // The next opening reads the WAL back: nothing committed is missing.
+        let n: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT n FROM kept", [], |row| row.get("n"))
+            .unwrap();
+        assert_eq!(n, 7);
+    }
+
+    #[tokio::test]
     async fn a_file_open_elsewhere_is_not_opened_whole_and_a_file_closed_is() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("punct.db");
