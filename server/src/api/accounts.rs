@@ -193,12 +193,16 @@ struct BestStreak {
     best_streak: u32,
 }
 
-/// `POST /api/me/puzzles/streak`: a streak ended; the longest is kept.
+/// `POST /api/me/puzzles/streak`: a streak ended; the longest is kept. `400 bad-request`
+/// for one longer than the puzzles there are, which no page can have played.
 async fn end_streak(
     State(state): State<AppState>,
     auth::SignedIn(account): auth::SignedIn,
     ApiJson(request): ApiJson<Streak>,
 ) -> Result<Json<BestStreak>, ApiError> {
+    if usize::try_from(request.streak).map_or(true, |n| n > puzzle_ids().len()) {
+        return Err(ApiError::bad_request("a streak longer than the puzzles"));
+    }
     let best_streak = state.accounts.end_streak(&account, request.streak).await?;
     Ok(Json(BestStreak { best_streak }))
 }

@@ -223,6 +223,10 @@ async fn a_players_first_result_of_a_puzzle_rates_player_and_puzzle() {
         (200, r#"{"best_streak":4}"#.to_owned())
     );
     assert_eq!(streak(&server, 2).await.0, 401);
+    let every = u32::try_from(ids.len()).unwrap();
+    let (status, body) = streak(&anna, every + 1).await;
+    assert_eq!((status, api_error(&body)), (400, ErrorCode::BadRequest));
+    assert_eq!(streak(&anna, every).await.0, 200, "every puzzle");
 
     // Stored: the ratings and the streak outlast the server.
     server.shutdown().await.unwrap();
@@ -230,7 +234,7 @@ async fn a_players_first_result_of_a_puzzle_rates_player_and_puzzle() {
     let anna = server.signed_in(&anna_token);
     let me: serde_json::Value = anna.get("/api/me/puzzles").await;
     assert_eq!(me["rating"], failed["rating"]);
-    assert_eq!(me["best_streak"], 4);
+    assert_eq!(me["best_streak"], every);
     assert_eq!(me["solved"], serde_json::json!(["stop-2"]));
     assert_eq!(puzzle_rating(&server, "stop-2").await, won["puzzle"]);
     let export: serde_json::Value = anna.get("/api/me/export").await;
