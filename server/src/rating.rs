@@ -202,6 +202,42 @@ impl Change {
     }
 }
 
+/// What a player's first result of a puzzle did to both ratings: the puzzle is rated as
+/// the player's opponent in a game the player wins by solving it, as Lichess rates
+/// puzzles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PuzzleChange {
+    /// The player's rating, before (inactivity included) and after.
+    pub(crate) player: Change,
+    /// The puzzle's rating after.
+    pub(crate) puzzle: Rating,
+}
+
+impl PuzzleChange {
+    /// The ratings after a player who stood as `player` `solved` (or failed) a puzzle
+    /// rated `puzzle` at `at`. A puzzle's strength does not fade while nobody plays it,
+    /// so only the player's deviation grows with time.
+    pub(crate) fn of(player: Standing, puzzle: Rating, solved: bool, at: i64) -> PuzzleChange {
+        let puzzle = Standing {
+            rating: puzzle,
+            last_rated_at: None,
+        };
+        let score = if solved {
+            Score::WhiteWins
+        } else {
+            Score::BlackWins
+        };
+        let [after, puzzle] = rate(&player, &puzzle, score, at);
+        PuzzleChange {
+            player: Change {
+                before: player.at(at),
+                after,
+            },
+            puzzle,
+        }
+    }
+}
+
 /// Every player's rating in every variant, built by replaying rated games in the order
 /// they were rated: how ratings are rebuilt from the archive.
 #[derive(Debug, Default)]

@@ -130,7 +130,11 @@ export function ratingText(rating) {
 
 /** A rating change with its sign: `+162`, `−12`, `±0`. */
 export function changeText(before, after) {
-  const diff = Math.round(after.rating) - Math.round(before.rating);
+  return signedText(Math.round(after.rating) - Math.round(before.rating));
+}
+
+/** Whole points of a rating change with their sign: `+162`, `−12`, `±0`. */
+export function signedText(diff) {
   if (diff === 0) return '±0';
   return diff > 0 ? `+${diff}` : `−${-diff}`;
 }

@@ -51,11 +51,12 @@ use crate::errors::Refused;
 use crate::i18n::Lang;
 use crate::limits::Throttle;
 use crate::password;
+use crate::rating::Rating;
 use crate::secret;
 use crate::secret::{TokenHash, hash_token};
 use crate::store::{
-    Account, AccountId, Block, DELETED_PLAYER, LinkPurpose, NewAccount, SessionRow, Store,
-    StoreError,
+    Account, AccountId, Block, DELETED_PLAYER, LinkPurpose, NewAccount, PuzzlePlayed, PuzzlePlayer,
+    SessionRow, Store, StoreError,
 };
 
 /// Longest username.
@@ -279,9 +280,30 @@ impl Accounts {
         Ok(self.store.solved_of(&account.id).await?)
     }
 
-    /// `account` solved puzzle `puzzle` (an id of the page's puzzles).
-    pub(crate) async fn solve(&self, account: &Account, puzzle: &str) -> Result<(), Refused> {
-        Ok(self.store.solve(&account.id, puzzle).await?)
+    /// `account` finished puzzle `puzzle` (an id of the page's puzzles), having `solved`
+    /// it or not; the first result is rated.
+    pub(crate) async fn play_puzzle(
+        &self,
+        account: &Account,
+        puzzle: &str,
+        solved: bool,
+    ) -> Result<PuzzlePlayed, Refused> {
+        Ok(self.store.play_puzzle(&account.id, puzzle, solved).await?)
+    }
+
+    /// `account`'s puzzle rating and best streak.
+    pub(crate) async fn puzzle_player(&self, account: &Account) -> Result<PuzzlePlayer, Refused> {
+        Ok(self.store.puzzle_player(&account.id).await?)
+    }
+
+    /// The rating of every puzzle played rated, by id.
+    pub(crate) async fn puzzle_ratings(&self) -> Result<Vec<(String, Rating)>, Refused> {
+        Ok(self.store.puzzle_ratings().await?)
+    }
+
+    /// `account` ended a streak of `streak` puzzles: its best streak now.
+    pub(crate) async fn end_streak(&self, account: &Account, streak: u32) -> Result<u32, Refused> {
+        Ok(self.store.end_streak(&account.id, streak).await?)
     }
 
     /// The accounts `account` blocks, oldest block first.

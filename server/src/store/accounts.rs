@@ -352,7 +352,8 @@ async fn set_password(
 }
 
 /// Deletes account `account` at `at` (see `DELETE_ACCOUNT`): its sessions, chat
-/// lines, mail, blocks (made or under) and solved puzzles go, and it and its seats are named "deleted player N" from now on.
+/// lines, mail, blocks (made or under), solved puzzles, puzzle results and puzzle rating
+/// go, and it and its seats are named "deleted player N" from now on.
 /// Answers that name; `None` if it was deleted already.
 async fn delete(db: &dyn Conn, account: &str, at: i64) -> Result<Option<String>, StoreError> {
     let number: i64 = db
@@ -376,6 +377,8 @@ async fn delete(db: &dyn Conn, account: &str, at: i64) -> Result<Option<String>,
         DELETE_BLOCKS_OF,
         DELETE_SIGN_INS_OF,
         DELETE_SOLVED_OF,
+        DELETE_ATTEMPTS_OF,
+        DELETE_PUZZLE_PLAYER,
     ];
     for forget in forgotten {
         db.execute(forget, params![account]).await?;
@@ -513,6 +516,13 @@ const END_OTHER_SESSIONS: &str = "DELETE FROM sessions WHERE account = $1 AND to
 
 /// Forgets the puzzles account `$1` solved.
 const DELETE_SOLVED_OF: &str = "DELETE FROM puzzles_solved WHERE account = $1";
+
+/// Forgets account `$1`'s first result of each puzzle. (The puzzles' ratings it moved stay,
+/// as a deleted account's games stay in its opponents' ratings.)
+const DELETE_ATTEMPTS_OF: &str = "DELETE FROM puzzle_attempts WHERE account = $1";
+
+/// Forgets account `$1`'s puzzle rating and best streak.
+const DELETE_PUZZLE_PLAYER: &str = "DELETE FROM puzzle_players WHERE account = $1";
 
 /// Forgets account `$1`'s sign-in addresses.
 const DELETE_SIGN_INS_OF: &str = "DELETE FROM sign_ins WHERE account = $1";

@@ -11,7 +11,7 @@ use super::error::StoreError;
 use super::sqlite::Sqlite;
 
 /// Every table of the schema, each after the tables its foreign keys name.
-const TABLES: [&str; 19] = [
+const TABLES: [&str; 22] = [
     "server_keys",
     "accounts",
     "tournaments",
@@ -19,6 +19,9 @@ const TABLES: [&str; 19] = [
     "sign_ins",
     "blocks",
     "puzzles_solved",
+    "puzzle_players",
+    "puzzle_ratings",
+    "puzzle_attempts",
     "sessions",
     "rooms",
     "turns",

@@ -65,6 +65,7 @@ pub(crate) use model::{Account, AccountId, Player, time_control};
 pub(crate) use moderation::{AccountState, Entry, NewEntry, NewReport, Report, Role, Sanction};
 pub(crate) use outbox::LinkPurpose;
 pub(crate) use outbox::{MailSettings, Notice, Outbound};
+pub(crate) use puzzles::{PuzzlePlayed, PuzzlePlayer};
 pub(crate) use ratings::Rated;
 pub(crate) use rooms::{NewRoom, StoredRoom, to_move};
 pub(crate) use tournaments::{NewPairing, NewTournament, StoredEntry, StoredPairing};

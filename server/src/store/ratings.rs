@@ -321,14 +321,17 @@ impl FromRow for RatedGame {
 
 /// The columns of a rating: the rating, its deviation, its volatility. In
 /// `rating_changes`, the rating after the game.
-const RATING: [&str; 3] = ["rating", "deviation", "volatility"];
+pub(super) const RATING: [&str; 3] = ["rating", "deviation", "volatility"];
 
 /// The columns of the rating before the game, in `rating_changes`.
 const RATING_BEFORE: [&str; 3] = ["rating_before", "deviation_before", "volatility_before"];
 
 /// A rating stored in the three columns named, in [`RATING`]'s order, by the second
 /// argument: a row of `rating_changes` holds two, before and after the game.
-fn rating(row: &Row, [rating, deviation, volatility]: [&str; 3]) -> Result<Rating, StoreError> {
+pub(super) fn rating(
+    row: &Row,
+    [rating, deviation, volatility]: [&str; 3],
+) -> Result<Rating, StoreError> {
     Ok(Rating {
         rating: row.get(rating)?,
         deviation: row.get(deviation)?,

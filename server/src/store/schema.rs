@@ -61,7 +61,7 @@ pub(super) const POSTGRES: Dialect = Dialect {
 };
 
 /// How many migrations there are: the version of a database this server made.
-pub(super) const LATEST: usize = 18;
+pub(super) const LATEST: usize = 19;
 
 /// Every migration, oldest first, in `d`'s spelling.
 fn migrations(d: &Dialect) -> [String; LATEST] {
@@ -110,6 +110,9 @@ fn migrations(d: &Dialect) -> [String; LATEST] {
         // 18: the bans each server looks for, made from the console.
         "CREATE INDEX accounts_banned ON accounts(banned_at) WHERE banned_at IS NOT NULL"
             .to_owned(),
+        // 19: puzzle ratings, of players and of puzzles, each player's first result of
+        // each puzzle, and their best streak.
+        puzzle_ratings(d),
     ]
 }
 
@@ -314,6 +317,49 @@ fn puzzles_solved(d: &Dialect) -> String {
         solved_at {time} NOT NULL,
         PRIMARY KEY (account, puzzle)
     );"
+    )
+}
+
+/// Migration 19: the Glicko-2 puzzle rating of each player who played a puzzle, and of
+/// each puzzle (by its id in `puzzles.json`; one never played has no row and stands at a
+/// newcomer's rating); a player's best streak; and each player's first result of each
+/// puzzle, the only one rated. Puzzles solved before ratings existed count as played, so
+/// solving them again rates nothing, as any second try.
+fn puzzle_ratings(d: &Dialect) -> String {
+    let Dialect {
+        time,
+        real,
+        flag,
+        keyed,
+        ..
+    } = d;
+    format!(
+        "CREATE TABLE puzzle_players (
+        account TEXT PRIMARY KEY REFERENCES accounts(id),
+        rating {real} NOT NULL,
+        deviation {real} NOT NULL,
+        volatility {real} NOT NULL,
+        -- When the last rated puzzle was played; NULL if none was (a streak alone).
+        last_rated_at {time},
+        best_streak INTEGER NOT NULL DEFAULT 0
+    ){keyed};
+    CREATE TABLE puzzle_ratings (
+        puzzle TEXT PRIMARY KEY,
+        rating {real} NOT NULL,
+        deviation {real} NOT NULL,
+        volatility {real} NOT NULL,
+        played INTEGER NOT NULL
+    ){keyed};
+    CREATE TABLE puzzle_attempts (
+        account TEXT NOT NULL REFERENCES accounts(id),
+        puzzle TEXT NOT NULL,
+        solved {flag},
+        played_at {time} NOT NULL,
+        PRIMARY KEY (account, puzzle)
+    ){keyed};
+    -- `1 = 1` is true in both databases' own type for it (1 and TRUE).
+    INSERT INTO puzzle_attempts (account, puzzle, solved, played_at)
+        SELECT account, puzzle, 1 = 1, solved_at FROM puzzles_solved;"
     )
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Browser tests of the tutorial (`/learn`) and the puzzles (`/puzzles`): a lesson done
 wrong (its hint shown) and then right (its word of success), on a desktop and on a
-phone; a puzzle solved, and remembered after a reload when signed in.
+phone; a puzzle solved, and remembered after a reload when signed in, its first result
+moving the player's puzzle rating; streak mode counting a solve and ending at a wrong
+try, signed in and as a guest.
 
 Run by `.ci/browser-tests`; the shared parts are in `harness.py`.
 
@@ -40,7 +42,9 @@ def scenario(server, browser):
     a_lesson_wrong_then_right(server, desktop, LESSONS["drop"], "learn-desktop.png")
     a_lesson_wrong_then_right(server, phone, LESSONS["bridge"], "learn-phone.png")
     a_puzzle_solved_and_remembered(server, desktop, PUZZLES[0], "puzzle-desktop.png")
+    a_streak_counts_solves_until_a_wrong_try(server, desktop, "streak-desktop.png", signed_in=True)
     a_puzzle_solved_as_a_guest(server, phone, PUZZLES[-1], "puzzle-phone.png")
+    a_streak_counts_solves_until_a_wrong_try(server, phone, "streak-phone.png", signed_in=False)
 
 
 def the_rules_page_leads_to_the_tutorial(server, b):
@@ -152,22 +156,97 @@ def a_wrong_try(b, puzzle):
     return True
 
 
+def said_with(key, **values):
+    """What catalogue key `key` says in English with `values` in its slots (a plural
+    key by `count`)."""
+    text = ENGLISH[key]
+    if isinstance(text, dict):
+        text = text["one" if values.get("count") == 1 else "other"]
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
+def stored_puzzles(b):
+    return b.js("return fetch('/api/me/puzzles').then(r => r.json());")
+
+
 def a_puzzle_solved_and_remembered(server, b, puzzle, shot):
     sign_up(b, server.base, "solver")
     open_puzzle(b, server.base, puzzle)
     assert solved_marks(b) == []
-    if a_wrong_try(b, puzzle):
+    # A newcomer's rating, and the puzzle's, before any result.
+    assert b.text("#rating") == said_with("puzzles.rating.mine", rating="1500?"), b.text("#rating")
+    assert b.text("#puzzle-rating") == said_with("puzzles.rating.puzzle", rating="1500?")
+    wrong = a_wrong_try(b, puzzle)
+    if wrong:
         wait_until("the hint", lambda: (feedback(b) or [None])[0] == "hint")
         assert solved_marks(b) == []
+        # The failure is the first result: the rating falls, by as much as it says.
+        wait_until("rated", lambda: "(−" in b.text("#rating"))
+        rating = stored_puzzles(b)["rating"]["rating"]
+        assert rating < 1500, rating
+        drop = 1500 - round(rating)
+        shown = said_with("puzzles.rating.mine", rating=f"{round(rating)}?") + f" (−{drop})"
+        assert b.text("#rating") == shown, b.text("#rating")
+        assert b.text("#puzzle-rating") != said_with("puzzles.rating.puzzle", rating="1500?")
     play(b, puzzle["answer"])
     wait_until("solved", lambda: (feedback(b) or [None])[0] == "success")
     assert solved_marks(b) == [puzzle["id"]]
+    if wrong:
+        # Solved after a failure: kept as solved, not rated again.
+        wait_until("not rated again", lambda: b.text("#rating") == said_with("puzzles.rating.unchanged", rating=f"{round(rating)}?"))
+    else:
+        wait_until("rated", lambda: "(+" in b.text("#rating"))
     b.screenshot(shot)
     # Kept with the account: the mark is there after a reload.
     wait_until("stored", lambda: b.js("return fetch('/api/me/puzzles').then(r => r.json()).then(j => j.solved);") == [puzzle["id"]])
     b.refresh()
     wait_until("remembered", lambda: b.js("return document.body.dataset.loaded") == "true" and solved_marks(b) == [puzzle["id"]])
     assert "✓" in b.text("#title")
+
+
+def shown_puzzle(b):
+    """The puzzle on the board (in streak mode too, where the address says `#streak`)."""
+    return b.js("return document.querySelector('#steps button[aria-current]').dataset.puzzle;")
+
+
+def a_streak_counts_solves_until_a_wrong_try(server, b, shot, signed_in):
+    """Streak mode: one puzzle solved counts 1, a wrong try on the next ends the streak
+    at 1, and 1 is kept as the best (by the server when signed in, else the browser)."""
+    open_puzzle(b, server.base, PUZZLES[0])
+    b.click("#to-streak")
+    wait_until(f"{b.name}: streak mode", lambda: b.visible("#streak"))
+    assert b.js("return location.hash") == "#streak"
+    assert not b.visible("#steps") and b.visible("#to-all") and not b.visible("#to-streak")
+    assert b.text("#streak") == said_with("puzzles.streak.count", count=0)
+    by_id = {p["id"]: p for p in PUZZLES}
+    # The easiest first: no puzzle shown first is rated above another.
+    ratings = {p["id"]: p["rating"]["rating"] for p in b.js("return fetch('/api/puzzles').then(r => r.json());")["puzzles"]}
+    first = by_id[shown_puzzle(b)]
+    assert ratings[first["id"]] == min(ratings.values()), (first["id"], ratings)
+    play(b, first["answer"])
+    wait_until(f"{b.name}: one solved", lambda: b.text("#streak") == said_with("puzzles.streak.count", count=1))
+    b.click("#next")
+    second = by_id[shown_puzzle(b)]
+    assert second["id"] != first["id"]
+    assert ratings[second["id"]] >= ratings[first["id"]]
+    assert a_wrong_try(b, second), "a wrong try on the second puzzle"
+    wait_until(f"{b.name}: the streak ends", lambda: b.text("#streak") == said_with("puzzles.streak.over", count=1))
+    wait_until(f"{b.name}: the best", lambda: b.text("#streak-best") == said_with("puzzles.streak.best", count=1))
+    assert b.visible("#streak-again") and not b.visible("#next")
+    assert not b.wide(), b.wide()
+    b.screenshot(shot)
+    if signed_in:
+        wait_until("the best kept", lambda: stored_puzzles(b)["best_streak"] == 1)
+    else:
+        assert b.js("return localStorage.getItem('punct-puzzle-streak');") == "1"
+    # The address opens streak mode again; its button leads back to the list.
+    b.refresh()
+    wait_until(f"{b.name}: streak mode again", lambda: b.js("return document.body.dataset.loaded") == "true" and b.visible("#streak"))
+    assert b.text("#streak-best") == said_with("puzzles.streak.best", count=1)
+    b.click("#to-all")
+    assert b.visible("#steps") and not b.visible("#streak")
 
 
 def a_puzzle_solved_as_a_guest(server, b, puzzle, shot):

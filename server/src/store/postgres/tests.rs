@@ -64,12 +64,13 @@ async fn a_database_counted_in_postgresqls_own_numbers_runs_only_what_it_lacks()
     let store = Store::open(Some(&url)).await.unwrap();
     store.create_room(new_room("r")).await.unwrap();
     // As a server with a list of PostgreSQL's own left it: its twelfth (the shared
-    // sixteenth) run, and not the ones after it, which add reports' rooms and the index
-    // of bans.
+    // sixteenth) run, and not the ones after it, which add reports' rooms, the index
+    // of bans and puzzle ratings.
     let db = connect(&url).await;
     db.batch_execute(
         "ALTER TABLE reports DROP COLUMN room;
          DROP INDEX accounts_banned;
+         DROP TABLE puzzle_players, puzzle_ratings, puzzle_attempts;
          DELETE FROM punct_schema;
          INSERT INTO punct_schema (version) VALUES (12);",
     )

@@ -570,6 +570,38 @@ mod tests {
     }
 
     #[test]
+    fn puzzles_solved_before_puzzle_ratings_count_as_played_and_solved() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("punct.db");
+        let mut db = Connection::open(&path).unwrap();
+        schema::migrate(&mut db, 18).unwrap();
+        db.execute_batch(
+            "INSERT INTO accounts (id, username, username_key, password, created_at)
+                 VALUES ('01', 'anna', 'anna', 'x', 1);
+             INSERT INTO puzzles_solved (account, puzzle, solved_at) VALUES ('01', 'stop-2', 7);",
+        )
+        .unwrap();
+        drop(db);
+        drop(open(&path).unwrap());
+        let db = Connection::open(&path).unwrap();
+        let played: (String, String, bool, i64) = db
+            .query_row(
+                "SELECT account, puzzle, solved, played_at FROM puzzle_attempts",
+                [],
+                |row| {
+                    Ok((
+                        row.get("account")?,
+                        row.get("puzzle")?,
+                        row.get("solved")?,
+                        row.get("played_at")?,
+                    ))
+                },
+            )
+            .unwrap();
+        assert_eq!(played, ("01".into(), "stop-2".into(), true, 7));
+    }
+
+    #[test]
     fn usernames_stored_before_look_alike_keys_get_theirs_and_the_older_keeps_a_shared_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("punct.db");

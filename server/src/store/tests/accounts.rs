@@ -294,10 +294,14 @@ async fn solved_puzzles_are_kept_once_each_per_account_and_go_with_it() {
     let store = Store::empty().await;
     let anna = account(&store, "anna").await;
     let bert = account(&store, "bert").await;
-    store.solve(&anna.id, "stop-2").await.unwrap();
-    store.solve(&anna.id, "connect-1").await.unwrap();
-    store.solve(&anna.id, "stop-2").await.unwrap();
-    store.solve(&bert.id, "centre-1").await.unwrap();
+    for (who, puzzle) in [
+        (&anna, "stop-2"),
+        (&anna, "connect-1"),
+        (&anna, "stop-2"),
+        (&bert, "centre-1"),
+    ] {
+        store.play_puzzle(&who.id, puzzle, true).await.unwrap();
+    }
     assert_eq!(
         store.solved_of(&anna.id).await.unwrap(),
         ["connect-1", "stop-2"]

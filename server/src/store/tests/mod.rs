@@ -10,6 +10,7 @@ use punct_protocol::{ChatLine, TournamentState, Visibility};
 use punct_rules::{Color, DrawReason, Outcome, Turn, Variant, WinReason};
 
 mod accounts;
+mod puzzles;
 mod ratings;
 mod rooms;
 mod tournaments;
