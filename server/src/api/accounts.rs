@@ -123,13 +123,16 @@ async fn solve(
     State(state): State<AppState>,
     auth::SignedIn(account): auth::SignedIn,
     ApiJson(request): ApiJson<Solve>,
-) -> Result<Json<Played>, ApiError> {
+) -> Result<Response, ApiError> {
     known_puzzle(&request.puzzle)?;
-    let solved = request.solved.unwrap_or(true);
     let played = state
         .accounts
-        .play_puzzle(&account, &request.puzzle, solved)
+        .play_puzzle(&account, &request.puzzle, request.solved.unwrap_or(true))
         .await?;
+    // A client of the body before ratings (the puzzle alone) is answered as it was.
+    if request.solved.is_none() {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
     let player = played.change.player;
     let change = i64::from(shown(player.after.rating)) - i64::from(shown(player.before.rating));
     Ok(Json(Played {
@@ -137,7 +140,8 @@ async fn solve(
         rating: rating_view(player.after),
         change,
         puzzle: rating_view(played.change.puzzle),
-    }))
+    })
+    .into_response())
 }
 
 /// Refuses an id the page's puzzle file does not have.

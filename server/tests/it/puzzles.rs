@@ -100,12 +100,13 @@ async fn a_players_solved_puzzles_are_kept_with_the_account() {
     let bert = server.signed_in(&server.register("bert", "a fine password").await);
 
     assert!(solved(&anna).await.is_empty());
-    // The body of a page before puzzle ratings: the puzzle alone, meaning solved.
-    assert_eq!(solve(&anna, "stop-2").await.0, 200);
-    assert_eq!(solve(&anna, "connect-1").await.0, 200);
+    // The body of a page before puzzle ratings: the puzzle alone, meaning solved, and
+    // answered as it was then.
+    assert_eq!(solve(&anna, "stop-2").await, (204, String::new()));
+    assert_eq!(solve(&anna, "connect-1").await.0, 204);
     assert_eq!(
         solve(&anna, "stop-2").await.0,
-        200,
+        204,
         "again: nothing changes"
     );
     let (status, body) = solve(&anna, "no-such-puzzle").await;
