@@ -508,7 +508,7 @@ async fn bot(args: BotArgs) -> anyhow::Result<()> {
     let per_turn = Duration::from_millis(args.ms_per_turn);
     online_bot::run(
         link,
-        Engine::new(args.level),
+        Engine::for_game(args.level, &seat.room),
         per_turn,
         &mut io::stdout().lock(),
     )

@@ -196,6 +196,14 @@ fn spare(budget: Duration) -> Duration {
     (budget / 8).min(Duration::from_millis(50))
 }
 
+/// The seed of the room `room`'s games: its id hashed (64-bit FNV-1a), the same on every
+/// machine and every build, unlike the standard library's hasher.
+fn game_seed(room: &str) -> u64 {
+    room.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3)
+    })
+}
+
 /// A computer player of some [`Level`].
 #[derive(Debug)]
 pub struct Engine {
@@ -233,6 +241,13 @@ impl Engine {
             margin: margin(level),
             ..Engine::with_seed(level, seed)
         }
+    }
+
+    /// An engine of `level` for the game of the room `room` ([`Engine::for_play`]),
+    /// seeded by the room's id: each game varies, and a game played on after a restart,
+    /// on another node or by a bot that reconnects chooses as it would have.
+    pub fn for_game(level: Level, room: &str) -> Engine {
+        Engine::for_play(level, game_seed(room))
     }
 
     /// How strongly it plays.
@@ -337,7 +352,7 @@ mod tests {
 
     use punct_rules::{Game, Variant};
 
-    use super::{Engine, Level, Limits, margin};
+    use super::{Engine, Level, Limits, game_seed, margin};
 
     /// The first turns of an engine for play from each of six seeds, two plies deep.
     fn openings(level: Level) -> Vec<(punct_rules::Turn, i32)> {
@@ -355,6 +370,32 @@ mod tests {
                 (choice.turn, choice.score)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_rooms_seed_is_its_id_hashed_alike_everywhere() {
+        // FNV-1a's published value for "a", and the empty string's offset basis.
+        assert_eq!(game_seed("a"), 0xAF63_DC4C_8601_EC8C);
+        assert_eq!(game_seed(""), 0xCBF2_9CE4_8422_2325);
+        assert_ne!(game_seed("room-1"), game_seed("room-2"));
+    }
+
+    #[test]
+    fn games_in_different_rooms_open_differently_and_one_room_plays_alike() {
+        let game = Game::new(Variant::Standard);
+        let level = Level::new(2).unwrap();
+        let first = |room: &str| {
+            Engine::for_game(level, room)
+                .think(&game, &Limits::depth(2))
+                .expect("the game goes on")
+                .turn
+        };
+        let rooms = [
+            "0197a1b2", "0197a1b3", "0197a1b4", "0197a1b5", "0197a1b6", "0197a1b7",
+        ];
+        let opened: HashSet<_> = rooms.iter().map(|room| first(room)).collect();
+        assert!(opened.len() >= 3, "{opened:?}");
+        assert_eq!(first(rooms[0]), first(rooms[0]));
     }
 
     #[test]

@@ -45,21 +45,13 @@ impl Computer {
     /// Its random choices are seeded by the room's id: each game varies, and a game the
     /// room plays on after a restart or on another node chooses as it would have.
     pub(crate) fn new(color: Color, level: u8, room: &str) -> Option<Computer> {
-        let engine = Engine::for_play(Level::new(level)?, seed(room));
+        let engine = Engine::for_game(Level::new(level)?, room);
         Some(Computer {
             color,
             level,
             engine: Arc::new(engine),
         })
     }
-}
-
-/// The seed of the room `room`'s games: its id hashed (64-bit FNV-1a), the same on every
-/// node and every build, unlike the standard library's hasher.
-fn seed(room: &str) -> u64 {
-    room.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3)
-    })
 }
 
 /// Where every computer seat thinks: at most so many searches at once, the others
@@ -230,14 +222,6 @@ mod tests {
             Computer::new(Color::Black, 1, "r").map(|c| c.level),
             Some(1)
         );
-    }
-
-    #[test]
-    fn a_rooms_seed_is_its_id_hashed_alike_everywhere() {
-        // FNV-1a's published value for "a", and the empty string's offset basis.
-        assert_eq!(seed("a"), 0xAF63_DC4C_8601_EC8C);
-        assert_eq!(seed(""), 0xCBF2_9CE4_8422_2325);
-        assert_ne!(seed("room-1"), seed("room-2"));
     }
 
     #[tokio::test(start_paused = true)]

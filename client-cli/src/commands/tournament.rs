@@ -145,7 +145,7 @@ pub(crate) async fn tournament_bot(
         let link = punct_client::connect(server.clone(), seat.entry());
         online_bot::run(
             link,
-            Engine::new(args.level),
+            Engine::for_game(args.level, &seat.room),
             per_turn,
             &mut io::stdout().lock(),
         )
