@@ -87,17 +87,53 @@ async fn solve(who: &Endpoint, id: &str) -> (u16, String) {
     .await
 }
 
-#[tokio::test]
-async fn a_players_solved_puzzles_are_kept_with_the_account() {
-    let database = Database::new();
-    let config = || Config {
+/// A server on a database it can be started again on, and two players signed up.
+struct Players {
+    /// The database, kept for the server's restart.
+    database: Database,
+    /// The server.
+    server: TestServer,
+    /// Anna's session, to sign in again after the restart.
+    anna_token: String,
+    /// Anna, signed in.
+    anna: Endpoint,
+    /// Bert, signed in.
+    bert: Endpoint,
+}
+
+/// The settings of a server on `database`.
+fn config(database: &Database) -> Config {
+    Config {
         database: Some(database.url()),
         ..Config::default()
-    };
-    let server = TestServer::with(config()).await;
+    }
+}
+
+/// Anna and Bert on a new server and database.
+async fn anna_and_bert() -> Players {
+    let database = Database::new();
+    let server = TestServer::with(config(&database)).await;
     let anna_token = server.register("anna", "a fine password").await;
     let anna = server.signed_in(&anna_token);
     let bert = server.signed_in(&server.register("bert", "a fine password").await);
+    Players {
+        database,
+        server,
+        anna_token,
+        anna,
+        bert,
+    }
+}
+
+#[tokio::test]
+async fn a_players_solved_puzzles_are_kept_with_the_account() {
+    let Players {
+        database,
+        server,
+        anna_token,
+        anna,
+        bert,
+    } = anna_and_bert().await;
 
     assert!(solved(&anna).await.is_empty());
     // The body of a page before puzzle ratings: the puzzle alone, meaning solved, and
@@ -122,7 +158,7 @@ async fn a_players_solved_puzzles_are_kept_with_the_account() {
 
     // Stored: they outlast the server.
     server.shutdown().await.unwrap();
-    let server = TestServer::with(config()).await;
+    let server = TestServer::with(config(&database)).await;
     let anna = server.signed_in(&anna_token);
     assert_eq!(solved(&anna).await, ["connect-1", "stop-2"]);
 }
@@ -144,15 +180,13 @@ async fn puzzle_rating(server: &TestServer, id: &str) -> serde_json::Value {
 
 #[tokio::test]
 async fn a_players_first_result_of_a_puzzle_rates_player_and_puzzle() {
-    let database = Database::new();
-    let config = || Config {
-        database: Some(database.url()),
-        ..Config::default()
-    };
-    let server = TestServer::with(config()).await;
-    let anna_token = server.register("anna", "a fine password").await;
-    let anna = server.signed_in(&anna_token);
-    let bert = server.signed_in(&server.register("bert", "a fine password").await);
+    let Players {
+        database,
+        server,
+        anna_token,
+        anna,
+        bert,
+    } = anna_and_bert().await;
 
     // Every puzzle of the file is listed, a newcomer until played.
     let list: serde_json::Value = server.get("/api/puzzles").await;
@@ -231,7 +265,7 @@ async fn a_players_first_result_of_a_puzzle_rates_player_and_puzzle() {
 
     // Stored: the ratings and the streak outlast the server.
     server.shutdown().await.unwrap();
-    let server = TestServer::with(config()).await;
+    let server = TestServer::with(config(&database)).await;
     let anna = server.signed_in(&anna_token);
     let me: serde_json::Value = anna.get("/api/me/puzzles").await;
     assert_eq!(me["rating"], failed["rating"]);

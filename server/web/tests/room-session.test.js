@@ -6,39 +6,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { openSession } from '../room-session.js';
-
-/** A WebSocket that records what is sent and is opened, fed and closed by the test. */
-class FakeSocket {
-  static OPEN = 1;
-  static CLOSED = 3;
-  static made = [];
-
-  constructor(url) {
-    this.url = url;
-    this.sent = [];
-    this.readyState = 0;
-    FakeSocket.made.push(this);
-  }
-
-  send(text) {
-    this.sent.push(JSON.parse(text));
-  }
-
-  close() {
-    if (this.readyState === FakeSocket.CLOSED) return;
-    this.readyState = FakeSocket.CLOSED;
-    this.onclose?.();
-  }
-
-  open() {
-    this.readyState = FakeSocket.OPEN;
-    this.onopen();
-  }
-
-  receive(message) {
-    this.onmessage({ data: JSON.stringify(message) });
-  }
-}
+import { FakeSocket } from './fake-socket.js';
 
 const saved = {};
 /** The delays of the reconnections scheduled, and the functions to run them. */

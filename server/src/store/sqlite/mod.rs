@@ -404,6 +404,26 @@ mod tests {
         Sqlite::open(Some(path), Histogram::new([0.1]))
     }
 
+    /// Commits a table `kept` holding one row, 7.
+    async fn keep_seven(db: &Sqlite) {
+        db.call(|db| {
+            Box::pin(async move {
+                db.execute("CREATE TABLE kept (n INTEGER)", &[]).await?;
+                db.execute("INSERT INTO kept VALUES (7)", &[]).await
+            })
+        })
+        .await
+        .unwrap();
+    }
+
+    /// What the SQLite file at `path` holds in `kept`, read as a new process would.
+    fn kept(path: &Path) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .query_row("SELECT n FROM kept", [], |row| row.get("n"))
+            .unwrap()
+    }
+
     /// The WAL beside the SQLite file at `path`: how many bytes it holds (0 if none).
     fn wal_bytes(path: &Path) -> u64 {
         std::fs::metadata(format!("{}-wal", path.display())).map_or(0, |wal| wal.len())
@@ -416,24 +436,13 @@ mod tests {
         let db = open(&path).unwrap();
         // Another handle, as a server's tasks keep theirs past the stop.
         let late = db.clone();
-        db.call(|db| {
-            Box::pin(async move {
-                db.execute("CREATE TABLE kept (n INTEGER)", &[]).await?;
-                db.execute("INSERT INTO kept VALUES (7)", &[]).await
-            })
-        })
-        .await
-        .unwrap();
+        keep_seven(&db).await;
         assert!(wal_bytes(&path) > 0, "commits go to the WAL first");
         db.close().await.unwrap();
         assert_eq!(wal_bytes(&path), 0);
         let copy = dir.path().join("copy.db");
         std::fs::copy(&path, &copy).unwrap();
-        let n: i64 = Connection::open(&copy)
-            .unwrap()
-            .query_row("SELECT n FROM kept", [], |row| row.get("n"))
-            .unwrap();
-        assert_eq!(n, 7);
+        assert_eq!(kept(&copy), 7);
         let refused = late
             .call(|db| {
                 Box::pin(async move { db.execute("INSERT INTO kept VALUES (8)", &[]).await })
@@ -447,14 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("punct.db");
         let db = open(&path).unwrap();
-        db.call(|db| {
-            Box::pin(async move {
-                db.execute("CREATE TABLE kept (n INTEGER)", &[]).await?;
-                db.execute("INSERT INTO kept VALUES (7)", &[]).await
-            })
-        })
-        .await
-        .unwrap();
+        keep_seven(&db).await;
         // A backup (or `sqlite3` in a shell) reading through the stop: its snapshot
         // needs the WAL, which may then not be emptied.
         let reader = Connection::open(&path).unwrap();
@@ -469,11 +471,7 @@ mod tests {
         reader.execute_batch("COMMIT").unwrap();
         drop(reader);
         // The next opening reads the WAL back: nothing committed is missing.
-        let n: i64 = Connection::open(&path)
-            .unwrap()
-            .query_row("SELECT n FROM kept", [], |row| row.get("n"))
-            .unwrap();
-        assert_eq!(n, 7);
+        assert_eq!(kept(&path), 7);
     }
 
     #[tokio::test]
