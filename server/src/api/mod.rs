@@ -15,6 +15,7 @@
 //! - `template`: the pages rendered in each language from their sources.
 //! - routes by resource: `rooms`, `games` (the archive), `accounts` (registering and
 //!   sessions), `players` (player pages, the leaderboard, one's own games and mail),
+//!   `puzzles` (their ratings, one's results and streaks),
 //!   `tournaments` (listing, creating, joining, withdrawing, one's standings and
 //!   rounds, where its director runs), `health` (health, readiness, metrics, the node), `ws` (the WebSocket upgrade), and
 //!   `web` (the browser client's pages and assets).
@@ -30,6 +31,7 @@ mod health;
 mod language;
 mod moderation;
 mod players;
+mod puzzles;
 mod rooms;
 mod serve;
 mod template;
@@ -64,6 +66,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(games::routes())
         .merge(players::routes())
         .merge(accounts::own_routes())
+        .merge(puzzles::own_routes())
         .merge(moderation::routes())
         .merge(tournaments::routes())
         .merge(ws::routes())
@@ -74,6 +77,7 @@ pub(crate) fn router(state: AppState) -> Router {
     Router::new()
         .merge(checked)
         .merge(accounts::routes())
+        .merge(puzzles::routes())
         .merge(players::unchecked_routes())
         .merge(health::routes())
         .merge(web::routes())

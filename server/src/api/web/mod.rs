@@ -19,9 +19,11 @@
 //! be cached for a year, and a new release is seen at once. Every answer is sent
 //! gzipped to a browser that takes it.
 //!
-//! Every page is its own parts put in one layout (`layout.html`: the head's shared
-//! lines, the header with the navigation of `nav.html`), then rendered once in each
-//! language (`template`), and served in the request's (`language`), all made once.
+//! Every page is its own parts put in one layout (`layout`, of `layout.html`: the head's
+//! shared lines, the header with the navigation of `nav.html`), then rendered once in
+//! each language (`template`), and served in the request's (`language`), all made once.
+
+mod layout;
 
 use std::io::Write;
 use std::sync::{LazyLock, OnceLock};
@@ -37,6 +39,7 @@ use flate2::write::GzEncoder;
 use punct_protocol::ErrorCode;
 use sha2::{Digest, Sha256};
 
+use self::layout::in_layout;
 use super::error::ApiError;
 use super::language;
 use super::template;
@@ -78,36 +81,6 @@ const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/punct_engin
 
 /// The page for a path the site has none for.
 const NOT_FOUND: &str = include_str!("../../../web/not-found.html");
-
-/// What every page has around its own parts (see [`in_layout`]): the head's shared
-/// lines, the header with the site's name, its navigation and the account's corner.
-const LAYOUT: &str = include_str!("../../../web/layout.html");
-
-/// The site's navigation, the same in every page's header, where the layout writes
-/// [`NAV_MARK`].
-const NAV: &str = include_str!("../../../web/nav.html");
-
-/// Where the layout wants the site's navigation.
-const NAV_MARK: &str = "<!--site-nav-->";
-
-/// Where the layout wants a page's `<title>`, the rest of its head, its `<body>` start
-/// tag, what its header shows besides the site's name, and the rest of its body.
-const PAGE_MARKS: [&str; 5] = [
-    "<!--page-title-->",
-    "<!--page-head-->",
-    "<!--page-body-->",
-    "<!--page-header-->",
-    "<!--page-main-->",
-];
-
-/// The layout's account corner, which a page whose `<header>` has [`NO_ACCOUNT`] goes
-/// without.
-const ACCOUNT: &str = "\n  <div id=\"account\" class=\"account\"></div>";
-
-/// The attribute of a page's `<header>` that leaves the account corner out: the analysis
-/// board and the game against the computer work without the server, and the page for a
-/// path the site has none for signs nobody in.
-const NO_ACCOUNT: &str = r#" data-layout="no-account""#;
 
 /// The service worker, whose `__RELEASE__` becomes the release and `__PRECACHE__` the
 /// list of what it keeps.
@@ -606,60 +579,6 @@ static SITE: LazyLock<Site> = LazyLock::new(|| {
         assets,
     }
 });
-
-/// Page `source` in the layout, with the site's navigation, the link to `path` (the
-/// page's own) marked as the current page. A page's source is its own head (its
-/// `<title>` first, then its modules) and body (its `<body>` start tag, then its
-/// `<header>` holding what the header shows after the site's name, then the rest):
-///
-/// ```html
-/// <head>
-/// <title data-i18n="title.games">PÜNCT — finished games</title>
-/// <script type="module" src="/assets/games.js"></script>
-/// </head>
-/// <body class="page-games">
-/// <header><span data-i18n="page.games">finished games</span></header>
-/// <main>…</main>
-/// </body>
-/// ```
-fn in_layout(source: &str, path: &str) -> String {
-    /// `rest` before and after `mark`: each part runs to the next mark, as every page's
-    /// source is written.
-    fn cut<'a>(rest: &'a str, mark: &str) -> (&'a str, &'a str) {
-        rest.split_once(mark)
-            .unwrap_or_else(|| panic!("a page's source has {mark:?} in its place"))
-    }
-    let (_, rest) = cut(source, "<head>\n");
-    let (title, rest) = cut(rest, "</title>\n");
-    let (head, rest) = cut(rest, "</head>\n");
-    let (body, rest) = cut(rest, "\n<header");
-    let (header_attributes, rest) = cut(rest, ">");
-    let (header, rest) = cut(rest, "</header>\n");
-    let (main, _) = cut(rest, "</body>");
-    let layout = match header_attributes {
-        "" => LAYOUT.to_owned(),
-        NO_ACCOUNT => LAYOUT.replacen(ACCOUNT, "", 1),
-        other => panic!("a page's <header> has no attributes but {NO_ACCOUNT}, not {other}"),
-    };
-    let own = format!("<a href=\"{path}\"");
-    let nav = NAV
-        .trim_end()
-        .replacen(&own, &format!("{own} aria-current=\"page\""), 1);
-    let title = format!("{title}</title>");
-    let parts = [
-        title.as_str(),
-        head.trim_end(),
-        body,
-        header.trim_end(),
-        main.trim_end(),
-    ];
-    PAGE_MARKS
-        .iter()
-        .zip(parts)
-        .fold(layout.replacen(NAV_MARK, &nav, 1), |html, (mark, part)| {
-            html.replacen(mark, part, 1)
-        })
-}
 
 /// Page number `index` in the request's language: checked again on every visit, so
 /// that a new release's assets are loaded at once.

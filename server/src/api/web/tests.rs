@@ -20,11 +20,10 @@ fn has_words(text: &str) -> bool {
 #[test]
 fn every_text_of_the_pages_is_a_key_of_the_catalogues() {
     let english = Lang::En.catalogue();
-    for (page, html) in PAGES
-        .iter()
-        .map(|(_, page, html)| (*page, *html))
-        .chain([("nav.html", super::NAV), ("layout.html", super::LAYOUT)])
-    {
+    for (page, html) in PAGES.iter().map(|(_, page, html)| (*page, *html)).chain([
+        ("nav.html", super::layout::NAV),
+        ("layout.html", super::layout::LAYOUT),
+    ]) {
         // For each element open, whether it (or one around it) has its text by key.
         let mut open: Vec<(String, bool)> = Vec::new();
         for token in tokens(html) {
@@ -163,7 +162,7 @@ fn every_key_of_the_catalogues_is_asked_for_somewhere() {
         .map(|(_, _, html)| (*html).to_owned())
         .collect();
     sources.push(super::NOT_FOUND.to_owned());
-    sources.push(super::NAV.to_owned());
+    sources.push(super::layout::NAV.to_owned());
     sources.extend(
         ASSETS
             .iter()
@@ -237,7 +236,7 @@ fn the_service_worker_keeps_the_offline_pages_and_every_asset_served() {
 fn every_asset_a_page_or_module_loads_is_served() {
     let served = |name: &str| ASSETS.iter().any(|(asset, _, _)| *asset == name);
     for (path, page, html) in PAGES {
-        let loaded = super::in_layout(html, path);
+        let loaded = super::layout::in_layout(html, path);
         let loaded = references(&loaded, "\"/assets/", '"');
         assert!(
             loaded.contains(&"style.css") && loaded.iter().any(|a| a.ends_with(".js")),
@@ -267,7 +266,7 @@ fn built_pages() -> Vec<(&'static str, &'static str, &'static str, String)> {
     PAGES
         .iter()
         .chain([&("", "not-found.html", super::NOT_FOUND)])
-        .map(|&(path, page, source)| (path, page, source, super::in_layout(source, path)))
+        .map(|&(path, page, source)| (path, page, source, super::layout::in_layout(source, path)))
         .collect()
 }
 
@@ -293,9 +292,12 @@ fn every_page_comes_out_whole_in_the_layout() {
         {
             assert_eq!(html.matches(once).count(), 1, "{page} has {once} once");
         }
-        for mark in super::PAGE_MARKS.iter().chain([&super::NAV_MARK]) {
+        for mark in super::layout::PAGE_MARKS
+            .iter()
+            .chain([&super::layout::NAV_MARK])
+        {
             assert_eq!(
-                super::LAYOUT.matches(mark).count(),
+                super::layout::LAYOUT.matches(mark).count(),
                 1,
                 "the layout has {mark} once"
             );
@@ -329,7 +331,7 @@ fn every_page_comes_out_whole_in_the_layout() {
 
 #[test]
 fn a_page_s_header_has_its_own_parts_and_the_account_corner_unless_it_says_not() {
-    assert!(super::LAYOUT.contains(super::ACCOUNT));
+    assert!(super::layout::LAYOUT.contains(super::layout::ACCOUNT));
     for (_, page, source, html) in built_pages() {
         let (_, rest) = source.split_once("\n<header").unwrap();
         let (attributes, rest) = rest.split_once('>').unwrap();
@@ -341,8 +343,8 @@ fn a_page_s_header_has_its_own_parts_and_the_account_corner_unless_it_says_not()
             "{page}: its own parts, before the navigation"
         );
         assert_eq!(
-            header.contains(super::ACCOUNT.trim()),
-            attributes != super::NO_ACCOUNT,
+            header.contains(super::layout::ACCOUNT.trim()),
+            attributes != super::layout::NO_ACCOUNT,
             "{page}: the account corner"
         );
     }
@@ -351,16 +353,21 @@ fn a_page_s_header_has_its_own_parts_and_the_account_corner_unless_it_says_not()
 #[test]
 fn every_page_has_the_site_s_navigation_once_with_its_own_link_marked() {
     let links = |html: &str| references(html, "<li><a href=\"", '"').len();
-    let site_links = links(super::NAV);
+    let site_links = links(super::layout::NAV);
     assert!(
         site_links >= 7,
         "the navigation reaches every part of the site"
     );
-    assert_eq!(super::LAYOUT.matches(super::NAV_MARK).count(), 1);
+    assert_eq!(
+        super::layout::LAYOUT
+            .matches(super::layout::NAV_MARK)
+            .count(),
+        1
+    );
     for (path, page, _, built) in built_pages() {
         assert_eq!(links(&built), site_links, "{page} has the whole navigation");
         let current = built.matches("aria-current=\"page\"").count();
-        let listed = super::NAV.contains(&format!("<a href=\"{path}\""));
+        let listed = super::layout::NAV.contains(&format!("<a href=\"{path}\""));
         assert_eq!(current, usize::from(listed), "{page} marks its own link");
     }
 }
