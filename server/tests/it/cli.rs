@@ -8,14 +8,24 @@ use punct_testing::{Endpoint, PATIENCE, TestServer};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-/// Runs `punct-server healthcheck` against `listen`; answers whether it succeeded.
+/// Runs `punct-server healthcheck` against `listen`; answers whether it succeeded (and
+/// says why not, for a test that fails).
 fn healthcheck(listen: &str) -> bool {
-    Command::new(env!("CARGO_BIN_EXE_punct-server"))
+    let output = Command::new(env!("CARGO_BIN_EXE_punct-server"))
         .args(["healthcheck", "--listen", listen])
         .output()
-        .unwrap()
-        .status
-        .success()
+        .unwrap();
+    if !output.status.success() {
+        eprintln!("{}", String::from_utf8_lossy(&output.stderr).trim());
+    }
+    output.status.success()
+}
+
+/// Whether `punct-server healthcheck` passes against `listen` in one of three tries, as
+/// the image's HEALTHCHECK counts (`--retries=3`): on a machine as busy as CI's, one
+/// check may outlast its 2 s.
+fn healthy(listen: &str) -> bool {
+    (0..3).any(|_| healthcheck(listen))
 }
 
 #[tokio::test]
@@ -24,14 +34,14 @@ async fn healthcheck_passes_on_a_ready_server_and_fails_without_one() {
     let addr = server.addr;
     let listen = addr.to_string();
     assert!(
-        tokio::task::spawn_blocking(move || healthcheck(&listen))
+        tokio::task::spawn_blocking(move || healthy(&listen))
             .await
             .unwrap()
     );
     // Listening on every address, it asks on loopback.
     let every = format!("0.0.0.0:{}", addr.port());
     assert!(
-        tokio::task::spawn_blocking(move || healthcheck(&every))
+        tokio::task::spawn_blocking(move || healthy(&every))
             .await
             .unwrap()
     );
