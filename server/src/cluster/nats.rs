@@ -16,12 +16,13 @@
 //!   dead from the watch alone: a watch can fall behind or break (when the NATS server
 //!   under it dies), and a live node counted dead would have its actors taken while it
 //!   still writes, or come back after they were.
-//! - **Claims.** Exactly one node runs an actor: the one whose tag the actor's key holds
-//!   in its kind's bucket (`punct-rooms` for rooms). A node claims an actor it is asked
-//!   for when nobody holds it or its holder is dead, by compare-and-set, and trusts its
-//!   claim only once it has seen that no claim sent at the same moment came after it
-//!   ([`stands`]); it lets go of it when the actor ends. The database's incarnation
-//!   count fences whatever a former holder still tries to write.
+//! - **Claims.** Exactly one node runs an actor: the one whose tag the actor's newest
+//!   claim holds in its kind's bucket (`punct-rooms` for rooms). Each claim is a key of
+//!   its own, `<id>.<epoch>`, made once and never made again ([`Cluster::locate`]): a
+//!   node asked for an actor that nobody holds, or whose holder is dead, makes the next
+//!   epoch's key, and of nodes making it at the same moment exactly one succeeds. It
+//!   lets go of the claim (deletes its key) when the actor ends. The database's
+//!   incarnation count fences whatever a former holder still tries to write.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -42,11 +43,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long joining waits for JetStream to make or open the buckets: a NATS cluster
 /// started with the nodes elects its JetStream leader first.
 const JETSTREAM_PATIENCE: Duration = Duration::from_secs(30);
-/// Tries to claim an actor whose claim changes under the claimer.
-const CLAIM_ATTEMPTS: usize = 3;
-/// The key of a claims bucket that a node writes after each claim, to learn whether
-/// the claim stands ([`stands`]). No actor's id has a dot (`ids::valid_id`).
-const BARRIER: &str = "claims.barrier";
 
 /// Where an actor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,8 +99,8 @@ struct Inner {
     lost: watch::Receiver<bool>,
     /// Tells the renewing task to let go of the node's key.
     quit: watch::Sender<bool>,
-    /// The revision of each claim this node holds, by kind and id.
-    held: Mutex<HashMap<(&'static str, String), u64>>,
+    /// Each claim this node holds, by kind and id.
+    held: Mutex<HashMap<(&'static str, String), Claim>>,
 }
 
 impl Cluster {
@@ -226,7 +222,7 @@ impl Cluster {
         let _ = lost.wait_for(|&lost| lost).await;
     }
 
-    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<(&'static str, String), u64>> {
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<(&'static str, String), Claim>> {
         self.inner
             .held
             .lock()
@@ -255,16 +251,14 @@ impl Cluster {
         Ok(store)
     }
 
-    /// Claims actor `id` of `kind`, just created here. Nobody else knows its id yet, so
-    /// no other claim can race this one ([`stands`]).
+    /// Claims actor `id` of `kind`, just created here: its first epoch.
     pub(crate) async fn claim_new(&self, kind: &'static str, id: &str) -> Result<(), ClusterError> {
-        let revision = self
-            .claims(kind)
-            .await?
-            .create(id, self.value().into())
+        let claims = self.claims(kind).await?;
+        let revision = make(&claims, &epoch_key(id, 1), &self.value())
             .await
             .map_err(nats)?;
-        self.held().insert((kind, id.to_owned()), revision);
+        let claim = Claim { epoch: 1, revision };
+        self.held().insert((kind, id.to_owned()), claim);
         Ok(())
     }
 
@@ -275,65 +269,68 @@ impl Cluster {
         kind: &'static str,
         id: &str,
     ) -> Result<Option<NodeTag>, ClusterError> {
-        let entry = self.claims(kind).await?.entry(id).await.map_err(nats)?;
-        Ok(entry
-            .filter(|e| e.operation == kv::Operation::Put)
-            .and_then(|e| parse_tag(&e.value)))
+        let (_, newest) = newest_claim(&self.claims(kind).await?, id).await?;
+        Ok(newest.as_ref().and_then(Write::holder))
     }
 
-    /// Where actor `id` of `kind` runs: on a live node that holds its claim, or here,
-    /// claimed now because nobody held it or its holder is dead. Every claim taken here
-    /// is a compare-and-set on the revision read, and stands only once no claim sent
-    /// with it came after it ([`stands`]), so two nodes never both take one; and a
-    /// holder counts as dead only once its key is gone, so a node never takes an actor
-    /// from a node that may still write.
+    /// Where actor `id` of `kind` runs: on a live node that holds its newest claim, or
+    /// here, claimed now because nobody held it or its holder is dead. A holder counts
+    /// as dead only once its key is gone, so a node never takes an actor from a node that
+    /// may still write.
+    ///
+    /// A claim is the making of the next epoch's key, sent as a write expecting no
+    /// earlier one. A NATS server checks that expectation as it applies the write, in
+    /// the order of its log and the same on every server, so of the nodes making one key
+    /// exactly one succeeds. A compare-and-set on one key's revision would not do: on a
+    /// NATS cluster the bucket's leader checks a nonzero expected revision before it
+    /// proposes the write, not as it applies it (nats-server 2.9, Debian's), and a check
+    /// that passed may be proposed after a rival's claim was applied and acknowledged,
+    /// so both nodes would run the actor.
     pub(crate) async fn locate(&self, kind: &'static str, id: &str) -> Result<Place, ClusterError> {
         let claims = self.claims(kind).await?;
-        for _ in 0..CLAIM_ATTEMPTS {
-            let entry = claims.entry(id).await.map_err(nats)?;
-            let claimed = match entry.filter(|e| e.operation == kv::Operation::Put) {
-                Some(entry) => match parse_tag(&entry.value) {
-                    // Read from a replica, the entry may be older than this node's last
-                    // word on it: only the revision this node holds is its own.
-                    Some(owner) if owner == self.tag() && self.holds(kind, id, entry.revision) => {
-                        return Ok(Place::Here);
-                    }
-                    Some(owner) if owner != self.tag() && self.is_alive(owner) => {
-                        return Ok(Place::There(owner));
-                    }
-                    Some(owner) if owner != self.tag() && self.has_key(owner).await? => {
-                        // Alive, though this node has not heard of it yet (it joined
-                        // just now).
-                        return Ok(Place::There(owner));
-                    }
-                    _ => claims
-                        .update(id, self.value().into(), entry.revision)
-                        .await
-                        .ok(),
-                },
-                None => claims.create(id, self.value().into()).await.ok(),
-            };
-            let Some(revision) = claimed else {
-                continue;
-            };
-            if stands(&claims, id, revision).await? {
-                self.held().insert((kind, id.to_owned()), revision);
-                return Ok(Place::Here);
+        let (mut epoch, mut newest) = newest_claim(&claims, id).await?;
+        loop {
+            match newest.as_ref().and_then(Write::holder) {
+                Some(owner) if owner == self.tag() && self.holds(kind, id, epoch) => {
+                    return Ok(Place::Here);
+                }
+                Some(owner) if owner != self.tag() && self.is_alive(owner) => {
+                    return Ok(Place::There(owner));
+                }
+                // Alive, though this node has not heard of it yet (it joined just now).
+                Some(owner) if owner != self.tag() && self.has_key(owner).await? => {
+                    return Ok(Place::There(owner));
+                }
+                // Let go of, never held, or held by a dead node.
+                _ => {}
             }
-            tracing::debug!(
-                kind,
-                id,
-                "another node claimed the actor at the same moment"
-            );
+            epoch += 1;
+            let key = epoch_key(id, epoch);
+            match make(&claims, &key, &self.value()).await {
+                Ok(revision) => {
+                    self.held()
+                        .insert((kind, id.to_owned()), Claim { epoch, revision });
+                    // Only a shortcut for readers, who look for newer epochs anyway.
+                    let pointer = claims.put(newest_key(id), epoch.to_string().into());
+                    if let Err(e) = pointer.await {
+                        tracing::debug!(kind, id, epoch, "cannot note the newest claim: {e}");
+                    }
+                    return Ok(Place::Here);
+                }
+                // Made by another node first, or NATS failed: the key tells which.
+                Err(e) => match last_write(&claims, &key).await? {
+                    Some(theirs) => newest = Some(theirs),
+                    None => return Err(nats(e)),
+                },
+            }
         }
-        Err(ClusterError(format!(
-            "the claim on {kind} {id} keeps changing"
-        )))
     }
 
-    /// Whether this node holds the claim on actor `id` of `kind` at `revision`.
-    fn holds(&self, kind: &'static str, id: &str, revision: u64) -> bool {
-        self.held().get(&(kind, id.to_owned())) == Some(&revision)
+    /// Whether this node holds the claim of epoch `epoch` on actor `id` of `kind`.
+    fn holds(&self, kind: &'static str, id: &str, epoch: u64) -> bool {
+        self.held()
+            .get(&(kind, id.to_owned()))
+            .is_some_and(|claim| claim.epoch == epoch)
     }
 
     /// Whether node `tag`'s key is in the bucket of nodes now, as the bucket's leader
@@ -342,21 +339,22 @@ impl Cluster {
         Ok(key_revision(&self.inner.nodes, tag).await?.is_some())
     }
 
-    /// Lets go of the claim on actor `id` of `kind`, if this node holds it.
+    /// Lets go of the claim on actor `id` of `kind`, if this node holds it. Nobody else
+    /// writes to a claim's key once it is made.
     pub(crate) async fn release(&self, kind: &'static str, id: &str) {
-        let Some(revision) = self.held().remove(&(kind, id.to_owned())) else {
+        let Some(claim) = self.held().remove(&(kind, id.to_owned())) else {
             return;
         };
         let released = match self.claims(kind).await {
             Ok(claims) => claims
-                .delete_expect_revision(id, Some(revision))
+                .delete_expect_revision(epoch_key(id, claim.epoch), Some(claim.revision))
                 .await
                 .map_err(nats),
             Err(e) => Err(e),
         };
         if let Err(e) = released {
-            // Taken over meanwhile, or NATS is away: the claim's holder is then dead to
-            // the others once this node's key expires.
+            // NATS is away: the claim's holder is then dead to the others once this
+            // node's key expires.
             tracing::debug!(kind, id, "cannot release the claim: {e}");
         }
     }
@@ -377,6 +375,52 @@ impl Cluster {
 
 fn parse_tag(value: &[u8]) -> Option<NodeTag> {
     std::str::from_utf8(value).ok()?.parse().ok()
+}
+
+/// A claim this node holds.
+#[derive(Clone, Copy, Debug)]
+struct Claim {
+    /// Its epoch: the actor's how-manieth claim.
+    epoch: u64,
+    /// The revision of its key, written by this node alone.
+    revision: u64,
+}
+
+/// The key of the claim of epoch `epoch` on actor `id`. No actor's id has a dot
+/// (`ids::valid_id`).
+fn epoch_key(id: &str, epoch: u64) -> String {
+    format!("{id}.{epoch}")
+}
+
+/// The key naming the newest epoch of actor `id`'s claims, as its last claimer wrote
+/// it: it may lag behind, never ahead.
+fn newest_key(id: &str) -> String {
+    format!("{id}.newest")
+}
+
+/// Makes `key` holding `value`, if no write of it was ever applied: answers its
+/// revision. The expected revision 0 is checked as NATS applies the write ([`Cluster::locate`]).
+async fn make(claims: &kv::Store, key: &str, value: &str) -> Result<u64, kv::UpdateError> {
+    claims.update(key, value.to_owned().into(), 0).await
+}
+
+/// The epoch of actor `id`'s newest claim (0 if it was never claimed) and the last write
+/// of its key: from the epoch the bucket notes, on to the last key made after it.
+async fn newest_claim(claims: &kv::Store, id: &str) -> Result<(u64, Option<Write>), ClusterError> {
+    let noted = last_write(claims, &newest_key(id)).await?;
+    let mut epoch = noted
+        .filter(|write| write.put)
+        .and_then(|write| std::str::from_utf8(&write.value).ok()?.parse().ok())
+        .unwrap_or(0);
+    let mut newest = match epoch {
+        0 => None,
+        _ => last_write(claims, &epoch_key(id, epoch)).await?,
+    };
+    while let Some(next) = last_write(claims, &epoch_key(id, epoch + 1)).await? {
+        epoch += 1;
+        newest = Some(next);
+    }
+    Ok((epoch, newest))
 }
 
 /// How long after sending a renewal the node counts on its lease: a fifth less than the
@@ -444,14 +488,31 @@ async fn bucket(
 async fn key_revision(nodes: &kv::Store, tag: NodeTag) -> Result<Option<u64>, ClusterError> {
     Ok(last_write(nodes, &tag.to_string())
         .await?
-        .filter(|&(_, put)| put)
-        .map(|(revision, _)| revision))
+        .filter(|write| write.put)
+        .map(|write| write.revision))
 }
 
-/// The revision of the last write of `key` in `bucket`, and whether it put a value (not
-/// deleted it); `None` if it was never written. Read from the bucket's JetStream
-/// leader, which has applied every write it acknowledged.
-async fn last_write(bucket: &kv::Store, key: &str) -> Result<Option<(u64, bool)>, ClusterError> {
+/// The last write of a key.
+#[derive(Debug)]
+struct Write {
+    /// Its revision.
+    revision: u64,
+    /// Whether it put a value (not deleted the key).
+    put: bool,
+    /// The value put.
+    value: bytes::Bytes,
+}
+
+impl Write {
+    /// The node a claim's key names, while it is not let go of.
+    fn holder(&self) -> Option<NodeTag> {
+        self.put.then(|| parse_tag(&self.value)).flatten()
+    }
+}
+
+/// The last write of `key` in `bucket`; `None` if it was never written. Read from the
+/// bucket's JetStream leader, which has applied every write it acknowledged.
+async fn last_write(bucket: &kv::Store, key: &str) -> Result<Option<Write>, ClusterError> {
     let subject = format!("{}{key}", bucket.prefix);
     match bucket
         .stream
@@ -463,35 +524,17 @@ async fn last_write(bucket: &kv::Store, key: &str) -> Result<Option<(u64, bool)>
                 .headers
                 .get("KV-Operation")
                 .is_none_or(|operation| operation.as_str() == "PUT");
-            Ok(Some((message.sequence, put)))
+            Ok(Some(Write {
+                revision: message.sequence,
+                put,
+                value: message.payload,
+            }))
         }
         Err(e) if e.kind() == jetstream::stream::LastRawMessageErrorKind::NoMessageFound => {
             Ok(None)
         }
         Err(e) => Err(nats(e)),
     }
-}
-
-/// Whether this node's claim on `key`, acknowledged at `revision`, stands: no claim
-/// sent at the same moment came after it.
-///
-/// A compare-and-set alone does not settle a race on a bucket kept by several NATS
-/// servers. There the leader checks a write's expected revision against the writes it
-/// has applied, before proposing it (nats-server 2.9, Debian's; nats-io/nats-server
-/// #4320): two claims sent together on the revision left by a released claim, or by a
-/// dead holder's, both pass, are both applied in turn and both acknowledged, and two
-/// nodes would run the actor. The one applied last is the key's value, which every
-/// other node reads. A rival that passed the check passed it before this claim was applied (the
-/// key had moved on after), and was proposed then; the barrier written here is proposed
-/// after this claim was acknowledged, so after the rival, and the leader applies writes
-/// in order: once the barrier is acknowledged, the key read from the leader names the
-/// claim applied last.
-async fn stands(claims: &kv::Store, key: &str, revision: u64) -> Result<bool, ClusterError> {
-    claims
-        .put(BARRIER, bytes::Bytes::new())
-        .await
-        .map_err(nats)?;
-    Ok(last_write(claims, key).await? == Some((revision, true)))
 }
 
 /// Renews the node's key.
@@ -691,5 +734,53 @@ mod tests {
         assert!(servers(" , ").is_err(), "no server at all");
         let wrong = servers("nats://a:4222,http://[::1").unwrap_err();
         assert!(wrong.to_string().contains("http://[::1"), "{wrong}");
+    }
+
+    /// Nodes joined to `bus`, two on each of its servers: a claim sent to the bucket's
+    /// leader is checked in the goroutine of its own connection there, beside the
+    /// others', and one sent to another server is checked in the leader's stream loop.
+    async fn nodes_on(bus: &punct_testing::NatsCluster, count: usize) -> Vec<Cluster> {
+        let urls: Vec<String> = bus.urls().split(',').map(str::to_owned).collect();
+        let mut nodes = Vec::new();
+        for n in 0..count {
+            let url = &urls[n % urls.len()];
+            let node = Cluster::join(url, Duration::from_secs(10), urls.len()).await;
+            nodes.push(node.expect("a node joins"));
+        }
+        nodes
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    #[ignore = "needs NATS: .ci/services-tests runs it"]
+    async fn nodes_claiming_a_released_actor_at_once_agree_on_one_holder() {
+        const ROUNDS: usize = 400;
+        let bus = punct_testing::NatsCluster::start(3);
+        let nodes = nodes_on(&bus, 6).await;
+        let (first, rivals) = nodes.split_first().unwrap();
+        for round in 0..ROUNDS {
+            // Held and let go, as a node stopping lets go of its rooms: every rival asks
+            // for it at the same moment, as their members enter it again.
+            let id = format!("actor-{round}");
+            first.claim_new("test", &id).await.unwrap();
+            first.release("test", &id).await;
+            let asked = rivals.iter().map(|node| node.locate("test", &id));
+            let places = futures_util::future::join_all(asked).await;
+            let places: Vec<Place> = places.into_iter().map(Result::unwrap).collect();
+            let holders: Vec<NodeTag> = rivals
+                .iter()
+                .zip(&places)
+                .filter(|&(_, &place)| place == Place::Here)
+                .map(|(node, _)| node.tag())
+                .collect();
+            let [holder] = holders[..] else {
+                panic!("round {round}: {} holders: {places:?}", holders.len());
+            };
+            for place in places.iter().filter(|&&place| place != Place::Here) {
+                assert_eq!(*place, Place::There(holder), "round {round}");
+            }
+            for node in rivals {
+                node.release("test", &id).await;
+            }
+        }
     }
 }
