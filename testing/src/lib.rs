@@ -331,13 +331,29 @@ impl Drop for Nats {
 pub struct NatsCluster {
     /// Each server, `None` once killed.
     servers: Vec<Option<ClusteredNats>>,
+    /// What each server was started with, to start it again.
+    plans: Vec<Plan>,
+    /// Every server's route URL, comma-separated.
+    routes: String,
 }
 
-/// One server of a [`NatsCluster`].
+/// How one server of a [`NatsCluster`] starts: its ports and its storage, kept between
+/// its runs.
+#[derive(Debug)]
+struct Plan {
+    /// Where clients connect.
+    port: u16,
+    /// Where its monitoring endpoints answer.
+    monitor: u16,
+    /// Where the other servers reach it.
+    route: u16,
+    /// JetStream's storage and the server's log, removed with the cluster.
+    dir: std::path::PathBuf,
+}
+
+/// One server of a [`NatsCluster`], running.
 #[derive(Debug)]
 struct ClusteredNats {
-    /// JetStream's storage and the server's log.
-    dir: tempfile::TempDir,
     /// Where clients connect.
     port: u16,
     /// Where its monitoring endpoints answer.
@@ -356,42 +372,29 @@ impl NatsCluster {
             .map(|port| format!("nats://127.0.0.1:{port}"))
             .collect::<Vec<_>>()
             .join(",");
-        let mut servers = Vec::new();
-        for (n, route) in routes.iter().enumerate() {
-            let dir = tempfile::Builder::new()
-                .prefix("punct-nats-")
-                .tempdir()
-                .expect("a temporary directory");
-            let (port, monitor) = (free_port(), free_port());
-            let log = std::fs::File::create(dir.path().join("nats.log")).expect("a log file");
-            let mut child = Command::new("nats-server")
-                .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string()])
-                .args([
-                    "-m",
-                    &monitor.to_string(),
-                    "--server_name",
-                    &format!("n{n}"),
-                ])
-                .args(["--cluster_name", "punct", "--cluster"])
-                .arg(format!("nats://127.0.0.1:{route}"))
-                .args(["--routes", &route_urls, "-sd"])
-                .arg(dir.path())
-                .stdout(Stdio::null())
-                .stderr(log)
-                .spawn()
-                .unwrap_or_else(|e| {
-                    panic!("cannot start nats-server ({e}): apt-get install nats-server")
-                });
-            await_port(port, "nats-server", &mut child);
-            servers.push(Some(ClusteredNats {
-                dir,
-                port,
-                monitor,
-                child,
-            }));
+        let plans = routes
+            .iter()
+            .map(|&route| Plan {
+                port: free_port(),
+                monitor: free_port(),
+                route,
+                dir: tempfile::Builder::new()
+                    .prefix("punct-nats-")
+                    .tempdir()
+                    .expect("a temporary directory")
+                    .keep(),
+            })
+            .collect();
+        let mut cluster = NatsCluster {
+            servers: (0..size).map(|_| None).collect(),
+            plans,
+            routes: route_urls,
+        };
+        for n in 0..size {
+            cluster.restart(n);
         }
         let deadline = Instant::now() + START_TIMEOUT;
-        for server in servers.iter().flatten() {
+        for server in cluster.servers.iter().flatten() {
             // `/jsz` names the JetStream cluster's leader once it has one.
             while !http_get(server.monitor, "/jsz").contains("\"leader\"") {
                 assert!(
@@ -401,7 +404,48 @@ impl NatsCluster {
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
-        NatsCluster { servers }
+        cluster
+    }
+
+    /// Starts server `n` (again, after [`NatsCluster::kill`]) on its ports and storage,
+    /// without waiting for JetStream.
+    pub fn restart(&mut self, n: usize) {
+        assert!(self.servers[n].is_none(), "server {n} runs already");
+        let Plan {
+            port,
+            monitor,
+            route,
+            ref dir,
+        } = self.plans[n];
+        let log = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(dir.join("nats.log"))
+            .expect("a log file");
+        let mut child = Command::new("nats-server")
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string()])
+            .args([
+                "-m",
+                &monitor.to_string(),
+                "--server_name",
+                &format!("n{n}"),
+            ])
+            .args(["--cluster_name", "punct", "--cluster"])
+            .arg(format!("nats://127.0.0.1:{route}"))
+            .args(["--routes", &self.routes, "-sd"])
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start nats-server ({e}): apt-get install nats-server")
+            });
+        await_port(port, "nats-server", &mut child);
+        self.servers[n] = Some(ClusteredNats {
+            port,
+            monitor,
+            child,
+        });
     }
 
     /// Every live server's URL, comma-separated, as `--cluster` takes them.
@@ -440,14 +484,11 @@ impl NatsCluster {
         let _ = server.child.wait();
     }
 
-    /// The logs of the servers still running, for a test's failure message.
+    /// The logs of every server, for a test's failure message.
     pub fn logs(&self) -> String {
-        self.servers
+        self.plans
             .iter()
-            .flatten()
-            .map(|server| {
-                std::fs::read_to_string(server.dir.path().join("nats.log")).unwrap_or_default()
-            })
+            .map(|plan| std::fs::read_to_string(plan.dir.join("nats.log")).unwrap_or_default())
             .collect()
     }
 }
@@ -457,6 +498,9 @@ impl Drop for NatsCluster {
         for server in self.servers.iter_mut().flatten() {
             let _ = server.child.kill();
             let _ = server.child.wait();
+        }
+        for plan in &self.plans {
+            let _ = std::fs::remove_dir_all(&plan.dir);
         }
     }
 }

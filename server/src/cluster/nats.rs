@@ -43,6 +43,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long joining waits for JetStream to make or open the buckets: a NATS cluster
 /// started with the nodes elects its JetStream leader first.
 const JETSTREAM_PATIENCE: Duration = Duration::from_secs(30);
+/// How long one try of a step of joining may take: a write JetStream cannot take yet
+/// may go unanswered for its whole timeout (several seconds) before it fails.
+const STEP_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Where an actor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,35 +128,40 @@ impl Cluster {
         let js = jetstream::new(client.clone());
         let nodes = bucket(&js, NODES, lease, replicas).await?;
         let held = Lease::renewable();
-        // The bucket may be there before its JetStream leader is: the first writes wait.
+        // The bucket may be there before its JetStream leader is: the first steps wait.
         let deadline = Instant::now() + JETSTREAM_PATIENCE;
-        let (tag, revision) = loop {
-            let tag = crate::secret::node_tag();
-            let sent = Instant::now();
-            match nodes.create(tag.to_string(), Default::default()).await {
-                Ok(revision) => {
-                    held.extend(sent + term(lease));
-                    break (tag, revision);
+        let (tag, revision, sent) = patiently(deadline, "take a place in the cluster", || async {
+            loop {
+                let tag = crate::secret::node_tag();
+                let sent = Instant::now();
+                match nodes.create(tag.to_string(), Default::default()).await {
+                    Ok(revision) => return Ok((tag, revision, sent)),
+                    Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(e),
                 }
-                Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {}
-                Err(e) if Instant::now() < deadline => {
-                    tracing::warn!("cannot take a place in the cluster yet: {e}");
-                    tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        })
+        .await?;
+        held.extend(sent + term(lease));
+        let others = patiently(deadline, "list the cluster's nodes", || async {
+            let mut others = Vec::new();
+            let mut keys = nodes.keys().await.map_err(nats)?;
+            while let Some(key) = keys.next().await {
+                if let Ok(other) = key.map_err(nats)?.parse::<NodeTag>() {
+                    others.push(other);
                 }
-                Err(e) => return Err(nats(e)),
             }
-        };
-        let mut seen = HashMap::new();
-        let mut keys = nodes.keys().await.map_err(nats)?;
-        while let Some(key) = keys.next().await {
-            if let Ok(other) = key.map_err(nats)?.parse::<NodeTag>() {
-                // The watch below tells each key's revision at once.
-                seen.insert(other, Heard::now(0));
-            }
-        }
+            Ok::<_, ClusterError>(others)
+        })
+        .await?;
+        // The watch below tells each key's revision at once.
+        let mut seen: HashMap<NodeTag, Heard> = others
+            .into_iter()
+            .map(|other| (other, Heard::now(0)))
+            .collect();
         seen.insert(tag, Heard::now(revision));
         let (live_tx, live) = watch::channel(seen.keys().copied().collect());
-        let watch = nodes.watch_all().await.map_err(nats)?;
+        let watch = patiently(deadline, "watch the cluster's nodes", || nodes.watch_all()).await?;
         let follower = Follower {
             nodes: nodes.clone(),
             tag,
@@ -455,30 +463,46 @@ async fn bucket(
     max_age: Duration,
     replicas: usize,
 ) -> Result<kv::Store, ClusterError> {
+    let config = kv::Config {
+        bucket: name.to_owned(),
+        history: 1,
+        max_age,
+        num_replicas: replicas,
+        ..Default::default()
+    };
     let deadline = Instant::now() + JETSTREAM_PATIENCE;
-    loop {
+    patiently(deadline, &format!("make the bucket {name}"), || async {
         if let Ok(store) = js.get_key_value(name).await {
             return Ok(store);
         }
-        let made = js
-            .create_key_value(kv::Config {
-                bucket: name.to_owned(),
-                history: 1,
-                max_age,
-                num_replicas: replicas,
-                ..Default::default()
-            })
-            .await;
-        match made {
-            Ok(store) => return Ok(store),
-            Err(e) if Instant::now() >= deadline => {
-                return Err(ClusterError(format!("cannot make the bucket {name}: {e}")));
-            }
-            Err(e) => {
-                tracing::warn!(bucket = name, "JetStream is not ready yet: {e}");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
+        js.create_key_value(config.clone()).await
+    })
+    .await
+}
+
+/// Tries `step` until it succeeds, half a second apart and each try for at most
+/// [`STEP_TIMEOUT`], until `deadline` (then answers its last failure): the steps of
+/// joining, which JetStream refuses (or leaves unanswered) while it elects a leader.
+async fn patiently<T, E, F>(
+    deadline: Instant,
+    what: &str,
+    mut step: impl FnMut() -> F,
+) -> Result<T, ClusterError>
+where
+    F: Future<Output = Result<T, E>>,
+    E: fmt::Display,
+{
+    loop {
+        let failure = match tokio::time::timeout(STEP_TIMEOUT, step()).await {
+            Ok(Ok(done)) => return Ok(done),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => "no answer".to_owned(),
+        };
+        if Instant::now() >= deadline {
+            return Err(ClusterError(format!("cannot {what}: {failure}")));
         }
+        tracing::warn!("cannot {what} yet: {failure}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
 
@@ -782,5 +806,34 @@ mod tests {
                 node.release("test", &id).await;
             }
         }
+    }
+
+    #[tokio::test]
+    #[ignore = "needs NATS: .ci/services-tests runs it"]
+    async fn a_node_starting_while_jetstream_has_no_leader_waits_for_one() {
+        let mut bus = punct_testing::NatsCluster::start(3);
+        // The buckets are made, kept by the three servers.
+        let first = nodes_on(&bus, 1).await;
+        first[0].claim_new("test", "before").await.unwrap();
+        // One server of three left: JetStream has no quorum, so no leader.
+        bus.kill(1);
+        bus.kill(2);
+        let url = bus.urls();
+        let joining =
+            tokio::spawn(async move { Cluster::join(&url, Duration::from_secs(10), 3).await });
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        assert!(
+            !joining.is_finished(),
+            "the node waits, rather than failing"
+        );
+        bus.restart(1);
+        let joined = tokio::time::timeout(Duration::from_secs(40), joining).await;
+        let node = joined.expect("joined in time").unwrap();
+        let node = node.unwrap_or_else(|e| panic!("{e}: {}", bus.logs()));
+        node.claim_new("test", "after").await.unwrap();
+        assert_eq!(
+            node.holder("test", "after").await.unwrap(),
+            Some(node.tag())
+        );
     }
 }

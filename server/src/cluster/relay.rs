@@ -59,11 +59,13 @@ pub(crate) async fn connect<K: Kind>(
     owner_at.ask::<K::Request, ()>(None).await?;
     let (inbox, requests) = mpsc::channel(queue.max(1));
     let handle = Handle::relayed(id, inbox, owner, cluster.lease());
+    let live = cluster.live();
+    let life = Life::of(owner, &live.borrow());
     let relay = Relay::<K> {
         owner: owner_at,
         events: broadcast::channel(capacity.max(1)).0,
-        tag: owner,
-        live: cluster.live(),
+        life,
+        live,
     };
     Ok((handle, Box::pin(relay.run(requests, news))))
 }
@@ -122,12 +124,43 @@ impl Owner {
     }
 }
 
+/// What a relay knows of its owner's life. A relay may start before this node has heard
+/// of its owner: on a node that joined just now, found alive in the bucket of nodes
+/// (`Cluster::locate`). Such an owner is not dead for being missing from the nodes this
+/// node knows, only once it has been among them and is no more; one that dies unheard
+/// is given up when it does not answer.
+#[derive(Clone, Copy, Debug)]
+struct Life {
+    /// The owner's tag.
+    owner: NodeTag,
+    /// Whether this node has heard the owner is alive.
+    heard: bool,
+}
+
+impl Life {
+    /// The life of `owner`, as the nodes alive now say.
+    fn of(owner: NodeTag, alive: &HashSet<NodeTag>) -> Life {
+        Life {
+            owner,
+            heard: alive.contains(&owner),
+        }
+    }
+
+    /// Whether the owner died, now that `alive` are the nodes alive.
+    fn died(&mut self, alive: &HashSet<NodeTag>) -> bool {
+        let is_alive = alive.contains(&self.owner);
+        let died = self.heard && !is_alive;
+        self.heard |= is_alive;
+        died
+    }
+}
+
 /// The relay's state.
 struct Relay<K: Kind> {
     /// Where requests go.
     owner: Owner,
-    /// The owner's tag.
-    tag: NodeTag,
+    /// Whether the owner is alive, as this node hears.
+    life: Life,
     /// The events for this node's members.
     events: broadcast::Sender<Arc<K::Event>>,
     /// The nodes alive.
@@ -140,7 +173,7 @@ impl<K: Kind> Relay<K> {
         mut requests: mpsc::Receiver<Envelope<K>>,
         mut news: async_nats::Subscriber,
     ) {
-        let span = tracing::info_span!(parent: None, "relay", kind = K::NAME, id = %self.owner.id, owner = self.tag);
+        let span = tracing::info_span!(parent: None, "relay", kind = K::NAME, id = %self.owner.id, owner = self.life.owner);
         async move {
             tracing::debug!("relaying");
             let mut idle = tokio::time::interval(IDLE);
@@ -165,7 +198,7 @@ impl<K: Kind> Relay<K> {
                         break;
                     }
                     changed = self.live.changed() => {
-                        if changed.is_err() || !self.live.borrow().contains(&self.tag) {
+                        if changed.is_err() || self.life.died(&self.live.borrow()) {
                             tracing::info!("the owner is dead: closing the relay");
                             break;
                         }
@@ -230,5 +263,26 @@ impl<K: Kind> Relay<K> {
                 false
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_owner_not_heard_of_yet_is_dead_only_once_heard_alive_and_gone() {
+        let (owner, other) = (7, 8);
+        // A node that restarted: its new tag not heard of yet, its old one dead.
+        let mut life = Life::of(owner, &HashSet::from([other]));
+        assert!(
+            !life.died(&HashSet::new()),
+            "the old tag's death is not the owner's"
+        );
+        assert!(!life.died(&HashSet::from([owner])));
+        assert!(!life.died(&HashSet::from([owner, other])));
+        assert!(life.died(&HashSet::from([other])), "heard alive, then gone");
+        let mut heard = Life::of(owner, &HashSet::from([owner]));
+        assert!(heard.died(&HashSet::new()));
     }
 }
