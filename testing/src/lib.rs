@@ -31,12 +31,14 @@
 mod client;
 mod database;
 pub mod glicko2;
+mod link;
 mod process;
 mod server;
 pub mod smtp;
 
 pub use client::{Client, Refused, error_code, illegal, refused};
 pub use database::{Database, on_postgres};
+pub use link::Link;
 pub use process::Process;
 pub use server::{Endpoint, PATIENCE, Table, TestServer, api_error};
 

@@ -1,6 +1,8 @@
 //! What operators ask: whether the server lives and is ready, its counters, and which
 //! node of a cluster it is.
 
+use std::time::Duration;
+
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -11,6 +13,9 @@ use punct_protocol::NodeView;
 
 use crate::metrics::Gauges;
 use crate::state::AppState;
+
+/// How long `/readyz` waits for the database to answer.
+const PING_WAIT: Duration = Duration::from_millis(1500);
 
 /// The routes of health, metrics and the node.
 pub(crate) fn routes() -> Router<AppState> {
@@ -32,13 +37,15 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
     if state.services.shutdown.is_shutdown() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n");
     }
-    match state.services.store.ping().await {
-        Ok(()) => (StatusCode::OK, "ready\n"),
-        Err(e) => {
-            tracing::error!("not ready: {e}");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n")
-        }
-    }
+    // A database cut off may hold the question for as long as TCP retransmits: the
+    // answer is due now (a health check gives a step 2 s).
+    let failure = match tokio::time::timeout(PING_WAIT, state.services.store.ping()).await {
+        Ok(Ok(())) => return (StatusCode::OK, "ready\n"),
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => format!("the database did not answer within {PING_WAIT:?}"),
+    };
+    tracing::error!("not ready: {failure}");
+    (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n")
 }
 
 /// `GET /metrics`: the counters, in the Prometheus text format.

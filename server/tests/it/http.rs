@@ -1,8 +1,10 @@
 //! The HTTP API: rooms, the lobby, records, health.
 
+use std::net::{Ipv4Addr, SocketAddr};
+
 use punct_protocol::{Lobby, NodeView, Record, RoomStatus, RoomSummary, Visibility};
 use punct_rules::{Color, Variant};
-use punct_testing::TestServer;
+use punct_testing::{Database, Link, Process, TestServer};
 
 #[tokio::test]
 async fn health_is_reported() {
@@ -254,4 +256,40 @@ async fn a_client_given_several_servers_uses_one_that_is_up() {
     assert_eq!(client.room(&granted.room).await.unwrap().room, granted.room);
     // The client still names the servers by the first given.
     assert_eq!(client.server().to_string(), down);
+}
+
+// Several threads: starting the server blocks one, while the link carries its database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL: .ci/services-tests runs it"]
+async fn a_server_cut_off_from_its_database_says_at_once_that_it_is_not_ready() {
+    // The server reaches its database through a link the test cuts.
+    let database = Database::postgres();
+    let url = database.url();
+    let (server_url, name) = url.rsplit_once('/').unwrap();
+    let port: u16 = server_url.rsplit_once(':').unwrap().1.parse().unwrap();
+    let link = Link::to(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await;
+    let through = Database::Postgres(format!("postgres://postgres@{}/{name}", link.addr()));
+    let server = Process::with(&through, &[]);
+    assert_eq!(server.http("GET", "/readyz", "").await.0, 200);
+    // Cut, the database answers nothing and closes nothing: the health check (2 s a
+    // step) is told 503, not left waiting for TCP to give up.
+    link.cut();
+    assert_eq!(
+        server.http("GET", "/readyz", "").await,
+        (503, "database unavailable\n".to_owned())
+    );
+    link.heal();
+    let mut ready = server.http("GET", "/readyz", "").await;
+    for _ in 0..20 {
+        if ready.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        ready = server.http("GET", "/readyz", "").await;
+    }
+    assert_eq!(
+        ready,
+        (200, "ready\n".to_owned()),
+        "ready again once healed"
+    );
 }

@@ -44,6 +44,14 @@ const POOL_SIZE: usize = 16;
 /// The wait between two tries to connect.
 const RECONNECT_WAIT: Duration = Duration::from_millis(500);
 
+/// How long making a connection may take (unless the URL says `connect_timeout`): a
+/// database cut off answers no request with a connection it never gets, rather than
+/// holding it until the system's own TCP timeout, minutes later.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a request waits for a connection of the pool, when all are in use.
+const POOL_WAIT: Duration = Duration::from_secs(10);
+
 /// The advisory lock rating runs under: `rating` in ASCII.
 const RATING_LOCK: i64 = 0x7261_7469_6e67;
 
@@ -63,7 +71,10 @@ impl Postgres {
     /// Connects to the database at `url` (`postgres://…`), brings its schema up to date
     /// and starts the writer, which times each commit into `commits`.
     pub(crate) async fn open(url: &str, commits: Histogram) -> Result<Postgres, StoreError> {
-        let config: Config = url.parse()?;
+        let mut config: Config = url.parse()?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
         let manager = Manager::from_config(
             config,
             NoTls,
@@ -74,6 +85,9 @@ impl Postgres {
         );
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .wait_timeout(Some(POOL_WAIT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(|e| StoreError::Pool(Box::new(e)))?;
         let mut client = pool.get().await?;
