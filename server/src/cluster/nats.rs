@@ -88,6 +88,8 @@ struct Inner {
     jetstream: jetstream::Context,
     /// The bucket of live nodes, which says who is dead.
     nodes: kv::Store,
+    /// The nodes this node has counted dead: dead for good ([`Follower`]).
+    dead: Arc<Mutex<HashSet<NodeTag>>>,
     /// How many NATS servers keep each bucket made here.
     replicas: usize,
     /// Each kind's bucket of claims, once opened.
@@ -162,10 +164,14 @@ impl Cluster {
         seen.insert(tag, Heard::now(revision));
         let (live_tx, live) = watch::channel(seen.keys().copied().collect());
         let watch = patiently(deadline, "watch the cluster's nodes", || nodes.watch_all()).await?;
+        let dead = Arc::new(Mutex::new(HashSet::new()));
+        let counted_dead = Arc::new(tokio::sync::Notify::new());
         let follower = Follower {
             nodes: nodes.clone(),
             tag,
             seen,
+            dead: Arc::clone(&dead),
+            counted_dead: Arc::clone(&counted_dead),
             lease,
             live: live_tx,
         };
@@ -179,6 +185,7 @@ impl Cluster {
             revision,
             lease: held.clone(),
             term: lease,
+            counted_dead,
         };
         tokio::spawn(renewal.run(lost_tx, quitting));
         tracing::info!(node = tag, "joined the cluster");
@@ -187,6 +194,7 @@ impl Cluster {
                 client,
                 jetstream: js,
                 nodes: nodes_bucket,
+                dead,
                 replicas,
                 claims: tokio::sync::Mutex::new(HashMap::new()),
                 tag,
@@ -342,9 +350,16 @@ impl Cluster {
     }
 
     /// Whether node `tag`'s key is in the bucket of nodes now, as the bucket's leader
-    /// says: a node is alive exactly while it is.
+    /// says: a node is alive exactly while it is, unless this node counted it dead
+    /// before (its key came back: [`Follower`]).
     async fn has_key(&self, tag: NodeTag) -> Result<bool, ClusterError> {
-        Ok(key_revision(&self.inner.nodes, tag).await?.is_some())
+        let dead = self
+            .inner
+            .dead
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&tag);
+        Ok(!dead && key_revision(&self.inner.nodes, tag).await?.is_some())
     }
 
     /// Lets go of the claim on actor `id` of `kind`, if this node holds it. Nobody else
@@ -568,6 +583,8 @@ struct Renewal {
     revision: u64,
     lease: Lease,
     term: Duration,
+    /// Notified when this node's key was deleted by another: it is dead to the others.
+    counted_dead: Arc<tokio::sync::Notify>,
 }
 
 impl Renewal {
@@ -580,6 +597,11 @@ impl Renewal {
         loop {
             tokio::select! {
                 _ = tick.tick() => {}
+                // Even if a renewal of its key succeeds after that.
+                () = self.counted_dead.notified() => {
+                    tracing::error!("lost the cluster lease: another node counted this one dead");
+                    break;
+                }
                 // Only ever sent `true`, once.
                 _ = quit.changed() => {
                     self.lease.give_up();
@@ -639,10 +661,18 @@ impl Heard {
 struct Follower {
     /// The bucket of nodes.
     nodes: kv::Store,
-    /// This node's tag, which it never counts dead (its renewal sees to that).
+    /// This node's tag: never counted dead by this node's checks (its renewal sees to
+    /// that), only when another node deletes its key.
     tag: NodeTag,
     /// The last revision of each live node's key this node heard of.
     seen: HashMap<NodeTag, Heard>,
+    /// The nodes counted dead: their keys deleted (or gone). A node is never alive again
+    /// once dead, even if its key comes back: a renewal and the deletion of the same key
+    /// can both pass the leader's check of their expected revision, which it makes before
+    /// proposing a write, and the renewal can be applied last.
+    dead: Arc<Mutex<HashSet<NodeTag>>>,
+    /// Told when this node's own key is deleted: the others count it dead, so it stops.
+    counted_dead: Arc<tokio::sync::Notify>,
     /// The lease: a node whose key is unchanged for this long has stopped writing.
     lease: Duration,
     /// Where the live nodes are told.
@@ -659,10 +689,10 @@ impl Follower {
                 entry = watch.next() => match entry {
                     Some(Ok(entry)) => {
                         if let Some(tag) = parse_tag(entry.key.as_bytes()) {
-                            if entry.operation == kv::Operation::Put {
+                            if entry.operation != kv::Operation::Put {
+                                self.bury(tag);
+                            } else if !self.is_dead(tag) {
                                 self.seen.insert(tag, Heard::now(entry.revision));
-                            } else {
-                                self.seen.remove(&tag);
                             }
                         }
                     }
@@ -691,6 +721,26 @@ impl Follower {
                 return;
             }
         }
+    }
+
+    /// Counts node `tag` dead, for good; this node's own key deleted, it stops.
+    fn bury(&mut self, tag: NodeTag) {
+        self.seen.remove(&tag);
+        self.dead
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(tag);
+        if tag == self.tag {
+            self.counted_dead.notify_one();
+        }
+    }
+
+    /// Whether node `tag` was counted dead.
+    fn is_dead(&self, tag: NodeTag) -> bool {
+        self.dead
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&tag)
     }
 
     /// A new watch on the bucket, once NATS gives one.
@@ -739,7 +789,7 @@ impl Follower {
             };
             if dead {
                 tracing::info!(node = tag, "a node is dead: its lease ran out");
-                self.seen.remove(&tag);
+                self.bury(tag);
             }
         }
     }
@@ -835,5 +885,43 @@ mod tests {
             node.holder("test", "after").await.unwrap(),
             Some(node.tag())
         );
+    }
+
+    #[tokio::test]
+    #[ignore = "needs NATS: .ci/services-tests runs it"]
+    async fn a_node_counted_dead_stays_dead_though_its_key_comes_back() {
+        let nats = punct_testing::Nats::start();
+        // A lease long enough that nothing here runs out on its own.
+        let lease = Duration::from_secs(60);
+        let (dying, other) = (
+            Cluster::join(&nats.url(), lease, 1).await.unwrap(),
+            Cluster::join(&nats.url(), lease, 1).await.unwrap(),
+        );
+        dying.claim_new("test", "its").await.unwrap();
+        assert_eq!(
+            other.locate("test", "its").await.unwrap(),
+            Place::There(dying.tag())
+        );
+        // Another node deletes the dying node's key as dead, and a renewal that passed
+        // the leader's check with the deletion is applied after it: the key is back.
+        let key = dying.tag().to_string();
+        other.inner.nodes.delete(&key).await.unwrap();
+        other
+            .inner
+            .nodes
+            .put(&key, Default::default())
+            .await
+            .unwrap();
+        // The node stops at once, not once its lease runs out.
+        let stopped = tokio::time::timeout(Duration::from_secs(10), dying.lost()).await;
+        assert!(stopped.is_ok(), "a node whose key was deleted stops");
+        assert!(!dying.lease().held());
+        // And the others never count it alive again: its actor is taken over.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while other.is_alive(dying.tag()) {
+            assert!(Instant::now() < deadline, "the other node counts it dead");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(other.locate("test", "its").await.unwrap(), Place::Here);
     }
 }

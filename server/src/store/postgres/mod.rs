@@ -44,13 +44,11 @@ const POOL_SIZE: usize = 16;
 /// The wait between two tries to connect.
 const RECONNECT_WAIT: Duration = Duration::from_millis(500);
 
-/// How long making a connection may take (unless the URL says `connect_timeout`): a
-/// database cut off answers no request with a connection it never gets, rather than
-/// holding it until the system's own TCP timeout, minutes later.
+/// How long opening a connection's socket may take (unless the URL says
+/// `connect_timeout`): a request needing a new connection to a database cut off fails,
+/// a storage error, rather than waiting for TCP to give up on the handshake, minutes
+/// later.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long a request waits for a connection of the pool, when all are in use.
-const POOL_WAIT: Duration = Duration::from_secs(10);
 
 /// The advisory lock rating runs under: `rating` in ASCII.
 const RATING_LOCK: i64 = 0x7261_7469_6e67;
@@ -85,9 +83,6 @@ impl Postgres {
         );
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
-            .wait_timeout(Some(POOL_WAIT))
-            .create_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(|e| StoreError::Pool(Box::new(e)))?;
         let mut client = pool.get().await?;
