@@ -10,12 +10,13 @@
 //! - **Who is dead.** A node is dead once its key is gone from the bucket, as the
 //!   bucket's JetStream leader says: deleted as it left, expired, or deleted by another
 //!   node that found it unrenewed for a lease. That node deletes it by compare-and-set
-//!   on the revision it found, so the dead node can never renew it again, and it found
-//!   it unchanged for longer than the dead node's lease, so the dead node has stopped
-//!   writing. A watch on the bucket hears renewals as they come, but no node is counted
-//!   dead from the watch alone: a watch can fall behind or break (when the NATS server
-//!   under it dies), and a live node counted dead would have its actors taken while it
-//!   still writes, or come back after they were.
+//!   on the revision it found, unchanged for longer than the dead node's lease, so the
+//!   dead node has stopped writing. Dead is for good: a renewal that slips in after the
+//!   deletion and puts the key back changes nothing ([`Follower`]), and a node that
+//!   hears its own key deleted stops. A watch on the bucket hears renewals and
+//!   deletions as they come, but no node is counted dead for renewals the watch did not
+//!   bring: a watch can fall behind or break (when the NATS server under it dies), and a
+//!   live node counted dead would have its actors taken while it still writes.
 //! - **Claims.** Exactly one node runs an actor: the one whose tag the actor's newest
 //!   claim holds in its kind's bucket (`punct-rooms` for rooms). Each claim is a key of
 //!   its own, `<id>.<epoch>`, made once and never made again ([`Cluster::locate`]): a

@@ -762,7 +762,9 @@ async fn too_few_players_cancel_the_tournament_at_its_start() {
     let server = TestServer::with(config(&database)).await;
     let entrants = players(&server, "few", 1).await;
     let session = server.signed_in(&entrants[0].1);
-    let id = create(&session, &swiss(3, 500, 8)).await;
+    // Its start far enough off for the creation and the join to be in first on a
+    // loaded machine: at 500 ms, CI once answered the creation with `cancelled`.
+    let id = create(&session, &swiss(3, LEAD_MS, 8)).await;
     assert_eq!(post(&session, &id, "join").await, (200, None));
     let view = until(&server, &id, |v| {
         v.summary.state != TournamentState::Upcoming
