@@ -12,7 +12,8 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-/// A link to one address, up at first. Dropped, it stops relaying.
+/// A link to one address, up at first. Dropped, it takes no more connections (those
+/// open go on until either end closes them).
 #[derive(Debug)]
 pub struct Link {
     /// Where the link listens.

@@ -90,7 +90,7 @@ struct Inner {
     /// The bucket of live nodes, which says who is dead.
     nodes: kv::Store,
     /// The nodes this node has counted dead: dead for good ([`Follower`]).
-    dead: Arc<Mutex<HashSet<NodeTag>>>,
+    dead: Dead,
     /// How many NATS servers keep each bucket made here.
     replicas: usize,
     /// Each kind's bucket of claims, once opened.
@@ -165,13 +165,13 @@ impl Cluster {
         seen.insert(tag, Heard::now(revision));
         let (live_tx, live) = watch::channel(seen.keys().copied().collect());
         let watch = patiently(deadline, "watch the cluster's nodes", || nodes.watch_all()).await?;
-        let dead = Arc::new(Mutex::new(HashSet::new()));
+        let dead = Dead::default();
         let counted_dead = Arc::new(tokio::sync::Notify::new());
         let follower = Follower {
             nodes: nodes.clone(),
             tag,
             seen,
-            dead: Arc::clone(&dead),
+            dead: dead.clone(),
             counted_dead: Arc::clone(&counted_dead),
             lease,
             live: live_tx,
@@ -354,13 +354,7 @@ impl Cluster {
     /// says: a node is alive exactly while it is, unless this node counted it dead
     /// before (its key came back: [`Follower`]).
     async fn has_key(&self, tag: NodeTag) -> Result<bool, ClusterError> {
-        let dead = self
-            .inner
-            .dead
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(&tag);
-        Ok(!dead && key_revision(&self.inner.nodes, tag).await?.is_some())
+        Ok(!self.inner.dead.contains(tag) && key_revision(&self.inner.nodes, tag).await?.is_some())
     }
 
     /// Lets go of the claim on actor `id` of `kind`, if this node holds it. Nobody else
@@ -589,8 +583,8 @@ struct Renewal {
 }
 
 impl Renewal {
-    /// Renews four times a lease until the lease is lost (then says so on `lost`) or
-    /// `quit` turns true (then deletes the key).
+    /// Renews four times a lease until the lease is lost or another node counts this
+    /// one dead (then says so on `lost`), or `quit` turns true (then deletes the key).
     async fn run(mut self, lost: watch::Sender<bool>, mut quit: watch::Receiver<bool>) {
         let every = self.term / 4;
         let mut tick = tokio::time::interval(every);
@@ -658,6 +652,27 @@ impl Heard {
     }
 }
 
+/// The nodes counted dead, shared by a node's [`Follower`], which fills it, and its
+/// claims, which never count such a node alive again.
+#[derive(Clone, Debug, Default)]
+struct Dead(Arc<Mutex<HashSet<NodeTag>>>);
+
+impl Dead {
+    fn insert(&self, tag: NodeTag) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(tag);
+    }
+
+    fn contains(&self, tag: NodeTag) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&tag)
+    }
+}
+
 /// Keeps the set of live nodes current.
 struct Follower {
     /// The bucket of nodes.
@@ -671,7 +686,7 @@ struct Follower {
     /// once dead, even if its key comes back: a renewal and the deletion of the same key
     /// can both pass the leader's check of their expected revision, which it makes before
     /// proposing a write, and the renewal can be applied last.
-    dead: Arc<Mutex<HashSet<NodeTag>>>,
+    dead: Dead,
     /// Told when this node's own key is deleted: the others count it dead, so it stops.
     counted_dead: Arc<tokio::sync::Notify>,
     /// The lease: a node whose key is unchanged for this long has stopped writing.
@@ -692,7 +707,7 @@ impl Follower {
                         if let Some(tag) = parse_tag(entry.key.as_bytes()) {
                             if entry.operation != kv::Operation::Put {
                                 self.bury(tag);
-                            } else if !self.is_dead(tag) {
+                            } else if !self.dead.contains(tag) {
                                 self.seen.insert(tag, Heard::now(entry.revision));
                             }
                         }
@@ -727,21 +742,10 @@ impl Follower {
     /// Counts node `tag` dead, for good; this node's own key deleted, it stops.
     fn bury(&mut self, tag: NodeTag) {
         self.seen.remove(&tag);
-        self.dead
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(tag);
+        self.dead.insert(tag);
         if tag == self.tag {
             self.counted_dead.notify_one();
         }
-    }
-
-    /// Whether node `tag` was counted dead.
-    fn is_dead(&self, tag: NodeTag) -> bool {
-        self.dead
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(&tag)
     }
 
     /// A new watch on the bucket, once NATS gives one.
@@ -924,5 +928,44 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert_eq!(other.locate("test", "its").await.unwrap(), Place::Here);
+    }
+
+    #[tokio::test]
+    #[ignore = "needs NATS: .ci/services-tests runs it"]
+    async fn an_actor_claimed_again_and_again_is_found_past_a_stale_note_of_its_epoch() {
+        let nats = punct_testing::Nats::start();
+        let lease = Duration::from_secs(60);
+        let mut nodes = Vec::new();
+        for _ in 0..3 {
+            nodes.push(Cluster::join(&nats.url(), lease, 1).await.unwrap());
+        }
+        nodes[0].claim_new("test", "it").await.unwrap();
+        // Held and let go of by each node in turn: one epoch each.
+        for round in 1..=6 {
+            let (holder, other) = (&nodes[round % 3], &nodes[(round + 1) % 3]);
+            nodes[(round + 2) % 3].release("test", "it").await;
+            assert_eq!(holder.locate("test", "it").await.unwrap(), Place::Here);
+            assert_eq!(
+                other.locate("test", "it").await.unwrap(),
+                Place::There(holder.tag())
+            );
+            assert_eq!(
+                holder.holder("test", "it").await.unwrap(),
+                Some(holder.tag())
+            );
+        }
+        let claims = nodes[0].claims("test").await.unwrap();
+        let (epoch, _) = newest_claim(&claims, "it").await.unwrap();
+        assert_eq!(epoch, 7, "the first claim and six more");
+        // The note of the newest epoch lags (its writer was slow, or its write lost):
+        // readers walk on to the newest claim all the same.
+        claims.put(newest_key("it"), "2".into()).await.unwrap();
+        let holder = nodes[0].tag();
+        assert_eq!(
+            nodes[1].locate("test", "it").await.unwrap(),
+            Place::There(holder)
+        );
+        assert_eq!(nodes[0].locate("test", "it").await.unwrap(), Place::Here);
+        assert_eq!(newest_claim(&claims, "it").await.unwrap().0, 7);
     }
 }
