@@ -374,9 +374,15 @@ impl NatsCluster {
             .map(|port| format!("nats://127.0.0.1:{port}"))
             .collect::<Vec<_>>()
             .join(",");
-        let plans = routes
-            .iter()
-            .map(|&route| Plan {
+        let mut cluster = NatsCluster {
+            servers: Vec::new(),
+            plans: Vec::new(),
+            routes: route_urls,
+        };
+        for (n, &route) in routes.iter().enumerate() {
+            // Each server's ports are found free just before it takes them, as few
+            // moments as can be for another test to take them first.
+            cluster.plans.push(Plan {
                 port: free_port(),
                 monitor: free_port(),
                 route,
@@ -385,14 +391,8 @@ impl NatsCluster {
                     .tempdir()
                     .expect("a temporary directory")
                     .keep(),
-            })
-            .collect();
-        let mut cluster = NatsCluster {
-            servers: (0..size).map(|_| None).collect(),
-            plans,
-            routes: route_urls,
-        };
-        for n in 0..size {
+            });
+            cluster.servers.push(None);
             cluster.restart(n);
         }
         let deadline = Instant::now() + START_TIMEOUT;

@@ -885,7 +885,13 @@ mod tests {
         let joined = tokio::time::timeout(Duration::from_secs(40), joining).await;
         let node = joined.expect("joined in time").unwrap();
         let node = node.unwrap_or_else(|e| panic!("{e}: {}", bus.logs()));
-        node.claim_new("test", "after").await.unwrap();
+        // The bucket of claims may still be electing its own leader: a claim is then
+        // refused (the client is told to try again), and taken a moment later.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while let Err(e) = node.claim_new("test", "after").await {
+            assert!(Instant::now() < deadline, "{e}: {}", bus.logs());
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
         assert_eq!(
             node.holder("test", "after").await.unwrap(),
             Some(node.tag())
